@@ -1,0 +1,318 @@
+/**
+ * The config file (app-server-protocol.md section 6): TOML or JSON, told apart by the extension, or a
+ * JSON file with the desktop hosts' top-level `mcpServers` object. A bad file is refused with a
+ * {@link ConfigError} naming the file, the key path and what is wrong.
+ */
+import { Effect, Either, ParseResult, Schema } from "effect"
+import * as NodeFs from "node:fs"
+import { parse as parseToml } from "smol-toml"
+import { TruncationPolicy, defaultPolicy } from "./Truncation.js"
+
+const opt = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
+/** A config file that cannot be used: `{file}: {path}: {problem}`. */
+export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError", {
+  file: Schema.String,
+  path: Schema.String,
+  problem: Schema.String
+}) {
+  override get message(): string {
+    return this.path === "" ? `${this.file}: ${this.problem}` : `${this.file}: ${this.path}: ${this.problem}`
+  }
+}
+
+/** `[A-Za-z0-9_-]+` */
+export const serverNamePattern = /^[A-Za-z0-9_-]+$/
+
+/** A stdio server: `command`, `args`, `env`, `cwd`. */
+export interface StdioTransport {
+  readonly _tag: "stdio"
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  readonly env: Readonly<Record<string, string>>
+  readonly cwd?: string
+}
+
+/** A streamable HTTP server: `url`, `bearer_token_env_var`, `http_headers`. */
+export interface HttpTransport {
+  readonly _tag: "http"
+  readonly url: string
+  readonly bearerTokenEnvVar?: string
+  readonly httpHeaders: Readonly<Record<string, string>>
+}
+
+/** One `[mcp_servers.NAME]` entry, defaults applied. */
+export interface McpServerConfig {
+  readonly name: string
+  readonly transport: StdioTransport | HttpTransport
+  readonly enabled: boolean
+  readonly startupTimeoutSec: number
+  readonly toolTimeoutSec: number
+  readonly maxMessageBytes: number
+}
+
+/** `[apps.connectors.ID]` with its `[apps.connectors.ID.tools.NAME]` entries. */
+export interface ConnectorConfig {
+  readonly enabled?: boolean
+  readonly tools: Readonly<Record<string, { readonly enabled?: boolean }>>
+}
+
+/** The whole config, defaults applied. */
+export interface Config {
+  /** Servers sorted by name. */
+  readonly mcpServers: ReadonlyArray<McpServerConfig>
+  readonly orchestrator: { readonly mcpEnabled: boolean; readonly skillsEnabled: boolean }
+  readonly apps: { readonly serverName: string; readonly connectors: Readonly<Record<string, ConnectorConfig>> }
+  readonly truncation: TruncationPolicy
+  readonly persistence: { readonly driver: "sqlite" | "postgres" | "memory"; readonly url?: string }
+}
+
+/** Defaults of a server entry (resource-tools.md 1.1). */
+export const serverDefaults = {
+  enabled: true,
+  startupTimeoutSec: 10,
+  toolTimeoutSec: 300,
+  maxMessageBytes: 67108864
+} as const
+
+/** The empty config: no MCP servers, every default. */
+export const empty: Config = {
+  mcpServers: [],
+  orchestrator: { mcpEnabled: true, skillsEnabled: true },
+  apps: { serverName: "codex_apps", connectors: {} },
+  truncation: defaultPolicy,
+  persistence: { driver: "sqlite" }
+}
+
+const StringMap = Schema.Record({ key: Schema.String, value: Schema.String })
+const Seconds = Schema.Number.pipe(
+  Schema.filter((n) => (n > 0 && n <= 86400) || "must be a number of seconds with 0 < t <= 86400")
+)
+const Enabled = Schema.Struct({ enabled: opt(Schema.Boolean) })
+
+/** A raw `[mcp_servers.NAME]` table as written in the file. */
+export const RawServer = Schema.Struct({
+  command: opt(Schema.String.pipe(Schema.minLength(1))),
+  args: opt(Schema.Array(Schema.String)),
+  env: opt(StringMap),
+  cwd: opt(Schema.String),
+  url: opt(Schema.String.pipe(Schema.minLength(1))),
+  bearer_token_env_var: opt(Schema.String.pipe(Schema.minLength(1))),
+  http_headers: opt(StringMap),
+  enabled: opt(Schema.Boolean),
+  startup_timeout_sec: opt(Seconds),
+  tool_timeout_sec: opt(Seconds),
+  max_message_bytes: opt(Schema.Int.pipe(Schema.positive()))
+})
+
+/** A raw desktop-host entry of a top-level `mcpServers` object. */
+export const RawDesktopServer = Schema.Struct({
+  type: opt(Schema.Literal("stdio", "http", "streamable-http", "sse")),
+  command: opt(Schema.String.pipe(Schema.minLength(1))),
+  args: opt(Schema.Array(Schema.String)),
+  env: opt(StringMap),
+  cwd: opt(Schema.String),
+  url: opt(Schema.String.pipe(Schema.minLength(1))),
+  headers: opt(StringMap),
+  enabled: opt(Schema.Boolean)
+})
+
+/** The raw file, keys as written. */
+export const RawConfig = Schema.Struct({
+  mcp_servers: opt(Schema.Record({ key: Schema.String, value: RawServer })),
+  mcpServers: opt(Schema.Record({ key: Schema.String, value: RawDesktopServer })),
+  orchestrator: opt(Schema.Struct({ mcp: opt(Enabled), skills: opt(Enabled) })),
+  apps: opt(
+    Schema.Struct({
+      server_name: opt(Schema.String.pipe(Schema.pattern(serverNamePattern))),
+      connectors: opt(
+        Schema.Record({
+          key: Schema.String,
+          value: Schema.Struct({
+            enabled: opt(Schema.Boolean),
+            tools: opt(Schema.Record({ key: Schema.String, value: Enabled }))
+          })
+        })
+      )
+    })
+  ),
+  truncation: opt(
+    Schema.Struct({ mode: opt(TruncationPolicy.fields.mode), limit: opt(TruncationPolicy.fields.limit) })
+  ),
+  persistence: opt(
+    Schema.Struct({ driver: opt(Schema.Literal("sqlite", "postgres", "memory")), url: opt(Schema.String) })
+  )
+})
+/** The raw file, keys as written. */
+export type RawConfig = typeof RawConfig.Type
+
+const decodeRaw = Schema.decodeUnknownEither(RawConfig, { onExcessProperty: "error", errors: "first" })
+
+const pathOf = (path: ReadonlyArray<PropertyKey>): string =>
+  path.map((k) => (typeof k === "number" ? `[${k}]` : String(k))).join(".")
+
+const firstIssue = (file: string, error: ParseResult.ParseError): ConfigError => {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+  const issue = issues[0]
+  return new ConfigError({
+    file,
+    path: issue ? pathOf(issue.path) : "",
+    problem: issue ? issue.message : "invalid config"
+  })
+}
+
+const fail = (file: string, path: string, problem: string) => Either.left(new ConfigError({ file, path, problem }))
+
+/** Turns a parsed file value (TOML table or JSON object) into a {@link Config}. */
+export const decode = (raw: unknown, file: string): Either.Either<Config, ConfigError> => {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    return fail(file, "", "the config must be a table (TOML) or an object (JSON)")
+  }
+  const decoded = decodeRaw(raw)
+  if (Either.isLeft(decoded)) return Either.left(firstIssue(file, decoded.left))
+  const r = decoded.right
+  if (r.mcp_servers !== undefined && r.mcpServers !== undefined) {
+    return fail(file, "mcpServers", "a config may hold `mcp_servers` or `mcpServers`, not both")
+  }
+  const servers: Array<McpServerConfig> = []
+  for (const [name, s] of Object.entries(r.mcp_servers ?? {})) {
+    const key = `mcp_servers.${name}`
+    if (!serverNamePattern.test(name)) return fail(file, key, "server names must match [A-Za-z0-9_-]+")
+    if ((s.command === undefined) === (s.url === undefined)) {
+      return fail(file, key, "exactly one of `command` (stdio) or `url` (streamable HTTP) must be set")
+    }
+    if (s.command !== undefined) {
+      for (const k of ["bearer_token_env_var", "http_headers"] as const) {
+        if (s[k] !== undefined) return fail(file, `${key}.${k}`, "only applies to streamable HTTP servers (`url`)")
+      }
+    } else {
+      for (const k of ["args", "env", "cwd"] as const) {
+        if (s[k] !== undefined) return fail(file, `${key}.${k}`, "only applies to stdio servers (`command`)")
+      }
+      if (!isHttpUrl(s.url!)) return fail(file, `${key}.url`, `must be an http:// or https:// URL, got ${JSON.stringify(s.url)}`)
+    }
+    servers.push({
+      name,
+      transport:
+        s.command !== undefined
+          ? {
+              _tag: "stdio",
+              command: s.command,
+              args: s.args ?? [],
+              env: s.env ?? {},
+              ...(s.cwd !== undefined ? { cwd: s.cwd } : {})
+            }
+          : {
+              _tag: "http",
+              url: s.url!,
+              ...(s.bearer_token_env_var !== undefined ? { bearerTokenEnvVar: s.bearer_token_env_var } : {}),
+              httpHeaders: s.http_headers ?? {}
+            },
+      enabled: s.enabled ?? serverDefaults.enabled,
+      startupTimeoutSec: s.startup_timeout_sec ?? serverDefaults.startupTimeoutSec,
+      toolTimeoutSec: s.tool_timeout_sec ?? serverDefaults.toolTimeoutSec,
+      maxMessageBytes: s.max_message_bytes ?? serverDefaults.maxMessageBytes
+    })
+  }
+  for (const [name, s] of Object.entries(r.mcpServers ?? {})) {
+    const key = `mcpServers.${name}`
+    if (!serverNamePattern.test(name)) return fail(file, key, "server names must match [A-Za-z0-9_-]+")
+    if (s.type === "sse") {
+      return fail(file, `${key}.type`, "legacy SSE servers are not supported; use a streamable HTTP server (`url`)")
+    }
+    if ((s.command === undefined) === (s.url === undefined)) {
+      return fail(file, key, "exactly one of `command` (stdio) or `url` (streamable HTTP) must be set")
+    }
+    if (s.type === "stdio" && s.command === undefined) return fail(file, `${key}.type`, "`stdio` requires `command`")
+    if ((s.type === "http" || s.type === "streamable-http") && s.url === undefined) {
+      return fail(file, `${key}.type`, `\`${s.type}\` requires \`url\``)
+    }
+    if (s.command !== undefined && s.headers !== undefined) {
+      return fail(file, `${key}.headers`, "only applies to streamable HTTP servers (`url`)")
+    }
+    if (s.url !== undefined) {
+      for (const k of ["args", "env", "cwd"] as const) {
+        if (s[k] !== undefined) return fail(file, `${key}.${k}`, "only applies to stdio servers (`command`)")
+      }
+      if (!isHttpUrl(s.url)) return fail(file, `${key}.url`, `must be an http:// or https:// URL, got ${JSON.stringify(s.url)}`)
+    }
+    servers.push({
+      name,
+      transport:
+        s.command !== undefined
+          ? {
+              _tag: "stdio",
+              command: s.command,
+              args: s.args ?? [],
+              env: s.env ?? {},
+              ...(s.cwd !== undefined ? { cwd: s.cwd } : {})
+            }
+          : { _tag: "http", url: s.url!, httpHeaders: s.headers ?? {} },
+      enabled: s.enabled ?? serverDefaults.enabled,
+      startupTimeoutSec: serverDefaults.startupTimeoutSec,
+      toolTimeoutSec: serverDefaults.toolTimeoutSec,
+      maxMessageBytes: serverDefaults.maxMessageBytes
+    })
+  }
+  servers.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  const connectors: Record<string, ConnectorConfig> = {}
+  for (const [id, c] of Object.entries(r.apps?.connectors ?? {})) {
+    const tools: Record<string, { enabled?: boolean }> = {}
+    for (const [tool, t] of Object.entries(c.tools ?? {})) {
+      tools[tool] = t.enabled !== undefined ? { enabled: t.enabled } : {}
+    }
+    connectors[id] = { ...(c.enabled !== undefined ? { enabled: c.enabled } : {}), tools }
+  }
+  return Either.right({
+    mcpServers: servers,
+    orchestrator: {
+      mcpEnabled: r.orchestrator?.mcp?.enabled ?? true,
+      skillsEnabled: r.orchestrator?.skills?.enabled ?? true
+    },
+    apps: { serverName: r.apps?.server_name ?? "codex_apps", connectors },
+    truncation: {
+      mode: r.truncation?.mode ?? defaultPolicy.mode,
+      limit: r.truncation?.limit ?? defaultPolicy.limit
+    },
+    persistence: {
+      driver: r.persistence?.driver ?? "sqlite",
+      ...(r.persistence?.url !== undefined ? { url: r.persistence.url } : {})
+    }
+  })
+}
+
+const isHttpUrl = (s: string): boolean => {
+  try {
+    const u = new URL(s)
+    return u.protocol === "http:" || u.protocol === "https:"
+  } catch {
+    return false
+  }
+}
+
+/** Parses config text; the format comes from the file name's extension (`.toml` or `.json`). */
+export const parse = (text: string, file: string): Either.Either<Config, ConfigError> => {
+  const lower = file.toLowerCase()
+  const format = lower.endsWith(".json") ? "json" : lower.endsWith(".toml") ? "toml" : undefined
+  if (format === undefined) return fail(file, "", "the config file name must end in .toml or .json")
+  let raw: unknown
+  try {
+    raw = format === "json" ? JSON.parse(text) : parseToml(text)
+  } catch (e) {
+    const reason = e instanceof Error ? e.message.split("\n")[0] : String(e)
+    return fail(file, "", `not valid ${format === "json" ? "JSON" : "TOML"}: ${reason}`)
+  }
+  return decode(raw, file)
+}
+
+/** Reads and parses a config file. */
+export const load = (file: string): Effect.Effect<Config, ConfigError> =>
+  Effect.tryPromise({
+    try: () => NodeFs.promises.readFile(file, "utf8"),
+    catch: (e) =>
+      new ConfigError({
+        file,
+        path: "",
+        problem: `cannot read the file: ${(e as NodeJS.ErrnoException).code ?? String(e)}`
+      })
+  }).pipe(Effect.flatMap((text) => parse(text, file)))

@@ -1,0 +1,139 @@
+/**
+ * MCP resource and tool types as Effect Schemas. Decoding keeps exactly the fields of
+ * resource-tools.md section 1.5, in that order, and drops any other field; nested values
+ * (`icons`, `_meta`, `annotations`) pass through unchanged.
+ */
+import { Schema } from "effect"
+
+const opt = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
+/** A JSON object whose values are passed through unchanged. */
+export const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+/** A JSON object whose values are passed through unchanged. */
+export type JsonObject = typeof JsonObject.Type
+
+/** A resource as listed by `resources/list`. */
+export const Resource = Schema.Struct({
+  uri: Schema.String,
+  name: Schema.String,
+  title: opt(Schema.String),
+  description: opt(Schema.String),
+  mimeType: opt(Schema.String),
+  size: opt(Schema.Number),
+  icons: opt(Schema.Array(Schema.Unknown)),
+  _meta: opt(JsonObject),
+  annotations: opt(JsonObject)
+}).annotations({ identifier: "Resource" })
+/** A resource as listed by `resources/list`. */
+export type Resource = typeof Resource.Type
+
+/** A resource template as listed by `resources/templates/list`. */
+export const ResourceTemplate = Schema.Struct({
+  uriTemplate: Schema.String,
+  name: Schema.String,
+  title: opt(Schema.String),
+  description: opt(Schema.String),
+  mimeType: opt(Schema.String),
+  icons: opt(Schema.Array(Schema.Unknown)),
+  _meta: opt(JsonObject),
+  annotations: opt(JsonObject)
+}).annotations({ identifier: "ResourceTemplate" })
+/** A resource template as listed by `resources/templates/list`. */
+export type ResourceTemplate = typeof ResourceTemplate.Type
+
+/** A text content item of a read result. */
+export const TextResourceContents = Schema.Struct({
+  uri: Schema.String,
+  mimeType: opt(Schema.String),
+  text: Schema.String,
+  _meta: opt(JsonObject)
+}).annotations({ identifier: "TextResourceContents" })
+/** A text content item of a read result. */
+export type TextResourceContents = typeof TextResourceContents.Type
+
+/** A blob (base64) content item of a read result. */
+export const BlobResourceContents = Schema.Struct({
+  uri: Schema.String,
+  mimeType: opt(Schema.String),
+  blob: Schema.String,
+  _meta: opt(JsonObject)
+}).annotations({ identifier: "BlobResourceContents" })
+/** A blob (base64) content item of a read result. */
+export type BlobResourceContents = typeof BlobResourceContents.Type
+
+/** A content item: an item with `text` is a text item. */
+export const ResourceContents = Schema.Union(TextResourceContents, BlobResourceContents)
+/** A content item: an item with `text` is a text item. */
+export type ResourceContents = typeof ResourceContents.Type
+
+/** True when the content item is a text item. */
+export const isTextContents = (c: ResourceContents): c is TextResourceContents => "text" in c
+
+/** One page of `resources/list`: the entries and `nextCursor`; the result's own `_meta` etc. are dropped. */
+export const ListResourcesResult = Schema.Struct({
+  resources: Schema.Array(Resource),
+  nextCursor: opt(Schema.String)
+}).annotations({ identifier: "ListResourcesResult" })
+/** One page of `resources/list`. */
+export type ListResourcesResult = typeof ListResourcesResult.Type
+
+/** One page of `resources/templates/list`. */
+export const ListResourceTemplatesResult = Schema.Struct({
+  resourceTemplates: Schema.Array(ResourceTemplate),
+  nextCursor: opt(Schema.String)
+}).annotations({ identifier: "ListResourceTemplatesResult" })
+/** One page of `resources/templates/list`. */
+export type ListResourceTemplatesResult = typeof ListResourceTemplatesResult.Type
+
+/** A `resources/read` result, with the newer fields the SDK 1.32 types do not have. */
+export const ReadResourceResult = Schema.Struct({
+  resultType: opt(Schema.String),
+  ttlMs: opt(Schema.Number.pipe(Schema.nonNegative())),
+  cacheScope: opt(Schema.String),
+  contents: Schema.Array(ResourceContents),
+  _meta: opt(JsonObject)
+}).annotations({ identifier: "ReadResourceResult" })
+/** A `resources/read` result. */
+export type ReadResourceResult = typeof ReadResourceResult.Type
+
+/** A raw MCP tool as `tools/list` gives it. */
+export const Tool = Schema.Struct({
+  name: Schema.String,
+  title: opt(Schema.String),
+  description: opt(Schema.String),
+  inputSchema: JsonObject,
+  outputSchema: opt(JsonObject),
+  annotations: opt(JsonObject),
+  _meta: opt(JsonObject)
+}).annotations({ identifier: "Tool" })
+/** A raw MCP tool as `tools/list` gives it. */
+export type Tool = typeof Tool.Type
+
+/** One page of `tools/list`. */
+export const ListToolsResult = Schema.Struct({
+  tools: Schema.Array(Tool),
+  nextCursor: opt(Schema.String)
+}).annotations({ identifier: "ListToolsResult" })
+/** One page of `tools/list`. */
+export type ListToolsResult = typeof ListToolsResult.Type
+
+/** A content block of a tool result; validated for `type`, otherwise passed through. */
+export const ContentBlock = Schema.Struct({ type: Schema.String }, { key: Schema.String, value: Schema.Unknown })
+/** A content block of a tool result. */
+export type ContentBlock = typeof ContentBlock.Type
+
+/**
+ * A `tools/call` result. The schema validates; {@link decodeCallToolResult} returns the server's own
+ * object so that unknown fields and the server's key order are kept (resource-tools.md 11.3).
+ */
+export const CallToolResult = Schema.Struct(
+  {
+    content: Schema.Array(ContentBlock),
+    structuredContent: opt(JsonObject),
+    isError: opt(Schema.Boolean),
+    _meta: opt(JsonObject)
+  },
+  { key: Schema.String, value: Schema.Unknown }
+).annotations({ identifier: "CallToolResult" })
+/** A `tools/call` result. */
+export type CallToolResult = typeof CallToolResult.Type

@@ -1,0 +1,37 @@
+/**
+ * The events a thread records, in recording order (resource-origins.md section 2, app-server-protocol.md
+ * section 4). They are what `ThreadStore` persists and what the origin store replays.
+ */
+import { Schema } from "effect"
+import { CompactionState } from "./OriginCheckpoint.js"
+import { McpToolCallItem } from "./ToolCallItem.js"
+
+const opt = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
+/** `turn/start` recorded a turn. */
+export const TurnStarted = Schema.TaggedStruct("turnStarted", { turnId: Schema.String })
+/** A tool call's started item (kept for history; the origin store ignores it). */
+export const ItemStarted = Schema.TaggedStruct("itemStarted", { turnId: Schema.String, item: McpToolCallItem })
+/** A tool call's completed item. */
+export const ItemCompleted = Schema.TaggedStruct("itemCompleted", { turnId: Schema.String, item: McpToolCallItem })
+/** A host reported a call's end separately from its item (the app-server never records it). */
+export const ToolCallEnded = Schema.TaggedStruct("toolCallEnded", {
+  callId: Schema.String,
+  server: Schema.String,
+  tool: Schema.String,
+  arguments: Schema.Unknown,
+  connectorId: opt(Schema.String),
+  linkId: opt(Schema.String),
+  mcpAppResourceUri: opt(Schema.String),
+  ok: Schema.Boolean,
+  isError: opt(Schema.Boolean)
+})
+/** `thread/rollback` recorded a rollback. */
+export const ThreadRolledBack = Schema.TaggedStruct("threadRolledBack", { numTurns: Schema.Int.pipe(Schema.nonNegative()) })
+/** `thread/compact` recorded the origin checkpoint; the restore point on load. */
+export const Compacted = Schema.TaggedStruct("compacted", { state: CompactionState })
+
+/** Any thread event. */
+export const ThreadEvent = Schema.Union(TurnStarted, ItemStarted, ItemCompleted, ToolCallEnded, ThreadRolledBack, Compacted)
+/** Any thread event. */
+export type ThreadEvent = typeof ThreadEvent.Type

@@ -1,0 +1,28 @@
+/** The MCP tool-call item of lifecycle notifications (app-server-protocol.md section 4). */
+import { Schema } from "effect"
+import { CallToolResult } from "./Mcp.js"
+
+const opt = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
+/** `inProgress`, `completed` or `failed`. */
+export const ItemStatus = Schema.Literal("inProgress", "completed", "failed")
+/** `inProgress`, `completed` or `failed`. */
+export type ItemStatus = typeof ItemStatus.Type
+
+/** `{type:"mcpToolCall", id, server, tool, arguments, status, result, error, durationMs, connectorId?, linkId?, mcpAppResourceUri?}` */
+export const McpToolCallItem = Schema.Struct({
+  type: Schema.Literal("mcpToolCall"),
+  id: Schema.String,
+  server: Schema.String,
+  tool: Schema.String,
+  arguments: Schema.Unknown,
+  status: ItemStatus,
+  result: Schema.NullOr(CallToolResult),
+  error: Schema.NullOr(Schema.Struct({ message: Schema.String })),
+  durationMs: Schema.NullOr(Schema.Number),
+  connectorId: opt(Schema.String),
+  linkId: opt(Schema.String),
+  mcpAppResourceUri: opt(Schema.String)
+}).annotations({ identifier: "McpToolCallItem" })
+/** The MCP tool-call item. */
+export type McpToolCallItem = typeof McpToolCallItem.Type

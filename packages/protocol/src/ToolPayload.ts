@@ -1,0 +1,131 @@
+/**
+ * Model-facing payloads of the resource tools (resource-tools.md section 8) and the Responses API
+ * ToolSpec (section 3). Encoding goes through these schemas so that key order is deliberate:
+ * `server` first, then the item's fields in the order of section 1.5.
+ */
+import { Schema } from "effect"
+import {
+  type ListResourcesResult,
+  type ListResourceTemplatesResult,
+  type ReadResourceResult,
+  ReadResourceResult as ReadResult,
+  Resource,
+  ResourceTemplate,
+  JsonObject
+} from "./Mcp.js"
+
+const opt = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
+/** A resource entry: `server` first, then the resource's fields. */
+export const ResourceEntry = Schema.Struct({ server: Schema.String, ...Resource.fields })
+/** A resource entry: `server` first, then the resource's fields. */
+export type ResourceEntry = typeof ResourceEntry.Type
+
+/** A template entry: `server` first, then the template's fields. */
+export const ResourceTemplateEntry = Schema.Struct({ server: Schema.String, ...ResourceTemplate.fields })
+/** A template entry: `server` first, then the template's fields. */
+export type ResourceTemplateEntry = typeof ResourceTemplateEntry.Type
+
+/** `{server, error}`: a server that failed in an aggregate list. */
+export const FailedServer = Schema.Struct({ server: Schema.String, error: Schema.String })
+/** `{server, error}`: a server that failed in an aggregate list. */
+export type FailedServer = typeof FailedServer.Type
+
+/** `{"server":…,"resources":[…],"nextCursor"?:…}` */
+export const SingleServerResources = Schema.Struct({
+  server: Schema.String,
+  resources: Schema.Array(ResourceEntry),
+  nextCursor: opt(Schema.String)
+})
+/** `{"server":…,"resourceTemplates":[…],"nextCursor"?:…}` */
+export const SingleServerResourceTemplates = Schema.Struct({
+  server: Schema.String,
+  resourceTemplates: Schema.Array(ResourceTemplateEntry),
+  nextCursor: opt(Schema.String)
+})
+/** `{"resources":[…],"failedServers"?:[…]}` */
+export const AggregateResources = Schema.Struct({
+  resources: Schema.Array(ResourceEntry),
+  failedServers: opt(Schema.Array(FailedServer))
+})
+/** `{"resourceTemplates":[…],"failedServers"?:[…]}` */
+export const AggregateResourceTemplates = Schema.Struct({
+  resourceTemplates: Schema.Array(ResourceTemplateEntry),
+  failedServers: opt(Schema.Array(FailedServer))
+})
+/** `{"server":…,"uri":…}` followed by the read result's kept fields. */
+export const ReadPayload = Schema.Struct({ server: Schema.String, uri: Schema.String, ...ReadResult.fields })
+/** The read payload. */
+export type ReadPayload = typeof ReadPayload.Type
+
+const isBlank = (s: string | undefined) => s === undefined || s.trim() === ""
+
+/** The single-server list payload; a blank `nextCursor` is omitted (resource-tools.md 1.4). */
+export const singleServerResources = (server: string, page: ListResourcesResult): typeof SingleServerResources.Type => ({
+  server,
+  resources: page.resources.map((r) => ({ server, ...r })),
+  ...(isBlank(page.nextCursor) ? {} : { nextCursor: page.nextCursor! })
+})
+
+/** The single-server template list payload. */
+export const singleServerResourceTemplates = (
+  server: string,
+  page: ListResourceTemplatesResult
+): typeof SingleServerResourceTemplates.Type => ({
+  server,
+  resourceTemplates: page.resourceTemplates.map((t) => ({ server, ...t })),
+  ...(isBlank(page.nextCursor) ? {} : { nextCursor: page.nextCursor! })
+})
+
+/** The read payload: the normalised requested `server` and `uri`, then the result's fields. */
+export const readPayload = (server: string, uri: string, result: ReadResourceResult): ReadPayload => ({
+  server,
+  uri,
+  ...result
+})
+
+/** Compact JSON text of a payload, encoded through its schema so that key order is the schema's. */
+export const toJsonText = <A, I>(schema: Schema.Schema<A, I>, value: A): string =>
+  JSON.stringify(Schema.encodeSync(schema)(value))
+
+/** The Responses API function form: `{"type":"function","name","description","strict","parameters"}`. */
+export const ToolSpec = Schema.Struct({
+  type: Schema.Literal("function"),
+  name: Schema.String,
+  description: Schema.String,
+  strict: Schema.Boolean,
+  parameters: JsonObject
+}).annotations({ identifier: "ToolSpec" })
+/** The Responses API function form. */
+export type ToolSpec = typeof ToolSpec.Type
+
+/** The Chat Completions function form. */
+export const ChatCompletionsTool = Schema.Struct({
+  type: Schema.Literal("function"),
+  function: Schema.Struct({
+    name: Schema.String,
+    description: Schema.String,
+    parameters: JsonObject,
+    strict: Schema.Boolean
+  })
+})
+/** The Chat Completions function form. */
+export type ChatCompletionsTool = typeof ChatCompletionsTool.Type
+
+/** The Anthropic Messages tool form. */
+export const AnthropicTool = Schema.Struct({ name: Schema.String, description: Schema.String, input_schema: JsonObject })
+/** The Anthropic Messages tool form. */
+export type AnthropicTool = typeof AnthropicTool.Type
+
+/** Derives the Chat Completions form with the same name, description and parameters. */
+export const toChatCompletions = (spec: ToolSpec): ChatCompletionsTool => ({
+  type: "function",
+  function: { name: spec.name, description: spec.description, parameters: spec.parameters, strict: spec.strict }
+})
+
+/** Derives the Anthropic Messages form with the same name, description and parameters. */
+export const toAnthropic = (spec: ToolSpec): AnthropicTool => ({
+  name: spec.name,
+  description: spec.description,
+  input_schema: spec.parameters
+})

@@ -1,0 +1,11 @@
+/** @mcp-resources/protocol: Effect Schemas, shared errors and the wire types of mcp-resources. */
+export * as AppServer from "./AppServer.js"
+export * as Config from "./Config.js"
+export * as Errors from "./Errors.js"
+export * as Mcp from "./Mcp.js"
+export * as Messages from "./Messages.js"
+export * as OriginCheckpoint from "./OriginCheckpoint.js"
+export * as ThreadEvent from "./ThreadEvent.js"
+export * as ToolCallItem from "./ToolCallItem.js"
+export * as ToolPayload from "./ToolPayload.js"
+export * as Truncation from "./Truncation.js"

@@ -1,0 +1,127 @@
+/**
+ * The resource client: connection sets with generations over `@modelcontextprotocol/sdk`, and the
+ * resource and tool operations of resource-tools.md sections 1 and 2 as an Effect service.
+ *
+ * CONTRACT (other packages code against exactly these names and shapes).
+ */
+import type { Config, Errors, Mcp } from "@mcp-resources/protocol"
+import { Context, type Effect, type Option, type Scope } from "effect"
+import type { ServerEntry, Setup } from "./ServerEntry.js"
+
+/** A server's status in a connection set. */
+export type Status = "starting" | "ready" | "failed" | "disabled"
+
+/** One server of a set, as `mcpServer/list` shows it (no secrets). */
+export interface ServerStatus {
+  readonly name: string
+  readonly status: Status
+  readonly transport: "stdio" | "http" | "memory"
+  readonly error?: string
+}
+
+/** The per-server outcome of an aggregate list: items of each server that succeeded, failures beside them. */
+export interface AggregateResult<A> {
+  /** Servers that succeeded, in bytewise order of name, each with its items in the server's order. */
+  readonly servers: ReadonlyArray<{ readonly server: string; readonly items: ReadonlyArray<A> }>
+  /** Servers that failed, in bytewise order of name; `error` is the message chain. */
+  readonly failures: ReadonlyArray<{ readonly server: string; readonly error: string }>
+}
+
+/** Request `_meta` of a `resources/read`. */
+export type RequestMeta = Readonly<Record<string, unknown>>
+
+/** The operations of one connection set (resource-tools.md 1.4). Every failure is a message chain. */
+export interface ConnectionSet {
+  /** 1 for the first set, strictly increasing for the life of the process. */
+  readonly generation: number
+  /** The config this set was built from. */
+  readonly config: Config.Config
+  /** At least one enabled server, whatever its status. */
+  readonly hasServers: () => boolean
+  /** That enabled server is in the set; never waits. */
+  readonly hasServer: (name: string) => boolean
+  /** Every server of the set (disabled ones included, in-memory ones included), sorted by name. */
+  readonly servers: () => ReadonlyArray<ServerStatus>
+  /** Waits until the server's startup settled (at most its startup timeout) and returns its status; unknown names give `None`. */
+  readonly awaitSettled: (name: string) => Effect.Effect<Option.Option<ServerStatus>>
+  /** Waits until every enabled server's startup settled. */
+  readonly awaitAllSettled: Effect.Effect<void>
+  /** One page of `resources/list`; no params object without a cursor. */
+  readonly listResources: (
+    server: string,
+    cursor?: string
+  ) => Effect.Effect<Mcp.ListResourcesResult, Errors.ResourceFailure>
+  /** One page of `resources/templates/list`. */
+  readonly listResourceTemplates: (
+    server: string,
+    cursor?: string
+  ) => Effect.Effect<Mcp.ListResourceTemplatesResult, Errors.ResourceFailure>
+  /** One `resources/read` with params `{uri}`, plus `_meta` only when `meta` is given. */
+  readonly readResource: (
+    server: string,
+    uri: string,
+    meta?: RequestMeta
+  ) => Effect.Effect<Mcp.ReadResourceResult, Errors.ResourceFailure>
+  /** Every ready server passing `include`, concurrently, fully paginated under the guard; never fails. */
+  readonly listAllResources: (include: (server: string) => boolean) => Effect.Effect<AggregateResult<Mcp.Resource>>
+  /** The template variant of {@link listAllResources}. */
+  readonly listAllResourceTemplates: (
+    include: (server: string) => boolean
+  ) => Effect.Effect<AggregateResult<Mcp.ResourceTemplate>>
+  /** The server's tool catalog collected at startup (refreshed on `tools/list_changed`), with `_meta`. */
+  readonly listTools: (server: string) => Effect.Effect<ReadonlyArray<Mcp.Tool>, Errors.ResourceFailure>
+  /** One raw tool of the catalog, whatever its visibility; `None` when the server does not list it. */
+  readonly toolInfo: (server: string, tool: string) => Effect.Effect<Option.Option<Mcp.Tool>, Errors.ResourceFailure>
+  /** One `tools/call`; `arguments` omitted when not given. The result keeps the server's fields and key order. */
+  readonly callTool: (
+    server: string,
+    tool: string,
+    args?: Readonly<Record<string, unknown>>
+  ) => Effect.Effect<Mcp.CallToolResult, Errors.ResourceFailure>
+}
+
+/** A single connection outside any set (the threadless read). */
+export interface ServerConnection {
+  readonly name: string
+  readonly readResource: (
+    uri: string,
+    meta?: RequestMeta
+  ) => Effect.Effect<Mcp.ReadResourceResult, Errors.ResourceFailure>
+}
+
+/** The ResourceClient service: the operations of the latest set, plus generations and reloads. */
+export interface Service
+  extends Omit<ConnectionSet, "generation" | "config" | "awaitSettled" | "awaitAllSettled" | "servers"> {
+  /** The generation of the latest set. */
+  readonly generation: Effect.Effect<number>
+  /** Equal for two calls exactly when the latest set (hence the generation) is the same. */
+  readonly cacheKey: Effect.Effect<string>
+  /** The latest loaded config (start or last successful reload). */
+  readonly config: Effect.Effect<Config.Config>
+  /** The latest set, without holding it. */
+  readonly latest: Effect.Effect<ConnectionSet>
+  /** Holds the latest set until the scope closes (a thread binding); an older set closes when its last holder lets go. */
+  readonly acquire: Effect.Effect<ConnectionSet, never, Scope.Scope>
+  /** Every server of the latest set, sorted by name. */
+  readonly servers: Effect.Effect<ReadonlyArray<ServerStatus>>
+  /** Publishes a new set from a new setup (unchanged ready servers may be carried over). */
+  readonly reload: (setup: Setup) => Effect.Effect<void>
+  /** Publishes a new set from the same setup with fresh connections for every server. */
+  readonly reconnect: Effect.Effect<void>
+  /**
+   * Opens one connection to the named enabled server of the latest loaded setup (otherwise
+   * `unknown MCP server '{server}'`), declines elicitation, runs `use`, and always closes it.
+   */
+  readonly withServerConnection: <A, E, R>(
+    server: string,
+    use: (connection: ServerConnection) => Effect.Effect<A, E, R>
+  ) => Effect.Effect<A, E | Errors.ResourceFailure, R>
+}
+
+/** The ResourceClient service tag. Layers: `layer(setup)` (scoped; closing it closes every set). */
+export class ResourceClient extends Context.Tag("@mcp-resources/resource-client/ResourceClient")<
+  ResourceClient,
+  Service
+>() {}
+
+export type { ServerEntry, Setup }
