@@ -2,7 +2,13 @@
  * The app-server wire contract (app-server-protocol.md): JSON-RPC error codes and messages, and the
  * params, results and notifications of every method. Framing and the error mapping live in the app.
  */
+import { Either, type ParseResult, Schema, SchemaAST } from "effect"
+import { ResourceContents } from "./Mcp.js"
+import { McpToolCallItem } from "./ToolCallItem.js"
+import { ToolSpec } from "./ToolPayload.js"
+import { TruncationPolicy } from "./Truncation.js"
 
+const opt = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
 /** JSON-RPC error codes used by the app-server. */
 export const ErrorCode = {
@@ -12,3 +18,328 @@ export const ErrorCode = {
   internalError: -32603,
   requestCancelled: -32800
 } as const
+
+/** The fixed and templated messages of app-server errors (app-server-protocol.md sections 2 and 3). */
+export const messages = {
+  /** `-32700` for a line that is not JSON. */
+  parseError: "Parse error",
+  /** `-32600` for a line over {@link maxLineBytes}. */
+  requestTooLarge: "Request too large",
+  /** `-32600` for JSON that is not a request or notification. */
+  invalidRequest: "Invalid request",
+  /** `-32600` for params that do not match the method's schema. */
+  invalidParams: (detail: string) => `Invalid request: ${detail}`,
+  /** `-32600` before `initialize` succeeded. */
+  notInitialized: "Not initialized",
+  /** `-32600` for a second `initialize`. */
+  alreadyInitialized: "Already initialized",
+  /** `-32601` for an unknown method. */
+  methodNotFound: (method: string) => `Method not found: ${method}`,
+  /** `-32800` for a request cancelled by `$/cancelRequest`. */
+  requestCancelled: "Request cancelled",
+  /** `-32603` for requests still running when shutdown's grace period ends. */
+  shuttingDown: "server shutting down",
+  /** `-32600` for an unknown thread. */
+  threadNotFound: (threadId: string) => `thread not found: ${threadId}`,
+  /** `-32600` for a turn never started in the thread, or rolled back. */
+  turnNotFound: (turnId: string) => `turn not found: ${turnId}`,
+  /** `-32600` for a call id that already produced items in the thread's current history. */
+  duplicateCallId: (callId: string) => `duplicate callId: ${callId}`,
+  /** `-32600` for a direct read with `originCallId` and no `threadId`. */
+  originCallIdRequiresThreadId: "originCallId requires threadId",
+  /** `-32603` when an append lost a race with another process. */
+  modifiedConcurrently: (threadId: string) => `thread ${threadId} was modified concurrently`,
+  /** The error message of a cancelled `tool/call` item. */
+  callCancelled: "cancelled"
+} as const
+
+/** The longest accepted line (8 MiB, not counting the newline). */
+export const maxLineBytes = 8_388_608
+
+/** `serverInfo.name` of the `initialize` result. */
+export const serverName = "mcp-resources-app-server"
+
+/** `protocolVersion` of the `initialize` result. */
+export const protocolVersion = 1
+
+const NonNegativeInt = Schema.Int.pipe(Schema.nonNegative()).annotations({ identifier: "integer >= 0" })
+
+/** `initialize` params. */
+export const InitializeParams = Schema.Struct({
+  clientInfo: Schema.Struct({ name: Schema.String, version: opt(Schema.String) })
+})
+/** `initialize` result. */
+export const InitializeResult = Schema.Struct({
+  serverInfo: Schema.Struct({ name: Schema.Literal(serverName), version: Schema.String }),
+  protocolVersion: Schema.Literal(protocolVersion)
+})
+
+/** The per-thread config override of `thread/start`. */
+export const ThreadConfig = Schema.Struct({
+  orchestratorMcpEnabled: opt(Schema.Boolean),
+  truncation: opt(Schema.Struct({ mode: TruncationPolicy.fields.mode, limit: NonNegativeInt }))
+})
+/** The per-thread config override of `thread/start`. */
+export type ThreadConfig = typeof ThreadConfig.Type
+
+/** `{id, ephemeral}` */
+export const Thread = Schema.Struct({ id: Schema.String, ephemeral: Schema.Boolean })
+/** `{thread: {id, ephemeral}}` */
+export const ThreadResult = Schema.Struct({ thread: Thread })
+/** `{threadId}`: the params of methods that only name a thread. */
+export const ThreadIdParams = Schema.Struct({ threadId: Schema.String })
+/** `{}`: the params or result of methods without any. */
+export const EmptyObject = Schema.Struct({})
+
+/** `thread/start` params. */
+export const ThreadStartParams = Schema.Struct({ ephemeral: opt(Schema.Boolean), config: opt(ThreadConfig) })
+/** `thread/start` result. */
+export const ThreadStartResult = ThreadResult
+/** `thread/resume` params. */
+export const ThreadResumeParams = ThreadIdParams
+/** `thread/resume` result. */
+export const ThreadResumeResult = ThreadResult
+/** `thread/list` params. */
+export const ThreadListParams = EmptyObject
+/** `thread/list` result: newest first; `createdAt` is ISO 8601 UTC. */
+export const ThreadListResult = Schema.Struct({
+  threads: Schema.Array(Schema.Struct({ id: Schema.String, ephemeral: Schema.Boolean, createdAt: Schema.String }))
+})
+/** `thread/delete` params. */
+export const ThreadDeleteParams = ThreadIdParams
+/** `thread/delete` result. */
+export const ThreadDeleteResult = EmptyObject
+
+/** `turn/start` params. */
+export const TurnStartParams = Schema.Struct({ threadId: Schema.String, turnId: opt(Schema.String) })
+/** `turn/start` result. */
+export const TurnStartResult = Schema.Struct({ turn: Schema.Struct({ id: Schema.String }) })
+
+/** `tool/list` params. */
+export const ToolListParams = ThreadIdParams
+/** `tool/list` result. */
+export const ToolListResult = Schema.Struct({ tools: Schema.Array(ToolSpec) })
+
+/** `tool/call` params; `arguments` is the model's raw JSON text. */
+export const ToolCallParams = Schema.Struct({
+  threadId: Schema.String,
+  turnId: Schema.String,
+  callId: Schema.String,
+  name: Schema.String,
+  arguments: Schema.String
+})
+/** `tool/call` result. */
+export const ToolCallResult = Schema.Struct({ callId: Schema.String, output: Schema.String, success: Schema.Boolean })
+
+/** `mcp/resource/read` (alias `mcpServer/resource/read`) params. */
+export const McpResourceReadParams = Schema.Struct({
+  threadId: opt(Schema.NullOr(Schema.String)),
+  originCallId: opt(Schema.NullOr(Schema.String)),
+  server: Schema.String,
+  uri: Schema.String,
+  connectorId: opt(Schema.NullOr(Schema.String))
+})
+/** `mcp/resource/read` result. */
+export const McpResourceReadResult = Schema.Struct({
+  contents: Schema.Array(ResourceContents),
+  originCallId: Schema.NullOr(Schema.String)
+})
+
+/** `thread/rollback` params. */
+export const ThreadRollbackParams = Schema.Struct({ threadId: Schema.String, numTurns: NonNegativeInt })
+/** `thread/rollback` result. */
+export const ThreadRollbackResult = Schema.Struct({ thread: Schema.Struct({ id: Schema.String }) })
+/** `thread/compact` params. */
+export const ThreadCompactParams = ThreadIdParams
+/** `thread/compact` result. */
+export const ThreadCompactResult = EmptyObject
+
+/** `config/mcpServer/reload` params. */
+export const ConfigReloadParams = EmptyObject
+/** `config/mcpServer/reload` result. */
+export const ConfigReloadResult = EmptyObject
+
+/** A server's status in `mcpServer/list`. */
+export const ServerStatus = Schema.Literal("starting", "ready", "failed", "disabled")
+/** `mcpServer/list` params. */
+export const McpServerListParams = EmptyObject
+/** `mcpServer/list` result: sorted by name. */
+export const McpServerListResult = Schema.Struct({
+  servers: Schema.Array(
+    Schema.Struct({
+      name: Schema.String,
+      status: ServerStatus,
+      transport: Schema.Literal("stdio", "http"),
+      error: opt(Schema.String)
+    })
+  )
+})
+
+/** A catalog entry of `skills/list`. */
+export const SkillEntry = Schema.Struct({
+  name: Schema.String,
+  description: Schema.String,
+  package: Schema.String,
+  mainResource: Schema.String,
+  visible: Schema.Boolean
+})
+/** `skills/list` params. */
+export const SkillsListParams = ThreadIdParams
+/** `skills/list` result. */
+export const SkillsListResult = Schema.Struct({
+  skills: Schema.Array(SkillEntry),
+  warnings: Schema.Array(Schema.String),
+  truncated: Schema.Boolean
+})
+/** `skills/read` params. */
+export const SkillsReadParams = Schema.Struct({
+  threadId: Schema.String,
+  package: Schema.String,
+  resource: Schema.String
+})
+/** `skills/read` result; `next_cursor` is snake_case and always null. */
+export const SkillsReadResult = Schema.Struct({
+  resource: Schema.String,
+  contents: Schema.String,
+  next_cursor: Schema.Null
+})
+
+/** `turn/started` notification params. */
+export const TurnStartedNotification = Schema.Struct({ threadId: Schema.String, turnId: Schema.String })
+/** `item/started` and `item/completed` notification params. */
+export const ItemNotification = Schema.Struct({ threadId: Schema.String, turnId: Schema.String, item: McpToolCallItem })
+/** `thread/rolledBack` notification params. */
+export const ThreadRolledBackNotification = Schema.Struct({ threadId: Schema.String, numTurns: NonNegativeInt })
+
+/** Notification method name -> params schema. */
+export const notifications = {
+  "turn/started": TurnStartedNotification,
+  "item/started": ItemNotification,
+  "item/completed": ItemNotification,
+  "thread/rolledBack": ThreadRolledBackNotification
+} as const
+/** A notification method the app-server sends. */
+export type NotificationMethod = keyof typeof notifications
+
+/** Method name -> params schema, for every method of app-server-protocol.md section 3 and skills.md section 6. */
+export const methods = {
+  initialize: InitializeParams,
+  "thread/start": ThreadStartParams,
+  "thread/resume": ThreadResumeParams,
+  "thread/list": ThreadListParams,
+  "thread/delete": ThreadDeleteParams,
+  "turn/start": TurnStartParams,
+  "tool/list": ToolListParams,
+  "tool/call": ToolCallParams,
+  "mcp/resource/read": McpResourceReadParams,
+  "mcpServer/resource/read": McpResourceReadParams,
+  "thread/rollback": ThreadRollbackParams,
+  "thread/compact": ThreadCompactParams,
+  "config/mcpServer/reload": ConfigReloadParams,
+  "mcpServer/list": McpServerListParams,
+  "skills/list": SkillsListParams,
+  "skills/read": SkillsReadParams
+} as const
+/** A method the app-server answers. */
+export type Method = keyof typeof methods
+/** The decoded params of a method. */
+export type Params<M extends Method> = (typeof methods)[M]["Type"]
+
+/** Method name -> result schema (same keys as {@link methods}). */
+export const results = {
+  initialize: InitializeResult,
+  "thread/start": ThreadStartResult,
+  "thread/resume": ThreadResumeResult,
+  "thread/list": ThreadListResult,
+  "thread/delete": ThreadDeleteResult,
+  "turn/start": TurnStartResult,
+  "tool/list": ToolListResult,
+  "tool/call": ToolCallResult,
+  "mcp/resource/read": McpResourceReadResult,
+  "mcpServer/resource/read": McpResourceReadResult,
+  "thread/rollback": ThreadRollbackResult,
+  "thread/compact": ThreadCompactResult,
+  "config/mcpServer/reload": ConfigReloadResult,
+  "mcpServer/list": McpServerListResult,
+  "skills/list": SkillsListResult,
+  "skills/read": SkillsReadResult
+} as const satisfies Record<Method, Schema.Schema.Any>
+/** The result of a method. */
+export type Result<M extends Method> = (typeof results)[M]["Type"]
+
+/** True when `method` is one the app-server answers. */
+export const isMethod = (method: string): method is Method => Object.hasOwn(methods, method)
+
+const describeAst = (ast: SchemaAST.AST): string => {
+  switch (ast._tag) {
+    case "TypeLiteral":
+      return "object"
+    case "TupleType":
+      return "array"
+    case "Refinement":
+    case "Transformation": {
+      const identifier = SchemaAST.getIdentifierAnnotation(ast)
+      return identifier._tag === "Some" ? identifier.value : String(ast)
+    }
+    default:
+      return String(ast)
+  }
+}
+
+const showActual = (actual: unknown): string => {
+  if (actual === undefined) return "undefined"
+  const text = JSON.stringify(actual)
+  if (text === undefined) return String(actual)
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text
+}
+
+const pathText = (path: ReadonlyArray<PropertyKey>): string =>
+  path.reduce<string>(
+    (out, key) => (typeof key === "number" ? `${out}[${key}]` : out === "" ? String(key) : `${out}.${String(key)}`),
+    ""
+  )
+
+const describeIssue = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>): string => {
+  const at = (text: string) => (path.length === 0 ? text : `${pathText(path)}: ${text}`)
+  switch (issue._tag) {
+    case "Pointer":
+      return describeIssue(issue.issue, [...path, ...(Array.isArray(issue.path) ? issue.path : [issue.path])])
+    case "Missing":
+      return `missing field "${pathText(path)}"`
+    case "Unexpected":
+      return path.length === 0 ? "unexpected field" : `unexpected field "${pathText(path)}"`
+    case "Composite": {
+      if (SchemaAST.isUnion(issue.ast)) {
+        return at(`expected ${describeAst(issue.ast)}, got ${showActual(issue.actual)}`)
+      }
+      const first = Array.isArray(issue.issues) ? issue.issues[0] : issue.issues
+      return describeIssue(first as ParseResult.ParseIssue, path)
+    }
+    case "Refinement":
+      // A named refinement (e.g. "integer >= 0") describes itself better than its inner parts.
+      if (issue.kind === "From" && SchemaAST.getIdentifierAnnotation(issue.ast)._tag === "None") {
+        return describeIssue(issue.issue, path)
+      }
+      return at(`expected ${describeAst(issue.ast)}, got ${showActual(issue.actual)}`)
+    case "Transformation":
+      return describeIssue(issue.issue, path)
+    case "Type":
+      return at(`expected ${describeAst(issue.ast)}, got ${showActual(issue.actual)}`)
+    case "Forbidden":
+      return at("forbidden")
+  }
+}
+
+/** A one-line detail naming the first offending field: `threadId: expected string, got 5` or `missing field "threadId"`. */
+export const formatParamsError = (error: ParseResult.ParseError): string => describeIssue(error.issue, [])
+
+/**
+ * Decodes a method's params (an absent params object counts as `{}`); the left side is the detail for
+ * `Invalid request: {detail}`.
+ */
+export const decodeParams = <M extends Method>(method: M, params: unknown): Either.Either<Params<M>, string> => {
+  const schema = methods[method] as unknown as Schema.Schema<Params<M>, unknown>
+  return Schema.decodeUnknownEither(schema, { errors: "first" })(params === undefined ? {} : params).pipe(
+    Either.mapLeft(formatParamsError)
+  )
+}

@@ -151,13 +151,20 @@ const decodeRaw = Schema.decodeUnknownEither(RawConfig, { onExcessProperty: "err
 const pathOf = (path: ReadonlyArray<PropertyKey>): string =>
   path.map((k) => (typeof k === "number" ? `[${k}]` : String(k))).join(".")
 
+const problemOf = (issue: ParseResult.ArrayFormatterIssue): string => {
+  if (issue._tag === "Unexpected") return "unknown key"
+  if (issue._tag === "Missing") return "is required"
+  const type = /^Expected (.*), actual (.*)$/s.exec(issue.message)
+  return type ? `expected ${type[1]}, got ${type[2]}` : issue.message
+}
+
 const firstIssue = (file: string, error: ParseResult.ParseError): ConfigError => {
   const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
   const issue = issues[0]
   return new ConfigError({
     file,
     path: issue ? pathOf(issue.path) : "",
-    problem: issue ? issue.message : "invalid config"
+    problem: issue ? problemOf(issue) : "invalid config"
   })
 }
 
@@ -189,7 +196,8 @@ export const decode = (raw: unknown, file: string): Either.Either<Config, Config
       for (const k of ["args", "env", "cwd"] as const) {
         if (s[k] !== undefined) return fail(file, `${key}.${k}`, "only applies to stdio servers (`command`)")
       }
-      if (!isHttpUrl(s.url!)) return fail(file, `${key}.url`, `must be an http:// or https:// URL, got ${JSON.stringify(s.url)}`)
+      if (!isHttpUrl(s.url!))
+        return fail(file, `${key}.url`, `must be an http:// or https:// URL, got ${JSON.stringify(s.url)}`)
     }
     servers.push({
       name,
@@ -234,7 +242,8 @@ export const decode = (raw: unknown, file: string): Either.Either<Config, Config
       for (const k of ["args", "env", "cwd"] as const) {
         if (s[k] !== undefined) return fail(file, `${key}.${k}`, "only applies to stdio servers (`command`)")
       }
-      if (!isHttpUrl(s.url)) return fail(file, `${key}.url`, `must be an http:// or https:// URL, got ${JSON.stringify(s.url)}`)
+      if (!isHttpUrl(s.url))
+        return fail(file, `${key}.url`, `must be an http:// or https:// URL, got ${JSON.stringify(s.url)}`)
     }
     servers.push({
       name,

@@ -3,12 +3,22 @@
  * resource-tools.md section 1.5, in that order, and drops any other field; nested values
  * (`icons`, `_meta`, `annotations`) pass through unchanged.
  */
-import { Schema } from "effect"
+import { Either, Schema } from "effect"
 
 const opt = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
-/** A JSON object whose values are passed through unchanged. */
-export const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+const isJsonObject = (u: unknown): u is { readonly [x: string]: unknown } =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+/**
+ * A JSON object passed through unchanged (the same object, every key kept). Declared rather than a
+ * `Schema.Record`, which rebuilds the object and so loses an own `__proto__` key of parsed JSON.
+ */
+export const JsonObject: Schema.Schema<{ readonly [x: string]: unknown }> = Schema.declare(isJsonObject, {
+  identifier: "JsonObject",
+  description: "a JSON object",
+  arbitrary: () => (fc) => fc.dictionary(fc.string(), fc.jsonValue())
+})
 /** A JSON object whose values are passed through unchanged. */
 export type JsonObject = typeof JsonObject.Type
 
@@ -137,3 +147,9 @@ export const CallToolResult = Schema.Struct(
 ).annotations({ identifier: "CallToolResult" })
 /** A `tools/call` result. */
 export type CallToolResult = typeof CallToolResult.Type
+
+const validateCallToolResult = Schema.validateEither(CallToolResult)
+
+/** Validates a raw `tools/call` result and returns the server's own object (unknown fields and key order kept). */
+export const decodeCallToolResult = (raw: unknown) =>
+  validateCallToolResult(raw).pipe(Either.map(() => raw as CallToolResult))

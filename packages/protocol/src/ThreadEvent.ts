@@ -27,11 +27,20 @@ export const ToolCallEnded = Schema.TaggedStruct("toolCallEnded", {
   isError: opt(Schema.Boolean)
 })
 /** `thread/rollback` recorded a rollback. */
-export const ThreadRolledBack = Schema.TaggedStruct("threadRolledBack", { numTurns: Schema.Int.pipe(Schema.nonNegative()) })
+export const ThreadRolledBack = Schema.TaggedStruct("threadRolledBack", {
+  numTurns: Schema.Int.pipe(Schema.nonNegative())
+})
 /** `thread/compact` recorded the origin checkpoint; the restore point on load. */
 export const Compacted = Schema.TaggedStruct("compacted", { state: CompactionState })
 
 /** Any thread event. */
-export const ThreadEvent = Schema.Union(TurnStarted, ItemStarted, ItemCompleted, ToolCallEnded, ThreadRolledBack, Compacted)
+export const ThreadEvent = Schema.Union(
+  TurnStarted,
+  ItemStarted,
+  ItemCompleted,
+  ToolCallEnded,
+  ThreadRolledBack,
+  Compacted
+)
 /** Any thread event. */
 export type ThreadEvent = typeof ThreadEvent.Type

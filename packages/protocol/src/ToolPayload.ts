@@ -61,7 +61,10 @@ export type ReadPayload = typeof ReadPayload.Type
 const isBlank = (s: string | undefined) => s === undefined || s.trim() === ""
 
 /** The single-server list payload; a blank `nextCursor` is omitted (resource-tools.md 1.4). */
-export const singleServerResources = (server: string, page: ListResourcesResult): typeof SingleServerResources.Type => ({
+export const singleServerResources = (
+  server: string,
+  page: ListResourcesResult
+): typeof SingleServerResources.Type => ({
   server,
   resources: page.resources.map((r) => ({ server, ...r })),
   ...(isBlank(page.nextCursor) ? {} : { nextCursor: page.nextCursor! })
@@ -113,7 +116,11 @@ export const ChatCompletionsTool = Schema.Struct({
 export type ChatCompletionsTool = typeof ChatCompletionsTool.Type
 
 /** The Anthropic Messages tool form. */
-export const AnthropicTool = Schema.Struct({ name: Schema.String, description: Schema.String, input_schema: JsonObject })
+export const AnthropicTool = Schema.Struct({
+  name: Schema.String,
+  description: Schema.String,
+  input_schema: JsonObject
+})
 /** The Anthropic Messages tool form. */
 export type AnthropicTool = typeof AnthropicTool.Type
 

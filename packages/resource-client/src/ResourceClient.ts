@@ -4,8 +4,11 @@
  *
  * CONTRACT (other packages code against exactly these names and shapes).
  */
-import type { Config, Errors, Mcp } from "@mcp-resources/protocol"
-import { Context, type Effect, type Option, type Scope } from "effect"
+import { type Config, Errors, type Mcp, Messages } from "@mcp-resources/protocol"
+import { Context, Effect, Layer, type Option, Scope } from "effect"
+import * as Connection from "./internal/connection.js"
+import * as Server from "./internal/server.js"
+import * as ConnectionSetImpl from "./internal/set.js"
 import type { ServerEntry, Setup } from "./ServerEntry.js"
 
 /** A server's status in a connection set. */
@@ -125,3 +128,164 @@ export class ResourceClient extends Context.Tag("@mcp-resources/resource-client/
 >() {}
 
 export type { ServerEntry, Setup }
+
+const sameTransport = (a: ServerEntry["transport"], b: ServerEntry["transport"]): boolean => {
+  if (a._tag === "memory" || b._tag === "memory") {
+    return a._tag === "memory" && b._tag === "memory" && a.connect === b.connect
+  }
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b))
+}
+
+const canonical = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map(canonical)
+    : typeof value === "object" && value !== null
+      ? Object.fromEntries(
+          Object.keys(value)
+            .sort()
+            .map((key) => [key, canonical((value as Record<string, unknown>)[key])])
+        )
+      : value
+
+/** Two entries are unchanged when every field, the transport included, is equal. */
+const sameEntry = (a: ServerEntry, b: ServerEntry): boolean =>
+  a.name === b.name &&
+  a.enabled === b.enabled &&
+  a.startupTimeoutSec === b.startupTimeoutSec &&
+  a.toolTimeoutSec === b.toolTimeoutSec &&
+  a.maxMessageBytes === b.maxMessageBytes &&
+  sameTransport(a.transport, b.transport)
+
+/**
+ * Builds the service: publishes generation 1 from `setup` and starts its enabled servers concurrently.
+ * Closing the scope closes every set (children end, sessions end).
+ */
+export const make = (setup: Setup): Effect.Effect<Service, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const publishLock = yield* Effect.makeSemaphore(1)
+    const openSets = new Set<ConnectionSetImpl.SetImpl>()
+    let generation = 0
+    let currentSetup = setup
+    let current: ConnectionSetImpl.SetImpl | undefined
+
+    const closeSet = (set: ConnectionSetImpl.SetImpl): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        if (set.closed) return Effect.void
+        set.closed = true
+        openSets.delete(set)
+        const toClose = [...set.handles.values()].filter((handle) => {
+          handle.refs -= 1
+          return handle.refs === 0
+        })
+        return Effect.forEach(toClose, Server.close, { concurrency: "unbounded", discard: true })
+      })
+
+    const release = (set: ConnectionSetImpl.SetImpl): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        set.holders -= 1
+        return set.holders <= 0 && set !== current ? closeSet(set) : Effect.void
+      })
+
+    const publish = (next: Setup, carryOver: boolean): Effect.Effect<void> =>
+      publishLock.withPermits(1)(
+        Effect.gen(function* () {
+          const previous = current
+          const handles = new Map<string, Server.Handle>()
+          for (const entry of next.servers) {
+            if (!entry.enabled) continue
+            const old = previous?.handles.get(entry.name)
+            if (carryOver && old !== undefined && old.state._tag === "ready" && sameEntry(old.entry, entry)) {
+              old.refs += 1
+              handles.set(entry.name, old)
+            } else {
+              handles.set(entry.name, yield* Server.start(entry))
+            }
+          }
+          generation += 1
+          const set = ConnectionSetImpl.make(generation, next, handles, release)
+          set.holders = 1
+          openSets.add(set)
+          current = set
+          currentSetup = next
+          if (previous !== undefined) yield* release(previous)
+        }).pipe(Effect.uninterruptible)
+      )
+
+    yield* Effect.addFinalizer(() =>
+      Effect.suspend(() => {
+        current = undefined
+        return Effect.forEach([...openSets], closeSet, { concurrency: "unbounded", discard: true })
+      })
+    )
+    yield* publish(setup, false)
+
+    const latestImpl = Effect.sync(() => current!)
+    const latest = Effect.map(latestImpl, (set) => set.view)
+
+    const withServerConnection = <A, E, R>(
+      server: string,
+      use: (connection: ServerConnection) => Effect.Effect<A, E, R>
+    ): Effect.Effect<A, E | Errors.ResourceFailure, R> =>
+      Effect.gen(function* () {
+        const entry = currentSetup.servers.find((candidate) => candidate.enabled && candidate.name === server)
+        if (entry === undefined) {
+          return yield* Effect.fail(
+            new Errors.TransportError({ kind: "unknownServer", message: Messages.unknownServer(server) })
+          )
+        }
+        const startupMillis = Server.millis(entry.startupTimeoutSec)
+        return yield* Effect.acquireUseRelease(
+          Scope.make(),
+          (scope) =>
+            Connection.open(entry, startupMillis).pipe(
+              Effect.timeoutFail({
+                duration: startupMillis,
+                onTimeout: () =>
+                  new Errors.TransportError({ kind: "startup", message: Messages.startupTimedOut(startupMillis) })
+              }),
+              Effect.mapError(
+                (error) =>
+                  new Errors.TransportError({ kind: "unavailable", message: Messages.failedToGetClient(error.message) })
+              ),
+              Scope.extend(scope),
+              Effect.flatMap((connection) => use(ConnectionSetImpl.serverConnection(connection, entry)))
+            ),
+          (scope, exit) => Scope.close(scope, exit)
+        )
+      }).pipe(Effect.withSpan("ResourceClient.withServerConnection"))
+
+    const service: Service = {
+      generation: Effect.map(latestImpl, (set) => set.view.generation),
+      cacheKey: Effect.map(latestImpl, (set) => `mcp-resources/generation/${set.view.generation}`),
+      config: Effect.sync(() => currentSetup.config),
+      latest,
+      acquire: Effect.acquireRelease(
+        Effect.map(latestImpl, (set) => {
+          set.holders += 1
+          return set
+        }),
+        release
+      ).pipe(Effect.map((set) => set.view)),
+      servers: Effect.map(latest, (set) => set.servers()),
+      reload: Effect.fn("ResourceClient.reload")(function* (next: Setup) {
+        yield* publish(next, true)
+      }),
+      reconnect: Effect.suspend(() => publish(currentSetup, false)).pipe(Effect.withSpan("ResourceClient.reconnect")),
+      withServerConnection,
+      hasServers: () => current?.view.hasServers() ?? false,
+      hasServer: (name) => current?.view.hasServer(name) ?? false,
+      listResources: (server, cursor) => Effect.flatMap(latest, (set) => set.listResources(server, cursor)),
+      listResourceTemplates: (server, cursor) =>
+        Effect.flatMap(latest, (set) => set.listResourceTemplates(server, cursor)),
+      readResource: (server, uri, meta) => Effect.flatMap(latest, (set) => set.readResource(server, uri, meta)),
+      listAllResources: (include) => Effect.flatMap(latest, (set) => set.listAllResources(include)),
+      listAllResourceTemplates: (include) => Effect.flatMap(latest, (set) => set.listAllResourceTemplates(include)),
+      listTools: (server) => Effect.flatMap(latest, (set) => set.listTools(server)),
+      toolInfo: (server, tool) => Effect.flatMap(latest, (set) => set.toolInfo(server, tool)),
+      callTool: (server, tool, args) => Effect.flatMap(latest, (set) => set.callTool(server, tool, args))
+    }
+    return service
+  })
+
+/** The scoped layer: the service over `setup`; closing the layer closes every set. */
+export const layer = (setup: Setup): Layer.Layer<ResourceClient> => Layer.scoped(ResourceClient, make(setup))

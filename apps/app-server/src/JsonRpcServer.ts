@@ -1,0 +1,222 @@
+/**
+ * JSON-RPC 2.0 dispatch (app-server-protocol.md section 2): the check order (parse, message shape,
+ * initialized, method, params), per-thread ordering, `$/cancelRequest`, graceful shutdown, and the one
+ * mapping from failures to JSON-RPC errors. Transports (stdio, WebSocket) feed it framed text.
+ */
+import { AppServer } from "@mcp-resources/protocol"
+import { Cause, Context, Deferred, Effect, Either, Fiber, FiberSet, Layer, Option, Schema, type Scope } from "effect"
+import { type Connection, Connections, type RequestId } from "./Connections.js"
+import { type Environment, methods } from "./handlers/index.js"
+import { InitializeParams, initializeResult } from "./handlers/initialize.js"
+import { decodeParams } from "./internal/params.js"
+import { type QueueTicket, ThreadQueue, free } from "./internal/threadQueue.js"
+import { codes, messages, RpcError } from "./Method.js"
+
+/** The largest accepted message: 8 MiB, not counting the newline. */
+export const maxMessageBytes = AppServer.maxLineBytes
+
+/** A JSON-RPC error object. */
+export interface WireError {
+  readonly code: number
+  readonly message: string
+}
+
+/** The one mapping of a failed request to its JSON-RPC error: `RpcError` keeps its code, everything else is `-32603` with its message chain. */
+export const toWireError = (cause: Cause.Cause<unknown>): WireError => {
+  const failure = Cause.failureOption(cause)
+  const error = Option.isSome(failure) ? failure.value : Option.getOrUndefined(Cause.dieOption(cause))
+  if (error instanceof RpcError) return { code: error.code, message: error.message }
+  if (typeof error === "object" && error !== null && "message" in error && typeof error.message === "string") {
+    return { code: codes.internalError, message: error.message }
+  }
+  return { code: codes.internalError, message: error === undefined ? "internal error" : String(error) }
+}
+
+/** One attached connection: the transport hands it each framed message. */
+export interface Session {
+  /** Handles one message (a stdio line or a WebSocket text frame). */
+  readonly receive: (text: string) => Effect.Effect<void>
+  /** Answers a message over 8 MiB that was discarded unread. */
+  readonly tooLarge: Effect.Effect<void>
+}
+
+/** The operations of the dispatcher. */
+export interface Service {
+  /** Attaches a connection until the scope closes; its unanswered requests are then interrupted. */
+  readonly attach: (label: string, write: (text: string) => void) => Effect.Effect<Session, never, Scope.Scope>
+  /** Stops taking requests, lets in-flight ones finish for at most 5 s, then fails the rest with `server shutting down`. Idempotent. */
+  readonly shutdown: Effect.Effect<void>
+}
+
+/** The dispatcher tag. Layer: `layer`. */
+export class JsonRpcServer extends Context.Tag("@mcp-resources/app-server/JsonRpcServer")<JsonRpcServer, Service>() {}
+
+type StopReason = "cancelled" | "shutdown" | "closed"
+
+interface InFlight {
+  readonly fiber: Fiber.RuntimeFiber<void>
+  readonly state: { reason: StopReason | undefined; done: boolean }
+}
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+const isValidId = (u: unknown): u is RequestId => typeof u === "string" || (typeof u === "number" && Number.isFinite(u))
+const idKey = (id: RequestId): string => `${typeof id}:${id}`
+const CancelParams = Schema.Struct({ id: Schema.Union(Schema.String, Schema.Number) })
+
+/** Builds the dispatcher over the method table. */
+export const make: Effect.Effect<Service, never, Connections | Environment | Scope.Scope> = Effect.gen(function* () {
+  const connections = yield* Connections
+  const context = yield* Effect.context<Environment>()
+  const fibers = yield* FiberSet.make<void>()
+  const queues = new Map<string, ThreadQueue>()
+  const everything = new Set<Map<string, InFlight>>()
+  let accepting = true
+  const stopped = yield* Deferred.make<void>()
+  let stopping = false
+
+  const ticketFor = (threadId: string | undefined, ordering: "exclusive" | "call" | "none"): QueueTicket => {
+    if (threadId === undefined || ordering === "none") return free
+    let queue = queues.get(threadId)
+    if (queue === undefined) {
+      queue = new ThreadQueue()
+      queues.set(threadId, queue)
+    }
+    return queue.enter(ordering)
+  }
+
+  const attach = (label: string, write: (text: string) => void) =>
+    Effect.gen(function* () {
+      const connection = yield* connections.open(label, write)
+      const inflight = new Map<string, InFlight>()
+      everything.add(inflight)
+      let initialized = false
+      yield* Effect.addFinalizer(() =>
+        Effect.gen(function* () {
+          everything.delete(inflight)
+          const running = [...inflight.values()]
+          for (const entry of running) entry.state.reason = "closed"
+          yield* Effect.forEach(running, (entry) => Fiber.interrupt(entry.fiber), { discard: true })
+        })
+      )
+      const fail = (id: RequestId | null, code: number, message: string) =>
+        connections.respondError(connection, id, { code, message })
+
+      const cancel = (params: unknown) =>
+        Effect.gen(function* () {
+          const decoded = Schema.decodeUnknownOption(CancelParams)(params)
+          if (Option.isNone(decoded)) return
+          const entry = inflight.get(idKey(decoded.value.id))
+          if (entry === undefined) return
+          entry.state.reason = "cancelled"
+          yield* Effect.forkDaemon(Fiber.interrupt(entry.fiber))
+        })
+
+      const start = (
+        id: RequestId,
+        method: string,
+        run: (connection: Connection) => Effect.Effect<unknown, unknown, Environment>,
+        ticket: QueueTicket
+      ) =>
+        Effect.gen(function* () {
+          const state: InFlight["state"] = { reason: undefined, done: false }
+          const key = idKey(id)
+          const program = ticket.ready.pipe(
+            Effect.zipRight(Effect.suspend(() => run(connection))),
+            Effect.ensuring(ticket.done),
+            Effect.provide(context),
+            Effect.withLogSpan(method),
+            Effect.onExit((exit) =>
+              Effect.gen(function* () {
+                state.done = true
+                if (inflight.get(key)?.state === state) inflight.delete(key)
+                if (exit._tag === "Success") return yield* connections.respond(connection, id, exit.value)
+                if (Cause.isInterruptedOnly(exit.cause)) {
+                  if (state.reason === "closed") return
+                  return yield* state.reason === "cancelled"
+                    ? fail(id, codes.requestCancelled, messages.requestCancelled)
+                    : fail(id, codes.internalError, messages.shuttingDown)
+                }
+                const error = toWireError(exit.cause)
+                if (error.code === codes.internalError) {
+                  yield* Effect.logDebug(`${method} failed`).pipe(Effect.annotateLogs({ error: error.message }))
+                }
+                yield* fail(id, error.code, error.message)
+              })
+            ),
+            Effect.ignore
+          )
+          const fiber = yield* FiberSet.run(fibers, program)
+          if (!state.done) inflight.set(key, { fiber, state })
+        })
+
+      const receive = (text: string): Effect.Effect<void> =>
+        Effect.gen(function* () {
+          if (text.trim() === "") return
+          const parsed = Either.try((): unknown => JSON.parse(text))
+          if (Either.isLeft(parsed)) return yield* fail(null, codes.parseError, messages.parseError)
+          const message = parsed.right
+          if (!isRecord(message)) return yield* fail(null, codes.invalidRequest, messages.invalidRequest)
+          const hasId = Object.hasOwn(message, "id")
+          const id = isValidId(message.id) ? message.id : null
+          const method = message.method
+          const params = message.params
+          if (
+            (message.jsonrpc !== undefined && message.jsonrpc !== "2.0") ||
+            typeof method !== "string" ||
+            (hasId && id === null) ||
+            (params !== undefined && (typeof params !== "object" || params === null))
+          ) {
+            return yield* fail(id, codes.invalidRequest, messages.invalidRequest)
+          }
+          if (!hasId || id === null) {
+            if (method === "$/cancelRequest") yield* cancel(params)
+            return
+          }
+          if (!initialized && method !== "initialize")
+            return yield* fail(id, codes.invalidRequest, messages.notInitialized)
+          if (method === "initialize") {
+            if (initialized) return yield* fail(id, codes.invalidRequest, messages.alreadyInitialized)
+            const decoded = decodeParams(InitializeParams, params)
+            if (Either.isLeft(decoded)) return yield* fail(id, codes.invalidRequest, decoded.left)
+            initialized = true
+            yield* Effect.logInfo("client initialized").pipe(
+              Effect.annotateLogs({ connection: label, client: decoded.right.clientInfo.name })
+            )
+            return yield* connections.respond(connection, id, initializeResult())
+          }
+          const definition = Object.hasOwn(methods, method) ? methods[method] : undefined
+          if (definition === undefined) return yield* fail(id, codes.methodNotFound, messages.methodNotFound(method))
+          const prepared = definition.prepare(params)
+          if (Either.isLeft(prepared)) return yield* fail(id, codes.invalidRequest, prepared.left)
+          if (!accepting) return yield* fail(id, codes.internalError, messages.shuttingDown)
+          const ticket = ticketFor(prepared.right.threadId, definition.ordering)
+          yield* start(id, method, (connection) => prepared.right.run({ connection, ticket }), ticket)
+        })
+
+      return {
+        receive,
+        tooLarge: fail(null, codes.invalidRequest, messages.requestTooLarge)
+      } satisfies Session
+    })
+
+  const shutdown = Effect.gen(function* () {
+    if (stopping) return yield* Deferred.await(stopped)
+    stopping = true
+    accepting = false
+    yield* Effect.logInfo("shutting down")
+    // Finalizers run uninterruptibly; the wait must be interruptible for the timeout to end it.
+    yield* Effect.interruptible(FiberSet.awaitEmpty(fibers)).pipe(Effect.timeoutOption("5 seconds"))
+    for (const inflight of everything) {
+      for (const entry of inflight.values()) if (entry.state.reason === undefined) entry.state.reason = "shutdown"
+    }
+    yield* FiberSet.clear(fibers)
+    yield* FiberSet.awaitEmpty(fibers)
+    yield* Deferred.succeed(stopped, undefined)
+  })
+
+  yield* Effect.addFinalizer(() => shutdown)
+  return JsonRpcServer.of({ attach, shutdown })
+})
+
+/** The dispatcher layer. */
+export const layer: Layer.Layer<JsonRpcServer, never, Connections | Environment> = Layer.scoped(JsonRpcServer, make)

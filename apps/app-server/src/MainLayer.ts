@@ -1,0 +1,68 @@
+/**
+ * The only place layers are composed: config, persistence, the resource client, origins, skills,
+ * threads, the dispatcher and the transports; Effect's default logger is replaced by one that writes to
+ * standard error at the level of `MCP_RESOURCES_LOG` (`error|warn|info|debug`, default `info`).
+ */
+import { ResourceClient, ServerEntry } from "@mcp-resources/resource-client"
+import { OriginStore } from "@mcp-resources/resource-origins"
+import { Skills } from "@mcp-resources/skills"
+import { ThreadStore } from "@mcp-resources/thread-store"
+import { Config, Effect, Layer, Logger, LogLevel } from "effect"
+import * as AppOptions from "./AppOptions.js"
+import * as Connections from "./Connections.js"
+import { loadConfig } from "./handlers/config.js"
+import * as JsonRpcServer from "./JsonRpcServer.js"
+import * as Lifecycle from "./Lifecycle.js"
+import * as StdioTransport from "./StdioTransport.js"
+import * as Threads from "./Threads.js"
+import * as WebSocketTransport from "./WebSocketTransport.js"
+
+const levels = { error: LogLevel.Error, warn: LogLevel.Warning, info: LogLevel.Info, debug: LogLevel.Debug } as const
+
+/** Logs to standard error (never standard output), at the level of `MCP_RESOURCES_LOG`. */
+export const loggerLayer: Layer.Layer<never> = Layer.unwrapEffect(
+  Effect.gen(function* () {
+    const level = yield* Config.literal(
+      "error",
+      "warn",
+      "info",
+      "debug"
+    )("MCP_RESOURCES_LOG").pipe(
+      Config.withDefault("info" as const),
+      Effect.orElseSucceed(() => "info" as const)
+    )
+    return Layer.merge(
+      Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger)),
+      Logger.minimumLogLevel(levels[level])
+    )
+  })
+)
+
+/** The whole server for the given options: the config file is read at start (an invalid one fails the layer). */
+export const layer = (options: AppOptions.ServerOptions) =>
+  Layer.unwrapEffect(
+    Effect.gen(function* () {
+      const config = yield* loadConfig(options.configPath)
+      const persistence = ThreadStore.layerFromConfig({
+        driver: config.persistence.driver,
+        url: config.persistence.url,
+        dataDir: options.dataDir
+      })
+      const client = ResourceClient.layer(ServerEntry.fromConfig(config))
+      const services = Layer.mergeAll(
+        OriginStore.layerFromResourceClient,
+        Skills.layer,
+        persistence,
+        Connections.layer,
+        AppOptions.layer(options),
+        Lifecycle.layer
+      ).pipe(Layer.provideMerge(client))
+      const threads = Threads.layer.pipe(Layer.provideMerge(services))
+      const server = JsonRpcServer.layer.pipe(Layer.provideMerge(threads))
+      const transports = Layer.mergeAll(
+        options.stdio ? StdioTransport.layer : Layer.empty,
+        options.listen !== undefined ? WebSocketTransport.layer : Layer.empty
+      )
+      return transports.pipe(Layer.provideMerge(server))
+    })
+  ).pipe(Layer.provide(loggerLayer))

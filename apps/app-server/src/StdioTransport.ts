@@ -1,0 +1,75 @@
+/**
+ * JSON-RPC over standard input/output: one message per `\n`-terminated line, lines over 8 MiB answered
+ * `Request too large` without being buffered whole. Standard output carries protocol messages only.
+ * End of input stops the server.
+ */
+import { Effect, Layer, Queue } from "effect"
+import { JsonRpcServer, maxMessageBytes } from "./JsonRpcServer.js"
+import { type Frame, LineSplitter } from "./internal/lineSplitter.js"
+import { Lifecycle } from "./Lifecycle.js"
+
+/** The streams the transport uses (the process's own by default). */
+export interface Streams {
+  readonly input: NodeJS.ReadableStream
+  readonly output: NodeJS.WritableStream
+}
+
+/** Serves the given streams until the layer closes; on close, in-flight requests are drained first. */
+export const layerStreams = (streams: Streams): Layer.Layer<never, never, JsonRpcServer | Lifecycle> =>
+  Layer.scopedDiscard(
+    Effect.gen(function* () {
+      const server = yield* JsonRpcServer
+      const lifecycle = yield* Lifecycle
+      const { input, output } = streams
+      const ignore = () => {}
+      output.on("error", ignore)
+      const session = yield* server.attach("stdio", (text) => {
+        output.write(`${text}\n`)
+      })
+      const frames = yield* Queue.unbounded<Frame | { readonly _tag: "end" }>()
+      const splitter = new LineSplitter(maxMessageBytes)
+      const onData = (chunk: Buffer | string) => {
+        for (const frame of splitter.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk))
+          frames.unsafeOffer(frame)
+      }
+      const onEnd = () => {
+        for (const frame of splitter.end()) frames.unsafeOffer(frame)
+        frames.unsafeOffer({ _tag: "end" })
+      }
+      yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          input.on("data", onData)
+          input.once("end", onEnd)
+          input.once("error", onEnd)
+          input.resume()
+        }),
+        () =>
+          Effect.sync(() => {
+            input.off("data", onData)
+            input.off("end", onEnd)
+            input.off("error", onEnd)
+            input.pause()
+            if ("destroy" in input && typeof input.destroy === "function") input.destroy()
+          })
+      )
+      // Runs before the connection detaches: in-flight requests still get their answers on stdout.
+      yield* Effect.addFinalizer(() => server.shutdown)
+      yield* Effect.forkScoped(
+        Effect.gen(function* () {
+          while (true) {
+            const frame = yield* Queue.take(frames)
+            if (frame._tag === "end") {
+              yield* Effect.logInfo("standard input ended")
+              return yield* lifecycle.stop
+            }
+            yield* frame._tag === "oversize" ? session.tooLarge : session.receive(frame.text)
+          }
+        })
+      )
+    })
+  )
+
+/** Serves the process's standard input and output. */
+export const layer: Layer.Layer<never, never, JsonRpcServer | Lifecycle> = Layer.suspend(() =>
+  layerStreams({ input: process.stdin, output: process.stdout })
+)

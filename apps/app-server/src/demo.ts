@@ -1,0 +1,262 @@
+/**
+ * The main job: a scripted app-server session on the embedded default (SQLite, the bundled example
+ * servers), printed as a readable transcript. It starts `dist/main.js` as a child over stdio with an
+ * example config (our example server as the apps server `codex_apps`, and the published
+ * `@modelcontextprotocol/server-everything`), then: initialize, tool/list, an aggregate list, a read,
+ * an app tool call and its widget read, compaction, a restart and resume, and the widget read again.
+ */
+import { createRequire } from "node:module"
+import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+import { fileURLToPath } from "node:url"
+import { type RpcClient, RpcError, startServer } from "./cli/rpcClient.js"
+
+const here = NodePath.dirname(fileURLToPath(import.meta.url))
+const require = createRequire(import.meta.url)
+
+/** The example config: our example server as `codex_apps`, and server-everything as `everything`. */
+export const exampleConfig = (): string => {
+  const fixturesDist = NodePath.dirname(require.resolve("@mcp-resources/fixtures"))
+  const everything = NodePath.join(
+    NodePath.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")),
+    "dist",
+    "index.js"
+  )
+  const q = (s: string) => JSON.stringify(s)
+  return [
+    "# Example config of the mcp-resources demo.",
+    "[mcp_servers.codex_apps]",
+    `command = ${q(process.execPath)}`,
+    `args = [${q(NodePath.join(fixturesDist, "example.js"))}]`,
+    "",
+    "[mcp_servers.everything]",
+    `command = ${q(process.execPath)}`,
+    `args = [${q(everything)}, "stdio"]`,
+    "startup_timeout_sec = 30",
+    "",
+    "[truncation]",
+    'mode = "bytes"',
+    "limit = 2000",
+    ""
+  ].join("\n")
+}
+
+const widgetUri = "ui://widget/example-app.html"
+const out = (line = "") => process.stdout.write(`${line}\n`)
+const clip = (text: string, max = 400) => (text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text)
+const indent = (text: string) =>
+  text
+    .split("\n")
+    .map((l) => `      ${l}`)
+    .join("\n")
+
+let step = 0
+const show = async (
+  client: RpcClient,
+  title: string,
+  method: string,
+  params: unknown,
+  render: (r: Record<string, unknown>) => string
+): Promise<Record<string, unknown>> => {
+  step += 1
+  out(`[${step}] ${title}`)
+  out(`    → ${method} ${clip(JSON.stringify(params), 200)}`)
+  try {
+    const result = await client.request(method, params)
+    for (const n of client.takeNotifications()) {
+      const p = n.params as { item?: { status?: string; tool?: string; mcpAppResourceUri?: string } }
+      const detail = p.item
+        ? ` ${p.item.tool} ${p.item.status}${p.item.mcpAppResourceUri ? ` (widget ${p.item.mcpAppResourceUri})` : ""}`
+        : ""
+      out(`    ⇠ ${n.method}${detail}`)
+    }
+    out(indent(`← ${render(result)}`))
+    out()
+    return result
+  } catch (e) {
+    const message = e instanceof RpcError ? `error ${e.code}: ${e.message}` : String(e)
+    out(indent(`← ${message}`))
+    out()
+    throw e
+  }
+}
+
+const main = async (): Promise<number> => {
+  const root = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "mcp-resources-demo-"))
+  const configPath = NodePath.join(root, "mcp-resources.toml")
+  const dataDir = NodePath.join(root, "data")
+  const logFile = NodePath.join(root, "app-server.log")
+  NodeFs.writeFileSync(configPath, exampleConfig())
+  const mainJs = NodePath.join(here, "main.js")
+  const args = ["--config", configPath, "--data-dir", dataDir]
+
+  out("mcp-resources demo: a scripted app-server session (JSON-RPC over stdio)")
+  out(`  config   ${configPath}`)
+  out(`  data dir ${dataDir} (SQLite, state.sqlite)`)
+  out(`  log      ${logFile}`)
+  out("  servers  codex_apps = the bundled example server (resources, templates, an app tool with a widget)")
+  out("           everything = @modelcontextprotocol/server-everything")
+  out()
+
+  let client = startServer(mainJs, args, logFile)
+  try {
+    await show(
+      client,
+      "Initialize the connection",
+      "initialize",
+      { clientInfo: { name: "demo", version: "1" } },
+      (r) => {
+        const info = r.serverInfo as { name: string; version: string }
+        return `${info.name} ${info.version}, protocol ${r.protocolVersion}`
+      }
+    )
+    const started = await show(client, "Start a persistent thread", "thread/start", {}, (r) => {
+      const t = r.thread as { id: string; ephemeral: boolean }
+      return `thread ${t.id} (${t.ephemeral ? "ephemeral" : "persistent"})`
+    })
+    const threadId = (started.thread as { id: string }).id
+    const turn = await show(
+      client,
+      "Start a turn",
+      "turn/start",
+      { threadId },
+      (r) => `turn ${(r.turn as { id: string }).id}`
+    )
+    const turnId = (turn.turn as { id: string }).id
+
+    await show(client, "List the tools the model sees", "tool/list", { threadId }, (r) => {
+      const tools = r.tools as Array<{ name: string }>
+      return `${tools.length} tools:\n${tools.map((t) => `  ${t.name}`).join("\n")}`
+    })
+
+    let callNo = 0
+    const call = (title: string, name: string, argumentsText: string) =>
+      show(
+        client,
+        title,
+        "tool/call",
+        { threadId, turnId, callId: `call-${++callNo}`, name, arguments: argumentsText },
+        (r) => `success ${r.success}\n${clip(String(r.output), 700)}`
+      )
+
+    const listed = await call("The model lists resources of every server", "list_mcp_resources", "{}")
+    const resources = (JSON.parse(String(listed.output)) as { resources: Array<{ server: string; uri: string }> })
+      .resources
+    const counts = new Map<string, number>()
+    for (const r of resources) counts.set(r.server, (counts.get(r.server) ?? 0) + 1)
+    out(`      (per server: ${[...counts].map(([s, n]) => `${s} ${n}`).join(", ")})`)
+    out()
+
+    await call(
+      "The model reads one resource",
+      "read_mcp_resource",
+      JSON.stringify({ server: "codex_apps", uri: "example://docs/readme.md" })
+    )
+    const everythingUri = resources.find((r) => r.server === "everything")?.uri
+    if (everythingUri) {
+      await call(
+        "The model reads a resource of server-everything",
+        "read_mcp_resource",
+        JSON.stringify({ server: "everything", uri: everythingUri })
+      )
+    }
+    await call(
+      "The model lists resource templates of the example server",
+      "list_mcp_resource_templates",
+      JSON.stringify({ server: "codex_apps" })
+    )
+    const appCallId = "app-call"
+    step += 1
+    out(`[${step}] The model calls the app tool; its item names the widget resource`)
+    const appResult = await client.request("tool/call", {
+      threadId,
+      turnId,
+      callId: appCallId,
+      name: "mcp__codex_apps__example_search",
+      arguments: JSON.stringify({ query: "lamps" })
+    })
+    for (const n of client.takeNotifications()) {
+      const item = (n.params as { item?: Record<string, unknown> }).item
+      out(
+        `    ⇠ ${n.method} ${item?.tool} ${item?.status}${item?.connectorId ? ` connector ${item.connectorId}` : ""}${item?.mcpAppResourceUri ? ` widget ${item.mcpAppResourceUri}` : ""}`
+      )
+    }
+    out(indent(`← success ${appResult.success}\n${clip(String(appResult.output), 300)}`))
+    out()
+
+    const widgetRead = { threadId, originCallId: appCallId, server: "codex_apps", uri: widgetUri }
+    const renderContents = (r: Record<string, unknown>) =>
+      `${(r.contents as Array<{ uri: string; text?: string }>).map((c) => `${c.uri}: ${c.text ?? "(blob)"}`).join("\n")}\n(originCallId ${r.originCallId})`
+    await show(
+      client,
+      "The widget host reads the widget through the call that produced it",
+      "mcp/resource/read",
+      widgetRead,
+      renderContents
+    )
+    try {
+      await show(
+        client,
+        "A read naming a call that never happened is refused",
+        "mcp/resource/read",
+        { ...widgetRead, originCallId: "no-such-call" },
+        renderContents
+      )
+    } catch {
+      // expected: the transcript shows the refusal
+    }
+    await show(
+      client,
+      "Compact the thread (writes the origin checkpoint)",
+      "thread/compact",
+      { threadId },
+      () => "compacted"
+    )
+
+    step += 1
+    out(`[${step}] Restart the app-server on the same data dir`)
+    const code = await client.close()
+    out(`      ← exited with code ${code}; starting again`)
+    out()
+    client = startServer(mainJs, args, logFile)
+    await show(
+      client,
+      "Initialize the new connection",
+      "initialize",
+      { clientInfo: { name: "demo", version: "1" } },
+      () => "ok"
+    )
+    await show(client, "Resume the thread from SQLite", "thread/resume", { threadId }, (r) => {
+      const t = r.thread as { id: string }
+      return `thread ${t.id} resumed`
+    })
+    await show(
+      client,
+      "The widget is still readable after the restart",
+      "mcp/resource/read",
+      widgetRead,
+      renderContents
+    )
+    await show(client, "Threads in the store", "thread/list", {}, (r) =>
+      (r.threads as Array<{ id: string; ephemeral: boolean; createdAt: string }>)
+        .map((t) => `${t.id} ${t.ephemeral ? "ephemeral" : "persistent"} ${t.createdAt}`)
+        .join("\n")
+    )
+    out("Demo finished: every step above went through the JSON-RPC app-server.")
+    return 0
+  } catch (e) {
+    process.stderr.write(`demo failed: ${e instanceof Error ? e.message : String(e)} (server log: ${logFile})\n`)
+    return 1
+  } finally {
+    await client.close()
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e) => {
+    process.stderr.write(`demo failed: ${String(e)}\n`)
+    process.exit(1)
+  }
+)

@@ -1,0 +1,49 @@
+/** `config/mcpServer/reload` and `mcpServer/list`. */
+import { Config } from "@mcp-resources/protocol"
+import { ResourceClient, ServerEntry } from "@mcp-resources/resource-client"
+import { Effect } from "effect"
+import { AppOptions } from "../AppOptions.js"
+import { EmptyParams } from "../internal/params.js"
+import { method } from "../Method.js"
+
+/** Reads the config file the server was started with (the empty config when there is none). */
+export const loadConfig = (path: string | undefined): Effect.Effect<Config.Config, Config.ConfigError> =>
+  path === undefined ? Effect.succeed(Config.empty) : Config.load(path)
+
+/** The config methods. */
+export const configMethods = {
+  "config/mcpServer/reload": method({
+    params: EmptyParams,
+    run: () =>
+      Effect.gen(function* () {
+        const options = yield* AppOptions
+        const client = yield* ResourceClient.ResourceClient
+        const config = yield* loadConfig(options.configPath)
+        yield* client.reload(ServerEntry.fromConfig(config))
+        yield* Effect.logInfo("config reloaded").pipe(Effect.annotateLogs({ generation: yield* client.generation }))
+        return {}
+      })
+  }),
+  "mcpServer/list": method({
+    params: EmptyParams,
+    run: () =>
+      Effect.gen(function* () {
+        const client = yield* ResourceClient.ResourceClient
+        const servers = yield* client.servers
+        return {
+          servers: servers.flatMap((s) =>
+            s.transport === "memory"
+              ? []
+              : [
+                  {
+                    name: s.name,
+                    status: s.status,
+                    transport: s.transport,
+                    ...(s.error !== undefined ? { error: s.error } : {})
+                  }
+                ]
+          )
+        }
+      })
+  })
+}

@@ -1,0 +1,28 @@
+/** The method table: every method of app-server-protocol.md section 3 except `initialize` (handled per connection). */
+import type { ResourceClient } from "@mcp-resources/resource-client"
+import type { OriginStore } from "@mcp-resources/resource-origins"
+import type { Skills } from "@mcp-resources/skills"
+import type { AppOptions } from "../AppOptions.js"
+import type { Method } from "../Method.js"
+import type { Threads } from "../Threads.js"
+import { configMethods } from "./config.js"
+import { resourceMethods } from "./resources.js"
+import { skillMethods } from "./skills.js"
+import { threadMethods } from "./threads.js"
+import { toolMethods } from "./tools.js"
+import { turnMethods } from "./turns.js"
+
+const table = {
+  ...threadMethods,
+  ...turnMethods,
+  ...toolMethods,
+  ...resourceMethods,
+  ...configMethods,
+  ...skillMethods
+}
+
+/** What the handlers need from the main layer. */
+export type Environment = Threads | ResourceClient.ResourceClient | OriginStore.OriginStore | Skills.Skills | AppOptions
+
+/** Every method by name. */
+export const methods: Readonly<Record<string, Method<Environment>>> = table

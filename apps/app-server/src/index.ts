@@ -1,0 +1,10 @@
+/** @mcp-resources/app-server: the JSON-RPC app-server over stdio and WebSocket. */
+export * as AppOptions from "./AppOptions.js"
+export * as Connections from "./Connections.js"
+export * as JsonRpcServer from "./JsonRpcServer.js"
+export * as Lifecycle from "./Lifecycle.js"
+export * as MainLayer from "./MainLayer.js"
+export * as Method from "./Method.js"
+export * as StdioTransport from "./StdioTransport.js"
+export * as Threads from "./Threads.js"
+export * as WebSocketTransport from "./WebSocketTransport.js"

@@ -1,0 +1,61 @@
+/**
+ * A streaming `\n` splitter with a byte cap: a line longer than the cap is dropped as it streams in
+ * (never buffered whole) and reported once as `oversize` when its newline arrives.
+ */
+
+/** One framed input line, or the report of a dropped one. */
+export type Frame = { readonly _tag: "line"; readonly text: string } | { readonly _tag: "oversize" }
+
+/** Splits byte chunks into lines of at most `maxBytes` bytes (the newline and a trailing `\r` not counted). */
+export class LineSplitter {
+  private chunks: Array<Buffer> = []
+  private size = 0
+  private discarding = false
+
+  constructor(private readonly maxBytes: number) {}
+
+  /** Feeds one chunk; returns the frames it completed, in order. */
+  push(chunk: Buffer): Array<Frame> {
+    const frames: Array<Frame> = []
+    let start = 0
+    while (start <= chunk.length) {
+      const nl = chunk.indexOf(0x0a, start)
+      const end = nl === -1 ? chunk.length : nl
+      if (!this.discarding) {
+        const piece = chunk.subarray(start, end)
+        // One byte of slack for a `\r` before the newline.
+        if (this.size + piece.length > this.maxBytes + 1) {
+          this.discarding = true
+          this.chunks = []
+          this.size = 0
+        } else if (piece.length > 0) {
+          this.chunks.push(Buffer.from(piece))
+          this.size += piece.length
+        }
+      }
+      if (nl === -1) break
+      frames.push(this.finish())
+      start = nl + 1
+    }
+    return frames
+  }
+
+  /** The unterminated rest at end of input, if any. */
+  end(): Array<Frame> {
+    if (this.discarding || this.size > 0) return [this.finish()]
+    return []
+  }
+
+  private finish(): Frame {
+    if (this.discarding) {
+      this.discarding = false
+      return { _tag: "oversize" }
+    }
+    let buf = Buffer.concat(this.chunks, this.size)
+    this.chunks = []
+    this.size = 0
+    if (buf.length > 0 && buf[buf.length - 1] === 0x0d) buf = buf.subarray(0, buf.length - 1)
+    if (buf.length > this.maxBytes) return { _tag: "oversize" }
+    return { _tag: "line", text: buf.toString("utf8") }
+  }
+}

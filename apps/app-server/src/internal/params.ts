@@ -1,0 +1,28 @@
+/**
+ * Params decoding of the methods: the schemas and the `Invalid request: {detail}` rendering are the
+ * protocol's (`@mcp-resources/protocol` AppServer); absent params count as `{}`.
+ */
+import { AppServer } from "@mcp-resources/protocol"
+import { Either, Schema } from "effect"
+
+export const {
+  InitializeParams,
+  ThreadConfig,
+  ThreadStartParams,
+  ThreadIdParams,
+  TurnStartParams,
+  ToolCallParams,
+  McpResourceReadParams: ResourceReadParams,
+  ThreadRollbackParams: RollbackParams,
+  SkillsReadParams,
+  EmptyObject: EmptyParams
+} = AppServer
+
+/** The per-thread config override of `thread/start`. */
+export type ThreadConfig = AppServer.ThreadConfig
+
+/** Decodes params (absent params count as `{}`); the failure is the whole `Invalid request: …` message. */
+export const decodeParams = <A, I>(schema: Schema.Schema<A, I>, params: unknown): Either.Either<A, string> =>
+  Schema.decodeUnknownEither(schema, { errors: "first" })(params === undefined ? {} : params).pipe(
+    Either.mapLeft((error) => AppServer.messages.invalidParams(AppServer.formatParamsError(error)))
+  )

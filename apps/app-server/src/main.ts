@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+/**
+ * The app-server program: `node dist/main.js --config PATH --data-dir DIR [--listen ws://HOST:PORT]
+ * [--no-stdio] [--allow-remote] [--token-env VAR] [--allow-origin ORIGIN]...`. Runs until standard
+ * input ends or SIGINT/SIGTERM, then shuts down gracefully and exits 0.
+ */
+import { NodeRuntime } from "@effect/platform-node"
+import { Cause, Effect, Exit } from "effect"
+import { parseArgs, UsageError, usage } from "./AppOptions.js"
+import { Lifecycle } from "./Lifecycle.js"
+import * as MainLayer from "./MainLayer.js"
+
+const fatal = (message: string, code: number) =>
+  Effect.sync(() => {
+    process.stderr.write(`mcp-resources-app-server: ${message}\n`)
+    return code
+  })
+
+/** Parses the command line, runs the server until it is asked to stop, and returns the exit code. */
+export const program: Effect.Effect<number> = Effect.gen(function* () {
+  const options = yield* Effect.try({
+    try: () => parseArgs(process.argv.slice(2), process.env, process.cwd()),
+    catch: (error) => (error instanceof UsageError ? error : new UsageError(String(error)))
+  })
+  yield* Effect.flatMap(Lifecycle, (lifecycle) => lifecycle.awaitStop).pipe(Effect.provide(MainLayer.layer(options)))
+  return 0
+}).pipe(
+  Effect.catchAll((error) =>
+    error instanceof UsageError ? fatal(`${error.message}\n${usage}`, 2) : fatal(error.message, 1)
+  ),
+  Effect.catchAllDefect((defect) => fatal(Cause.pretty(Cause.die(defect)), 1))
+)
+
+NodeRuntime.runMain(program, {
+  disableErrorReporting: true,
+  disablePrettyLogger: true,
+  teardown: (exit) => {
+    process.exit(
+      Exit.isSuccess(exit)
+        ? typeof exit.value === "number"
+          ? exit.value
+          : 0
+        : Cause.isInterruptedOnly(exit.cause)
+          ? 0
+          : 1
+    )
+  }
+})

@@ -1,0 +1,47 @@
+import { assert, describe, it } from "@effect/vitest"
+import fc from "fast-check"
+import { LineSplitter } from "../src/internal/lineSplitter.js"
+
+describe("LineSplitter", () => {
+  it("splits chunks into lines across chunk boundaries and drops a trailing \\r", () => {
+    const s = new LineSplitter(100)
+    assert.deepStrictEqual(s.push(Buffer.from('{"a":')), [])
+    assert.deepStrictEqual(s.push(Buffer.from('1}\r\n{"b":2}\n{"c"')), [
+      { _tag: "line", text: '{"a":1}' },
+      { _tag: "line", text: '{"b":2}' }
+    ])
+    assert.deepStrictEqual(s.end(), [{ _tag: "line", text: '{"c"' }])
+  })
+
+  it("reports a line over the cap once, without keeping its bytes, then continues", () => {
+    const s = new LineSplitter(8)
+    assert.deepStrictEqual(s.push(Buffer.from("123456789")), [])
+    assert.deepStrictEqual(s.push(Buffer.from("x".repeat(1000))), [])
+    assert.deepStrictEqual(s.push(Buffer.from("y\nok\n")), [{ _tag: "oversize" }, { _tag: "line", text: "ok" }])
+    assert.deepStrictEqual(s.push(Buffer.from("12345678\n")), [{ _tag: "line", text: "12345678" }])
+  })
+
+  it("chunking never changes the frames", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ maxLength: 20 }), { maxLength: 10 }),
+        fc.array(fc.nat({ max: 30 })),
+        (lines, cuts) => {
+          const text = lines.map((l) => l.replaceAll("\n", "")).join("\n")
+          const whole = new LineSplitter(12)
+          const expected = [...whole.push(Buffer.from(text)), ...whole.end()]
+          const buf = Buffer.from(text)
+          const split = new LineSplitter(12)
+          const got = []
+          let at = 0
+          for (const cut of cuts) {
+            got.push(...split.push(buf.subarray(at, Math.min(buf.length, at + cut))))
+            at = Math.min(buf.length, at + cut)
+          }
+          got.push(...split.push(buf.subarray(at)), ...split.end())
+          assert.deepStrictEqual(got, expected)
+        }
+      )
+    )
+  })
+})

@@ -1,0 +1,275 @@
+/**
+ * A test client for the app-server as a real child process (`node dist/main.js`) over stdio: sends lines,
+ * collects every stdout message in order, and waits with bounded timeouts. The child is killed in the
+ * scope's finalizer.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { Data, Duration, Effect, type Scope } from "effect"
+
+/** The built server entry point. */
+export const mainJs = fileURLToPath(new URL("../../dist/main.js", import.meta.url))
+
+/** A message the server wrote (every stdout line, parsed). */
+export type Message = Record<string, unknown> & {
+  readonly jsonrpc?: unknown
+  readonly id?: unknown
+  readonly method?: unknown
+}
+
+/** A wait that did not complete in time. */
+export class WaitTimeout extends Data.TaggedError("WaitTimeout")<{ readonly message: string }> {}
+
+/** A fresh temporary directory. */
+export const tempDir = (prefix = "app-server-test-"): string => mkdtempSync(join(tmpdir(), prefix))
+
+/** Writes a config file (JSON, `mcp_servers` form, or raw TOML text) and returns its path. */
+export const writeConfig = (dir: string, config: Record<string, unknown> | string, name?: string): string => {
+  mkdirSync(dir, { recursive: true })
+  const file = join(dir, name ?? (typeof config === "string" ? "config.toml" : "config.json"))
+  writeFileSync(file, typeof config === "string" ? config : JSON.stringify(config))
+  return file
+}
+
+/** A running server and its stdout/stderr. */
+export interface AppServer {
+  readonly child: ChildProcess
+  /** Every stdout line, raw. */
+  readonly lines: Array<string>
+  /** Every stdout line, parsed (lines that are not JSON are kept as `{__raw: line}`). */
+  readonly messages: Array<Message>
+  readonly stderr: () => string
+  /** Writes one raw line (a newline is appended). */
+  readonly sendLine: (line: string) => Effect.Effect<void>
+  /** Writes raw bytes. */
+  readonly sendRaw: (data: string | Buffer) => Effect.Effect<void>
+  /** Sends a request and waits for its response. */
+  readonly request: (
+    method: string,
+    params?: unknown,
+    timeout?: Duration.DurationInput
+  ) => Effect.Effect<Message, WaitTimeout>
+  /** Sends a request without waiting; returns its id. */
+  readonly send: (method: string, params?: unknown) => Effect.Effect<number>
+  /** Sends a notification. */
+  readonly notify: (method: string, params?: unknown) => Effect.Effect<void>
+  /** Waits for the response with that id. */
+  readonly response: (id: unknown, timeout?: Duration.DurationInput) => Effect.Effect<Message, WaitTimeout>
+  /** Waits until a message matches. */
+  readonly waitFor: (
+    predicate: (message: Message) => boolean,
+    timeout?: Duration.DurationInput,
+    what?: string
+  ) => Effect.Effect<Message, WaitTimeout>
+  /** Sends `initialize` and checks it succeeded. */
+  readonly initialize: Effect.Effect<void, WaitTimeout>
+  /** Notifications with that method, in order. */
+  readonly notifications: (method?: string) => Array<Message>
+  /** Closes the server's standard input. */
+  readonly endInput: Effect.Effect<void>
+  /** Waits for the process to exit; returns its exit code. */
+  readonly exited: (timeout?: Duration.DurationInput) => Effect.Effect<number | null, WaitTimeout>
+}
+
+/** Options of {@link start}. */
+export interface StartOptions {
+  readonly args: ReadonlyArray<string>
+  readonly env?: Record<string, string>
+}
+
+/** Starts `node dist/main.js ARGS`; the child is killed (SIGKILL) when the scope closes if still running. */
+export const start = (options: StartOptions): Effect.Effect<AppServer, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const child = spawn(process.execPath, [mainJs, ...options.args], {
+        stdio: ["pipe", "pipe", "pipe"],
+        env: { ...process.env, MCP_RESOURCES_LOG: "debug", ...options.env }
+      })
+      const lines: Array<string> = []
+      const messages: Array<Message> = []
+      const listeners = new Set<() => void>()
+      let stderr = ""
+      let buffer = ""
+      let exitCode: number | null | undefined
+      child.stdout!.setEncoding("utf8")
+      child.stdout!.on("data", (chunk: string) => {
+        buffer += chunk
+        let nl = buffer.indexOf("\n")
+        while (nl !== -1) {
+          const line = buffer.slice(0, nl)
+          buffer = buffer.slice(nl + 1)
+          lines.push(line)
+          let parsed: Message
+          try {
+            parsed = JSON.parse(line) as Message
+          } catch {
+            parsed = { __raw: line }
+          }
+          messages.push(parsed)
+          nl = buffer.indexOf("\n")
+        }
+        for (const listener of [...listeners]) listener()
+      })
+      child.stderr!.setEncoding("utf8")
+      child.stderr!.on("data", (chunk: string) => {
+        stderr += chunk
+      })
+      child.stdin!.on("error", () => {})
+      child.on("exit", (code) => {
+        exitCode = code
+        for (const listener of [...listeners]) listener()
+      })
+
+      const waitUntil = <A>(check: () => A | undefined, timeout: Duration.DurationInput, what: string) =>
+        Effect.async<A, WaitTimeout>((resume) => {
+          const now = check()
+          if (now !== undefined) return resume(Effect.succeed(now))
+          const listener = () => {
+            const value = check()
+            if (value !== undefined) {
+              listeners.delete(listener)
+              clearTimeout(timer)
+              resume(Effect.succeed(value))
+            }
+          }
+          const timer = setTimeout(() => {
+            listeners.delete(listener)
+            resume(
+              Effect.fail(
+                new WaitTimeout({
+                  message: `timed out waiting for ${what}; stdout: ${lines.slice(-5).join("\n")}; stderr tail: ${stderr.slice(-1500)}`
+                })
+              )
+            )
+          }, Duration.toMillis(timeout))
+          listeners.add(listener)
+          return Effect.sync(() => {
+            listeners.delete(listener)
+            clearTimeout(timer)
+          })
+        })
+
+      let nextId = 1
+      const sendRaw = (data: string | Buffer) =>
+        Effect.async<void>((resume) => {
+          child.stdin!.write(data, () => resume(Effect.void))
+        })
+      const sendLine = (line: string) => sendRaw(`${line}\n`)
+      const send = (method: string, params?: unknown) =>
+        Effect.suspend(() => {
+          const id = nextId++
+          return Effect.as(
+            sendLine(JSON.stringify({ jsonrpc: "2.0", id, method, ...(params !== undefined ? { params } : {}) })),
+            id
+          )
+        })
+      const waitFor = (
+        predicate: (message: Message) => boolean,
+        timeout: Duration.DurationInput = "20 seconds",
+        what = "a message"
+      ) => waitUntil(() => messages.find(predicate), timeout, what)
+      const response = (id: unknown, timeout: Duration.DurationInput = "20 seconds") =>
+        waitFor(
+          (m) => m.id === id && (m.result !== undefined || m.error !== undefined),
+          timeout,
+          `the response to ${String(id)}`
+        )
+      const request = (method: string, params?: unknown, timeout?: Duration.DurationInput) =>
+        Effect.flatMap(send(method, params), (id) => response(id, timeout))
+      const server: AppServer = {
+        child,
+        lines,
+        messages,
+        stderr: () => stderr,
+        sendLine,
+        sendRaw,
+        send,
+        request,
+        notify: (method, params) =>
+          sendLine(JSON.stringify({ jsonrpc: "2.0", method, ...(params !== undefined ? { params } : {}) })),
+        response,
+        waitFor,
+        initialize: Effect.flatMap(request("initialize", { clientInfo: { name: "test" } }), (m) =>
+          m.result !== undefined
+            ? Effect.void
+            : Effect.fail(new WaitTimeout({ message: `initialize failed: ${JSON.stringify(m)}` }))
+        ),
+        notifications: (method) =>
+          messages.filter((m) => m.id === undefined && (method === undefined || m.method === method)),
+        endInput: Effect.sync(() => {
+          child.stdin!.end()
+        }),
+        exited: (timeout = "20 seconds") =>
+          waitUntil(
+            () => (exitCode === undefined ? undefined : { code: exitCode }),
+            timeout,
+            "the process to exit"
+          ).pipe(Effect.map((e) => e.code))
+      }
+      return server
+    }),
+    (server) =>
+      Effect.async<void>((resume) => {
+        if (server.child.exitCode !== null || server.child.signalCode !== null) return resume(Effect.void)
+        server.child.once("exit", () => resume(Effect.void))
+        server.child.kill("SIGKILL")
+      })
+  )
+
+/** The result of a response, or a failure naming the error it carried. */
+export const resultOf = (message: Message): Record<string, unknown> => {
+  if (message.result === undefined) throw new Error(`expected a result, got ${JSON.stringify(message)}`)
+  return message.result as Record<string, unknown>
+}
+
+/** The error of a response. */
+export const errorOf = (message: Message): { code: number; message: string } => {
+  if (message.error === undefined) throw new Error(`expected an error, got ${JSON.stringify(message)}`)
+  return message.error as { code: number; message: string }
+}
+
+/** Starts a server on `dataDir` (a fresh one by default) with an optional config, and initializes it. */
+export const startInitialized = (options: {
+  readonly config?: string
+  readonly dataDir?: string
+  readonly args?: ReadonlyArray<string>
+  readonly env?: Record<string, string>
+}): Effect.Effect<AppServer, WaitTimeout, Scope.Scope> =>
+  Effect.gen(function* () {
+    const args = [
+      ...(options.config !== undefined ? ["--config", options.config] : []),
+      "--data-dir",
+      options.dataDir ?? tempDir(),
+      ...(options.args ?? [])
+    ]
+    const server = yield* start({ args, ...(options.env !== undefined ? { env: options.env } : {}) })
+    yield* server.initialize
+    return server
+  })
+
+/** `thread/start` then `turn/start`; returns the ids. */
+export const threadWithTurn = (
+  server: AppServer,
+  params: Record<string, unknown> = {},
+  turnId = "t1"
+): Effect.Effect<{ threadId: string; turnId: string }, WaitTimeout> =>
+  Effect.gen(function* () {
+    const started = resultOf(yield* server.request("thread/start", params))
+    const threadId = (started.thread as { id: string }).id
+    resultOf(yield* server.request("turn/start", { threadId, turnId }))
+    return { threadId, turnId }
+  })
+
+/** Polls `mcpServer/list` until no server is `starting` (aggregate lists never wait for startup). */
+export const waitSettled = (server: AppServer): Effect.Effect<Array<Record<string, unknown>>, WaitTimeout> =>
+  Effect.gen(function* () {
+    for (let i = 0; i < 100; i++) {
+      const servers = resultOf(yield* server.request("mcpServer/list", {})).servers as Array<Record<string, unknown>>
+      if (servers.every((s) => s.status !== "starting")) return servers
+      yield* Effect.sleep("100 millis")
+    }
+    return yield* Effect.fail(new WaitTimeout({ message: "servers still starting after 10 s" }))
+  })

@@ -1,0 +1,191 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Either } from "effect"
+import * as Config from "../src/Config.js"
+
+const errorOf = (text: string, file: string): string => {
+  const result = Config.parse(text, file)
+  if (Either.isRight(result)) throw new Error(`expected ${file} to be refused`)
+  return result.left.message
+}
+const ok = (text: string, file: string): Config.Config => {
+  const result = Config.parse(text, file)
+  if (Either.isLeft(result)) throw new Error(result.left.message)
+  return result.right
+}
+
+describe("Config", () => {
+  it("reads the TOML form with defaults applied and servers sorted by name", () => {
+    const config = ok(
+      [
+        "[mcp_servers.zeta]",
+        'url = "http://127.0.0.1:3001/mcp"',
+        'bearer_token_env_var = "TOKEN"',
+        'http_headers = { "X-Name" = "value" }',
+        "[mcp_servers.alpha]",
+        'command = "node"',
+        'args = ["server.js"]',
+        "tool_timeout_sec = 1",
+        "enabled = false",
+        "[orchestrator.mcp]",
+        "enabled = false",
+        "[apps]",
+        'server_name = "apps"',
+        "[apps.connectors.k.tools.t]",
+        "enabled = false",
+        "[truncation]",
+        'mode = "bytes"',
+        "limit = 8000",
+        "[persistence]",
+        'driver = "memory"'
+      ].join("\n"),
+      "/etc/mcp.toml"
+    )
+    assert.deepStrictEqual(
+      config.mcpServers.map((s) => s.name),
+      ["alpha", "zeta"]
+    )
+    assert.deepStrictEqual(config.mcpServers[0], {
+      name: "alpha",
+      transport: { _tag: "stdio", command: "node", args: ["server.js"], env: {} },
+      enabled: false,
+      startupTimeoutSec: 10,
+      toolTimeoutSec: 1,
+      maxMessageBytes: 67108864
+    })
+    assert.deepStrictEqual(config.mcpServers[1]?.transport, {
+      _tag: "http",
+      url: "http://127.0.0.1:3001/mcp",
+      bearerTokenEnvVar: "TOKEN",
+      httpHeaders: { "X-Name": "value" }
+    })
+    assert.deepStrictEqual(config.orchestrator, { mcpEnabled: false, skillsEnabled: true })
+    assert.deepStrictEqual(config.apps, { serverName: "apps", connectors: { k: { tools: { t: { enabled: false } } } } })
+    assert.deepStrictEqual(config.truncation, { mode: "bytes", limit: 8000 })
+    assert.deepStrictEqual(config.persistence, { driver: "memory" })
+  })
+
+  it("reads the JSON form with the same structure", () => {
+    const config = ok('{"mcp_servers":{"srv":{"command":"node","startup_timeout_sec":86400}}}', "c.json")
+    assert.strictEqual(config.mcpServers[0]?.startupTimeoutSec, 86400)
+    assert.deepStrictEqual(ok("{}", "c.json"), Config.empty)
+  })
+
+  it("reads a desktop mcpServers object with stdio, http and streamable-http entries", () => {
+    const config = ok(
+      JSON.stringify({
+        mcpServers: {
+          local: { command: "npx", args: ["-y", "x"], env: { A: "1" }, cwd: "/tmp" },
+          typed: { type: "stdio", command: "node" },
+          remote: { type: "streamable-http", url: "http://127.0.0.1:1/mcp", headers: { Authorization: "x" } },
+          plain: { type: "http", url: "https://example.com/mcp" }
+        }
+      }),
+      "desktop.json"
+    )
+    assert.deepStrictEqual(
+      config.mcpServers.map((s) => [s.name, s.transport._tag]),
+      [
+        ["local", "stdio"],
+        ["plain", "http"],
+        ["remote", "http"],
+        ["typed", "stdio"]
+      ]
+    )
+    assert.deepStrictEqual(config.mcpServers[0]?.transport, {
+      _tag: "stdio",
+      command: "npx",
+      args: ["-y", "x"],
+      env: { A: "1" },
+      cwd: "/tmp"
+    })
+    assert.deepStrictEqual(config.mcpServers[2]?.transport, {
+      _tag: "http",
+      url: "http://127.0.0.1:1/mcp",
+      httpHeaders: { Authorization: "x" }
+    })
+  })
+
+  const refused: Array<[string, string, string]> = [
+    [
+      "d.json",
+      '{"mcpServers":{"s":{"type":"sse","url":"http://x/sse"}}}',
+      "d.json: mcpServers.s.type: legacy SSE servers are not supported; use a streamable HTTP server (`url`)"
+    ],
+    [
+      "d.json",
+      '{"mcp_servers":{},"mcpServers":{}}',
+      "d.json: mcpServers: a config may hold `mcp_servers` or `mcpServers`, not both"
+    ],
+    [
+      "c.toml",
+      '[mcp_servers."bad name"]\ncommand = "node"',
+      "c.toml: mcp_servers.bad name: server names must match [A-Za-z0-9_-]+"
+    ],
+    [
+      "d.json",
+      '{"mcpServers":{"a.b":{"command":"x"}}}',
+      "d.json: mcpServers.a.b: server names must match [A-Za-z0-9_-]+"
+    ],
+    [
+      "c.toml",
+      '[mcp_servers.srv]\ncommand = "node"\ntool_timeout_sec = 0',
+      "c.toml: mcp_servers.srv.tool_timeout_sec: must be a number of seconds with 0 < t <= 86400"
+    ],
+    [
+      "c.toml",
+      '[mcp_servers.srv]\ncommand = "node"\nstartup_timeout_sec = 86401',
+      "c.toml: mcp_servers.srv.startup_timeout_sec: must be a number of seconds with 0 < t <= 86400"
+    ],
+    [
+      "c.json",
+      '{"mcp_servers":{"s":{"url":"http://x","tool_timeout_sec":"5"}}}',
+      'c.json: mcp_servers.s.tool_timeout_sec: expected number, got "5"'
+    ],
+    ["c.toml", '[mcp_servers.srv]\ncommand = "node"\nfoo = 1', "c.toml: mcp_servers.srv.foo: unknown key"],
+    ["c.toml", "bogus = 1", "c.toml: bogus: unknown key"],
+    ["d.json", '{"mcpServers":{"s":{"command":"x","foo":1}}}', "d.json: mcpServers.s.foo: unknown key"],
+    [
+      "c.toml",
+      "[mcp_servers.srv]",
+      "c.toml: mcp_servers.srv: exactly one of `command` (stdio) or `url` (streamable HTTP) must be set"
+    ],
+    [
+      "d.json",
+      '{"mcpServers":{"s":{"type":"stdio","url":"http://x"}}}',
+      "d.json: mcpServers.s.type: `stdio` requires `command`"
+    ],
+    [
+      "c.json",
+      '{"mcp_servers":{"s":{"url":"ftp://x"}}}',
+      'c.json: mcp_servers.s.url: must be an http:// or https:// URL, got "ftp://x"'
+    ],
+    ["c.json", "[1]", "c.json: the config must be a table (TOML) or an object (JSON)"],
+    ["c.yaml", "x: 1", "c.yaml: the config file name must end in .toml or .json"]
+  ]
+  for (const [file, text, message] of refused) {
+    it(`refuses ${JSON.stringify(text)} with: ${message}`, () => {
+      assert.strictEqual(errorOf(text, file), message)
+    })
+  }
+
+  it("refuses text that is not TOML or JSON, naming the file and the format", () => {
+    assert.match(errorOf("not toml [[", "c.toml"), /^c\.toml: not valid TOML: /)
+    assert.match(errorOf("{", "c.json"), /^c\.json: not valid JSON: /)
+  })
+
+  it.effect("load reads a file and reports a missing one with the file named", () =>
+    Effect.gen(function* () {
+      const dir = mkdtempSync(join(tmpdir(), "protocol-config-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
+      const file = join(dir, "c.toml")
+      writeFileSync(file, '[mcp_servers.srv]\ncommand = "node"\n')
+      const config = yield* Config.load(file)
+      assert.strictEqual(config.mcpServers[0]?.name, "srv")
+      const missing = yield* Effect.flip(Config.load(join(dir, "none.toml")))
+      assert.strictEqual(missing.message, `${join(dir, "none.toml")}: cannot read the file: ENOENT`)
+    }).pipe(Effect.scoped)
+  )
+})

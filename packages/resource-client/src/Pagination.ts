@@ -1,0 +1,84 @@
+/**
+ * The pagination guard (resource-tools.md 2.1): collects every page of a paginated MCP list, one page
+ * after another, under a page limit, an item limit, a cursor size limit, a repeated-cursor check and one
+ * overall deadline.
+ */
+import { Errors, Messages } from "@mcp-resources/protocol"
+import { Clock, Duration, Effect } from "effect"
+
+/** At most this many pages are fetched. */
+export const maxPages = 100
+/** At most this many items are collected in total. */
+export const maxItems = 2048
+/** A next cursor longer than this many UTF-8 bytes is refused. */
+export const maxCursorBytes = 65536
+/** The overall deadline when none is given. */
+export const defaultTimeout: Duration.Duration = Duration.seconds(30)
+
+/** One fetched page: its items in the server's order and the cursor of the next page, if any. */
+export interface Page<A> {
+  readonly items: ReadonlyArray<A>
+  readonly nextCursor?: string | undefined
+}
+
+/** What {@link collectPaginated} needs: the method label, a page fetcher and an optional overall deadline. */
+export interface Options<A, E, R> {
+  /** The label used in messages: `resources/list`, `resources/templates/list`, `tools/list`. */
+  readonly method: string
+  /** Fetches one page; `undefined` for the first page. Its failure fails the collection unchanged. */
+  readonly fetchPage: (cursor: string | undefined) => Effect.Effect<Page<A>, E, R>
+  /** The overall deadline across all pages (30 s when not given). */
+  readonly timeout?: Duration.DurationInput
+}
+
+const guardError = (message: string) => new Errors.TransportError({ kind: "pagination", message })
+
+/** Fetches every page and returns all items in order, or fails with the first rule broken (2.1). */
+export const collectPaginated = <A, E, R>(
+  options: Options<A, E, R>
+): Effect.Effect<ReadonlyArray<A>, E | Errors.TransportError, R> =>
+  Effect.gen(function* () {
+    const { method, fetchPage } = options
+    const timeoutMillis = Duration.toMillis(Duration.decode(options.timeout ?? defaultTimeout))
+    const deadlineError = guardError(Messages.pagination.timedOut(method, timeoutMillis))
+    const deadline = (yield* Clock.currentTimeMillis) + timeoutMillis
+    const items: Array<A> = []
+    const seen = new Set<string>()
+    let cursor: string | undefined
+    let pages = 0
+    const fetch = (next: string | undefined): Effect.Effect<Page<A>, E | Errors.TransportError, R> =>
+      fetchPage(next).pipe(
+        // a page timeout that expires together with the deadline reports the deadline
+        Effect.catchAll((error) =>
+          Effect.flatMap(
+            Clock.currentTimeMillis,
+            (now): Effect.Effect<never, E | Errors.TransportError> =>
+              now >= deadline ? Effect.fail(deadlineError) : Effect.fail(error)
+          )
+        )
+      )
+    const loop: Effect.Effect<ReadonlyArray<A>, E | Errors.TransportError, R> = Effect.gen(function* () {
+      while (true) {
+        const page = yield* fetch(cursor)
+        pages += 1
+        if (page.items.length > maxItems - items.length) {
+          return yield* Effect.fail(guardError(Messages.pagination.itemLimit(method)))
+        }
+        items.push(...page.items)
+        const next = page.nextCursor
+        if (next === undefined) return items as ReadonlyArray<A>
+        if (Buffer.byteLength(next, "utf8") > maxCursorBytes) {
+          return yield* Effect.fail(guardError(Messages.pagination.cursorTooLarge(method)))
+        }
+        if (seen.has(next)) {
+          return yield* Effect.fail(guardError(Messages.pagination.repeatedCursor(method)))
+        }
+        if (pages >= maxPages) {
+          return yield* Effect.fail(guardError(Messages.pagination.pageLimit(method)))
+        }
+        seen.add(next)
+        cursor = next
+      }
+    })
+    return yield* loop.pipe(Effect.timeoutFail({ duration: timeoutMillis, onTimeout: () => deadlineError }))
+  })

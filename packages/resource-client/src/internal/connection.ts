@@ -1,0 +1,245 @@
+/**
+ * One MCP connection over the SDK: the only place that touches `@modelcontextprotocol/sdk` at run time.
+ * Every SDK promise is wrapped here once, with our timeout and an abort signal.
+ */
+import { Errors, Messages } from "@mcp-resources/protocol"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import {
+  ElicitRequestSchema,
+  ErrorCode,
+  McpError,
+  ToolListChangedNotificationSchema
+} from "@modelcontextprotocol/sdk/types.js"
+import { Config as EffectConfig, Deferred, Effect, Option, ParseResult, Queue, Schema, type Scope } from "effect"
+import { z } from "zod"
+import type { ServerEntry } from "../ServerEntry.js"
+
+/** The name and version the client announces in `initialize`. */
+export const clientInfo = { name: "mcp-resources", version: "0.1.0" } as const
+
+/** Extra milliseconds given to the SDK's own timer so that our (Clock-driven) timeout always fires first. */
+const sdkTimerMargin = 1000
+
+/** Any JSON-RPC result, unchanged: we decode it ourselves so that no field is stripped before. */
+const AnyResult = z.unknown()
+
+/** What a server declared in its `initialize` result that we branch on. */
+export interface Capabilities {
+  readonly resources: boolean
+  readonly tools: boolean
+}
+
+/** An open connection. Closing its scope closes the transport (child process, HTTP session). */
+export interface Connection {
+  readonly capabilities: Capabilities
+  /** One request; `params` omitted entirely when undefined. Fails with the per-request timeout message. */
+  readonly request: (
+    method: string,
+    params: Record<string, unknown> | undefined,
+    timeoutMillis: number
+  ) => Effect.Effect<unknown, Errors.TransportError | Errors.ServerError>
+  /** Completes with the close reason when the transport closes. */
+  readonly closed: Deferred.Deferred<string>
+  /** One element per `notifications/tools/list_changed`. */
+  readonly toolsChanged: Queue.Dequeue<void>
+}
+
+/** The transport kind of an entry, as `mcpServer/list` shows it. */
+export const transportKind = (entry: ServerEntry): "stdio" | "http" | "memory" => entry.transport._tag
+
+const transportError = (kind: Errors.TransportKind, message: string) => new Errors.TransportError({ kind, message })
+
+const errorMessage = (error: unknown): string =>
+  error instanceof Error ? error.message : typeof error === "string" ? error : String(error)
+
+/** Maps an SDK failure: server responses become `Mcp error: {code}: {message}`, local failures stay local. */
+const mapSdkError = (
+  error: unknown,
+  method: string,
+  timeoutMillis: number,
+  closedReason: () => string | undefined
+): Errors.TransportError | Errors.ServerError => {
+  if (error instanceof McpError) {
+    const prefix = `MCP error ${error.code}: `
+    const raw = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message
+    const data = error.data as { readonly timeout?: unknown; readonly maxTotalTimeout?: unknown } | undefined
+    const localTimeout =
+      error.code === ErrorCode.RequestTimeout &&
+      (data?.timeout !== undefined || data?.maxTotalTimeout !== undefined || raw === "Request timed out")
+    if (localTimeout) return transportError("timeout", Messages.timedOutAwaiting(method, timeoutMillis))
+    const localClose =
+      error.code === ErrorCode.ConnectionClosed && (raw === "Connection closed" || raw === "Request was cancelled")
+    if (localClose) return closedError(closedReason() ?? Messages.connectionClosed)
+    return Errors.serverError(error.code, raw)
+  }
+  const reason = closedReason()
+  if (reason !== undefined) return closedError(reason)
+  const message = errorMessage(error)
+  return message === "Not connected" ? closedError(Messages.connectionClosed) : transportError("other", message)
+}
+
+const closedError = (reason: string) =>
+  transportError(reason.startsWith("message exceeds ") ? "oversize" : "closed", reason)
+
+/** Decodes a raw result; a mismatch is a local `invalidResult` failure naming the failing path. */
+export const decodeResult =
+  <A, I>(schema: Schema.Schema<A, I>, method: string) =>
+  (raw: unknown): Effect.Effect<A, Errors.TransportError> =>
+    Schema.decodeUnknown(schema)(raw).pipe(
+      Effect.mapError((error) => {
+        const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+        const path = issue === undefined || issue.path.length === 0 ? "result" : issue.path.join(".")
+        return transportError(
+          "invalidResult",
+          `invalid ${method} result at ${path}: ${issue?.message ?? "does not match the MCP schema"}`
+        )
+      })
+    )
+
+const asWire = (value: unknown): unknown => (value === undefined ? value : JSON.parse(JSON.stringify(value)))
+
+const hostEnvironment = (): Record<string, string> => {
+  const env: Record<string, string> = {}
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value
+  return env
+}
+
+/** Builds the SDK transport of an entry (not started yet). */
+const makeTransport = (
+  entry: ServerEntry,
+  stderr: Queue.Enqueue<string>
+): Effect.Effect<Transport, Errors.TransportError> => {
+  const transport = entry.transport
+  switch (transport._tag) {
+    case "stdio":
+      return Effect.sync(() => {
+        const stdio = new StdioClientTransport({
+          command: transport.command,
+          args: [...transport.args],
+          env: { ...hostEnvironment(), ...transport.env },
+          ...(transport.cwd === undefined ? {} : { cwd: transport.cwd }),
+          stderr: "pipe",
+          // the trailing newline of a message of exactly max_message_bytes is still accepted
+          maxBufferSize: entry.maxMessageBytes + 1
+        })
+        stdio.stderr?.on("data", (chunk: Buffer) => {
+          Queue.unsafeOffer(stderr, chunk.toString("utf8"))
+        })
+        return stdio
+      })
+    case "http":
+      return Effect.gen(function* () {
+        const headers: Record<string, string> = { ...transport.httpHeaders }
+        if (transport.bearerTokenEnvVar !== undefined) {
+          const variable = transport.bearerTokenEnvVar
+          const token = yield* EffectConfig.option(EffectConfig.string(variable)).pipe(
+            Effect.orElseSucceed(() => Option.none<string>())
+          )
+          if (Option.isNone(token)) {
+            return yield* Effect.fail(
+              transportError("startup", `environment variable ${variable} for the bearer token is not set`)
+            )
+          }
+          headers.Authorization = `Bearer ${token.value}`
+        }
+        return new StreamableHTTPClientTransport(new URL(transport.url), { requestInit: { headers } })
+      })
+    case "memory":
+      return Effect.tryPromise({
+        try: () => transport.connect(),
+        catch: (error) => transportError("startup", errorMessage(error))
+      })
+  }
+}
+
+/** Closes the client (and its transport); an HTTP session is terminated first. Never fails. */
+const closeClient = (client: Client, transport: Transport): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
+      yield* Effect.tryPromise(() => transport.terminateSession()).pipe(Effect.timeout("2 seconds"), Effect.ignore)
+    }
+    // stdio: the SDK ends stdin, then SIGTERM, then SIGKILL, each after a 2 s grace
+    yield* Effect.tryPromise(() => client.close()).pipe(Effect.timeout("10 seconds"), Effect.ignore)
+  })
+
+/**
+ * Opens a connection: builds the transport, connects and runs `initialize` (bounded by
+ * `timeoutMillis`). The transport closes with the scope, also when connecting fails.
+ */
+export const open = (entry: ServerEntry, timeoutMillis: number): Effect.Effect<Connection, Errors.ResourceFailure, Scope.Scope> =>
+  Effect.gen(function* () {
+    const closed = yield* Deferred.make<string>()
+    const toolsChanged = yield* Effect.acquireRelease(Queue.sliding<void>(1), Queue.shutdown)
+    const stderr = yield* Effect.acquireRelease(Queue.unbounded<string>(), Queue.shutdown)
+    yield* Queue.take(stderr).pipe(
+      Effect.flatMap((text) => Effect.logDebug(`MCP server '${entry.name}' stderr: ${text.trimEnd()}`)),
+      Effect.forever,
+      Effect.forkScoped
+    )
+    const transport = yield* makeTransport(entry, stderr)
+    let pendingReason: string | undefined
+    let closeReason: string | undefined
+    const closedReason = () => closeReason
+    const markClosed = (reason: string) => {
+      closeReason ??= reason
+      Deferred.unsafeDone(closed, Effect.succeed(closeReason))
+    }
+    const client = yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const client = new Client(clientInfo, { capabilities: { elicitation: {} } })
+        client.setRequestHandler(ElicitRequestSchema, () => Promise.resolve({ action: "decline" as const }))
+        client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+          Queue.unsafeOffer(toolsChanged, undefined)
+          return Promise.resolve()
+        })
+        client.onerror = (error) => {
+          // the SDK's stdio ReadBuffer refuses a message over its limit; the stream cannot be resynchronised
+          if (errorMessage(error).startsWith("ReadBuffer exceeded maximum size")) {
+            pendingReason = Messages.messageExceeds(entry.maxMessageBytes)
+            markClosed(pendingReason)
+          }
+        }
+        client.onclose = () => {
+          markClosed(pendingReason ?? Messages.connectionClosed)
+        }
+        return client
+      }),
+      (client) => closeClient(client, transport)
+    )
+    yield* Effect.tryPromise({
+      try: (signal) => client.connect(transport, { signal, timeout: timeoutMillis + sdkTimerMargin }),
+      catch: (error) => mapSdkError(error, "initialize", timeoutMillis, closedReason)
+    }).pipe(
+      Effect.mapError((error) =>
+        error._tag === "ServerError" ? error : transportError("startup", error.message)
+      )
+    )
+    const declared = client.getServerCapabilities()
+    const capabilities: Capabilities = {
+      resources: declared?.resources !== undefined,
+      tools: declared?.tools !== undefined
+    }
+    const request = (method: string, params: Record<string, unknown> | undefined, timeoutMillis: number) =>
+      Effect.tryPromise({
+        try: (signal) =>
+          client.request(
+            params === undefined ? { method } : { method, params },
+            AnyResult,
+            { signal, timeout: timeoutMillis + sdkTimerMargin, maxTotalTimeout: timeoutMillis + sdkTimerMargin }
+          ) as Promise<unknown>,
+        catch: (error) => mapSdkError(error, method, timeoutMillis, closedReason)
+      }).pipe(
+        // an in-memory result never went through JSON: drop `undefined` fields as the wire would
+        Effect.map((raw) => (entry.transport._tag === "memory" ? asWire(raw) : raw)),
+        // a transport that closes (crash, oversize message) fails the request with the close reason
+        Effect.raceFirst(Effect.flatMap(Deferred.await(closed), (reason) => Effect.fail(closedError(reason)))),
+        Effect.timeoutFail({
+          duration: timeoutMillis,
+          onTimeout: () => transportError("timeout", Messages.timedOutAwaiting(method, timeoutMillis))
+        })
+      )
+    return { capabilities, request, closed, toolsChanged }
+  })

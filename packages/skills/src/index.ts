@@ -1,0 +1,7 @@
+/** @mcp-resources/skills: the skills catalog and reads over the apps server's `mcp/skill` resources. */
+export * as Catalog from "./Catalog.js"
+export * as Discovery from "./Discovery.js"
+export * as SkillEntry from "./SkillEntry.js"
+export * as SkillMessages from "./SkillMessages.js"
+export * as Skills from "./Skills.js"
+export * as SkillUri from "./SkillUri.js"

@@ -1,0 +1,125 @@
+/**
+ * The thread store: threads, their event records (one per-thread sequence number, optimistic appends)
+ * and compaction records, on memory, SQLite or PostgreSQL (resource-origins.md section 7,
+ * app-server-protocol.md sections 3 and 5). An append has reached storage (SQLite `synchronous = FULL`,
+ * a committed PostgreSQL transaction) before its effect succeeds.
+ *
+ * CONTRACT (the app-server codes against exactly these names and shapes).
+ */
+import { Reactivity } from "@effect/experimental"
+import type { ThreadEvent } from "@mcp-resources/protocol"
+import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import type { ThreadStoreError } from "./internal/error.js"
+import * as Errors from "./internal/error.js"
+import * as Memory from "./internal/memory.js"
+import * as Sql from "./internal/sql.js"
+
+/** The store's one error class (`reason`: `notFound`, `conflict`, `storage`) and its reason schema. */
+export { ThreadStoreError, ThreadStoreErrorReason } from "./internal/error.js"
+
+/** A stored thread. */
+export interface ThreadInfo {
+  readonly id: string
+  /** ISO 8601 UTC, e.g. `2026-01-02T03:04:05.678Z`; `list` sorts on it. */
+  readonly createdAt: string
+  /** The thread's config override as JSON, or `null`. */
+  readonly config: unknown
+}
+
+/** One record of a thread: its sequence number (1, 2, …) and the event. `compacted` events are the compaction records. */
+export interface StoredRecord {
+  readonly seq: number
+  readonly event: ThreadEvent.ThreadEvent
+}
+
+/** What `load` returns: the thread, the newest compaction record (if any) and every later record, and the last seq. */
+export interface Loaded {
+  readonly thread: ThreadInfo
+  readonly records: ReadonlyArray<StoredRecord>
+  readonly lastSeq: number
+}
+
+/** The thread-store operations. Unknown threads fail with reason `notFound` (`thread not found: {id}`). */
+export interface Service {
+  /** Stores a new thread with no records; an id already stored fails with reason `conflict`. */
+  readonly create: (info: ThreadInfo) => Effect.Effect<void, ThreadStoreError>
+  /** The thread, or `None` when it is not stored. */
+  readonly get: (id: string) => Effect.Effect<Option.Option<ThreadInfo>, ThreadStoreError>
+  /** Every stored thread, newest `createdAt` first, ties in ascending id order. */
+  readonly list: () => Effect.Effect<ReadonlyArray<ThreadInfo>, ThreadStoreError>
+  /** Removes the thread and all its records; false when it was not stored. */
+  readonly remove: (id: string) => Effect.Effect<boolean, ThreadStoreError>
+  /**
+   * Appends one record with seq `expectedSeq + 1` and returns that seq, once it is durable. When the
+   * thread's last seq is not `expectedSeq` nothing is written and it fails with reason `conflict`,
+   * `thread {id} was modified concurrently`.
+   */
+  readonly append: (
+    id: string,
+    expectedSeq: number,
+    event: ThreadEvent.ThreadEvent
+  ) => Effect.Effect<number, ThreadStoreError>
+  /** The thread, its newest `compacted` record (if any) and every later record in order, and its last seq. */
+  readonly load: (id: string) => Effect.Effect<Loaded, ThreadStoreError>
+  /** The records with a seq greater than `seq`, in order (those another process appended since). */
+  readonly since: (id: string, seq: number) => Effect.Effect<ReadonlyArray<StoredRecord>, ThreadStoreError>
+  /** The seq of the thread's last record, 0 when it has none. */
+  readonly lastSeq: (id: string) => Effect.Effect<number, ThreadStoreError>
+}
+
+/** The ThreadStore service tag. Layers: `layerMemory`, `layerSqlite`, `layerPg`, `layerFromConfig`. */
+export class ThreadStore extends Context.Tag("@mcp-resources/thread-store/ThreadStore")<ThreadStore, Service>() {}
+
+/** Keeps everything in this process, nothing across restarts (ephemeral threads, `driver = "memory"`). */
+export const layerMemory: Layer.Layer<ThreadStore> = Layer.effect(ThreadStore, Memory.make)
+
+/** SQLite file (WAL, `synchronous = FULL`, busy timeout), migrated at start; the connection closes with the layer. */
+export const layerSqlite = (options: { readonly filename: string }): Layer.Layer<ThreadStore, ThreadStoreError> =>
+  Layer.scoped(ThreadStore, Sql.makeSqlite(options.filename)).pipe(Layer.provide(Reactivity.layer))
+
+/** PostgreSQL (several processes sharing threads), migrated at start; the pool closes with the layer. */
+export const layerPg = (options: {
+  readonly url: string | Redacted.Redacted
+}): Layer.Layer<ThreadStore, ThreadStoreError> =>
+  Layer.scoped(
+    ThreadStore,
+    Sql.makePg(Redacted.isRedacted(options.url) ? options.url : Redacted.make(options.url))
+  ).pipe(Layer.provide(Reactivity.layer))
+
+/** The `[persistence]` settings of a deployment, plus the data directory. */
+export interface PersistenceOptions {
+  readonly driver: "sqlite" | "postgres" | "memory"
+  /** PostgreSQL url; falls back to `DATABASE_URL`. */
+  readonly url?: string | undefined
+  /** Where `state.sqlite` lives; created if missing. */
+  readonly dataDir: string
+}
+
+/**
+ * The layer a deployment's `[persistence]` settings choose: `memory`; `sqlite` at `{dataDir}/state.sqlite`
+ * (the directory created if missing); `postgres` at `url`, else `DATABASE_URL` (read through `Config`).
+ */
+export const layerFromConfig = (options: PersistenceOptions): Layer.Layer<ThreadStore, ThreadStoreError> =>
+  Layer.unwrapEffect(
+    Effect.gen(function* () {
+      switch (options.driver) {
+        case "memory":
+          return layerMemory
+        case "sqlite":
+          return layerSqlite({ filename: yield* Sql.sqliteFile(options.dataDir) })
+        case "postgres": {
+          if (options.url !== undefined && options.url !== "") return layerPg({ url: options.url })
+          const fromEnv = yield* Config.option(Config.redacted("DATABASE_URL")).pipe(
+            Effect.mapError((e) => Errors.storage("cannot read DATABASE_URL", e.message))
+          )
+          if (Option.isSome(fromEnv) && Redacted.value(fromEnv.value) !== "") return layerPg({ url: fromEnv.value })
+          return yield* Effect.fail(
+            Errors.storage(
+              "cannot open the thread store",
+              '[persistence] driver = "postgres" needs `url` or the DATABASE_URL environment variable'
+            )
+          )
+        }
+      }
+    })
+  )

@@ -1,0 +1,46 @@
+import { Schema } from "effect"
+
+/** Why a thread-store operation failed: unknown thread, a lost optimistic race, or the storage itself. */
+export const ThreadStoreErrorReason = Schema.Literal("notFound", "conflict", "storage")
+
+/** A failed thread-store operation; `message` is the whole message chain (never a connection string). */
+export class ThreadStoreError extends Schema.TaggedError<ThreadStoreError>()("ThreadStoreError", {
+  reason: ThreadStoreErrorReason,
+  message: Schema.String
+}) {}
+
+/** `thread not found: {id}` (app-server-protocol.md section 3). */
+export const notFound = (id: string): ThreadStoreError =>
+  new ThreadStoreError({ reason: "notFound", message: `thread not found: ${id}` })
+
+/** `thread {id} was modified concurrently` (app-server-protocol.md section 3, thread/resume). */
+export const conflict = (id: string): ThreadStoreError =>
+  new ThreadStoreError({ reason: "conflict", message: `thread ${id} was modified concurrently` })
+
+/** A second `create` with an id the store already holds. */
+export const alreadyExists = (id: string): ThreadStoreError =>
+  new ThreadStoreError({ reason: "conflict", message: `thread already exists: ${id}` })
+
+/** A storage failure with its context prepended. */
+export const storage = (context: string, detail: string): ThreadStoreError =>
+  new ThreadStoreError({ reason: "storage", message: `${context}: ${redact(detail)}` })
+
+/** Removes credentials from any URL in a message (`scheme://user:secret@host` becomes `scheme://***@host`). */
+export const redact = (text: string): string => text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^@/\s]*@/gi, "$1***@")
+
+/** The message chain of an unknown failure (an `Error`'s message and its causes). */
+export const describe = (cause: unknown): string => {
+  const parts: Array<string> = []
+  let current: unknown = cause
+  for (let depth = 0; depth < 4 && current !== undefined && current !== null; depth++) {
+    if (current instanceof Error || (typeof current === "object" && "message" in current)) {
+      const message = String((current as { message: unknown }).message)
+      if (message !== "" && parts.at(-1) !== message) parts.push(message)
+      current = (current as { cause?: unknown }).cause
+    } else {
+      parts.push(String(current))
+      break
+    }
+  }
+  return parts.length === 0 ? "unknown error" : parts.join(": ")
+}

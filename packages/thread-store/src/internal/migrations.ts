@@ -1,0 +1,71 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect } from "effect"
+
+/** The table recording applied migrations. */
+export const table = "thread_store_migrations"
+
+/** Key of the PostgreSQL advisory lock that serializes migrations of processes starting together. */
+const lockKey = 727_310_001
+
+/** Ordered, never edited once released: a schema change is a new entry. Plain SQL both SQLite and PostgreSQL accept. */
+export const migrations: ReadonlyArray<{
+  readonly version: number
+  readonly name: string
+  readonly run: Effect.Effect<void, SqlError, SqlClient.SqlClient>
+}> = [
+  {
+    version: 1,
+    name: "threads_and_records",
+    run: Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`CREATE TABLE threads (
+        id TEXT PRIMARY KEY,
+        created_at TEXT NOT NULL,
+        config TEXT,
+        last_seq INTEGER NOT NULL DEFAULT 0
+      )`
+      yield* sql`CREATE INDEX threads_by_created_at ON threads (created_at DESC, id)`
+      // The primary key makes an append that lost a race fail instead of interleaving.
+      yield* sql`CREATE TABLE thread_records (
+        thread_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        event TEXT NOT NULL,
+        PRIMARY KEY (thread_id, seq)
+      )`
+      // Finds a thread's newest compaction without scanning its later records.
+      yield* sql`CREATE INDEX thread_records_compactions ON thread_records (thread_id, seq) WHERE kind = 'compacted'`
+    })
+  }
+]
+
+/**
+ * Applies the missing migrations in one transaction and returns the versions applied. On PostgreSQL a
+ * transaction-scoped advisory lock makes a second process wait, then find nothing left to do.
+ */
+export const migrate: Effect.Effect<ReadonlyArray<number>, SqlError, SqlClient.SqlClient> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  return yield* sql.withTransaction(
+    Effect.gen(function* () {
+      yield* sql.onDialectOrElse({
+        pg: () => sql`SELECT pg_advisory_xact_lock(${lockKey})`,
+        orElse: () => Effect.void
+      })
+      yield* sql`CREATE TABLE IF NOT EXISTS ${sql(table)} (
+        version INTEGER PRIMARY KEY,
+        name TEXT NOT NULL
+      )`
+      const rows = yield* sql<{ readonly version: number }>`SELECT version FROM ${sql(table)}`
+      const applied = new Set(rows.map((r) => Number(r.version)))
+      const done: Array<number> = []
+      for (const migration of migrations) {
+        if (applied.has(migration.version)) continue
+        yield* migration.run
+        yield* sql`INSERT INTO ${sql(table)} (version, name) VALUES (${migration.version}, ${migration.name})`
+        done.push(migration.version)
+      }
+      return done
+    })
+  )
+})

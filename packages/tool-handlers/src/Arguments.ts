@@ -1,0 +1,98 @@
+/**
+ * Argument handling of the model tools (resource-tools.md section 5): raw text to a JSON object,
+ * the list and read field rules, normalisation. Every failure is a model-facing ParameterError.
+ */
+import { Errors, Messages } from "@mcp-resources/protocol"
+import { Either } from "effect"
+
+/** A parsed JSON object, exactly as the model sent it. */
+export type JsonObject = Readonly<Record<string, unknown>>
+
+/** Normalised list arguments, with the parsed value kept for the lifecycle item. */
+export interface ListArguments {
+  /** The parsed JSON object as sent (not normalised), or `null` when there were no arguments. */
+  readonly raw: JsonObject | null
+  /** The trimmed server name; absent when missing, `null` or blank. */
+  readonly server?: string
+  /** The trimmed cursor; absent when missing, `null` or blank. */
+  readonly cursor?: string
+}
+
+/** Normalised read arguments, with the parsed value kept for the lifecycle item. */
+export interface ReadArguments {
+  /** The parsed JSON object as sent (not normalised). */
+  readonly raw: JsonObject
+  /** The trimmed, non-blank server name. */
+  readonly server: string
+  /** The trimmed, non-blank resource URI. */
+  readonly uri: string
+}
+
+const fail = (message: string) => Either.left(new Errors.ParameterError({ message }))
+
+const parseJson = (text: string): Either.Either<unknown, Errors.ParameterError> => {
+  // JSON.parse is strict JSON; the last occurrence of a duplicate key wins.
+  const result = Either.try(() => JSON.parse(text) as unknown)
+  return Either.isLeft(result) ? fail(Messages.args.invalidJson) : Either.right(result.right)
+}
+
+/**
+ * Raw argument text to a JSON object (section 5.1): blank text or `null` is no arguments (`null`);
+ * invalid JSON and non-object values fail with the exact messages.
+ */
+export const parseRaw = (text: string): Either.Either<JsonObject | null, Errors.ParameterError> => {
+  if (text.trim() === "") return Either.right(null)
+  return Either.flatMap(parseJson(text), (value) => {
+    if (value === null) return Either.right(null)
+    const kind = Messages.jsonKind(value)
+    return kind === "object" ? Either.right(value as JsonObject) : fail(Messages.args.expectedObject(kind))
+  })
+}
+
+const field = (raw: JsonObject | null, name: string): { readonly present: boolean; readonly value: unknown } =>
+  raw !== null && Object.hasOwn(raw, name) ? { present: true, value: raw[name] } : { present: false, value: undefined }
+
+const optionalString = (
+  raw: JsonObject | null,
+  name: string
+): Either.Either<string | undefined, Errors.ParameterError> => {
+  const { value } = field(raw, name)
+  if (value === undefined || value === null) return Either.right(undefined)
+  if (typeof value !== "string") return fail(Messages.args.mustBeString(name, Messages.jsonKind(value)))
+  const trimmed = value.trim()
+  return Either.right(trimmed === "" ? undefined : trimmed)
+}
+
+const requiredString = (raw: JsonObject | null, name: string): Either.Either<string, Errors.ParameterError> => {
+  const { present, value } = field(raw, name)
+  if (!present) return fail(Messages.args.missingField(name))
+  if (typeof value !== "string") return fail(Messages.args.mustBeString(name, Messages.jsonKind(value)))
+  return Either.right(value)
+}
+
+/** Arguments of `list_mcp_resources` and `list_mcp_resource_templates` (section 5.2). */
+export const parseListArguments = (text: string): Either.Either<ListArguments, Errors.ParameterError> =>
+  Either.gen(function* () {
+    const raw = yield* parseRaw(text)
+    const server = yield* optionalString(raw, "server")
+    const cursor = yield* optionalString(raw, "cursor")
+    return {
+      raw,
+      ...(server === undefined ? {} : { server }),
+      ...(cursor === undefined ? {} : { cursor })
+    }
+  })
+
+/** Arguments of `read_mcp_resource` (section 5.3): no arguments is treated like `{}`. */
+export const parseReadArguments = (text: string): Either.Either<ReadArguments, Errors.ParameterError> =>
+  Either.gen(function* () {
+    const raw = (yield* parseRaw(text)) ?? {}
+    // Both fields are type-checked before either is normalised.
+    const server = yield* requiredString(raw, "server")
+    const uri = yield* requiredString(raw, "uri")
+    const normalisedServer = server.trim()
+    if (normalisedServer === "") return yield* fail(Messages.args.serverMustBeProvided)
+    const normalisedUri = uri.trim()
+    if (normalisedUri === "") return yield* fail(Messages.args.uriMustBeProvided)
+    return { raw, server: normalisedServer, uri: normalisedUri }
+  })

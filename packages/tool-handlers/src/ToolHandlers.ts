@@ -1,0 +1,281 @@
+/**
+ * The model tools of a thread: the registration gate and listing (resource-tools.md sections 4 and
+ * 11.1), and one `callTool` entry point that dispatches the three resource tools and `mcp__…` tools
+ * with argument handling, the access gate, lifecycle items and truncation (sections 5 to 11).
+ */
+import {
+  type Config,
+  Messages,
+  type Mcp,
+  ToolPayload,
+  type Truncation as ProtocolTruncation
+} from "@mcp-resources/protocol"
+import { AppPolicy, type ResourceClient } from "@mcp-resources/resource-client"
+import { Effect, Either, Option } from "effect"
+import * as Arguments from "./Arguments.js"
+import type { LifecycleSink } from "./LifecycleSink.js"
+import * as McpToolNames from "./McpToolNames.js"
+import * as Lifecycle from "./internal/lifecycle.js"
+import * as Payloads from "./internal/payloads.js"
+import * as ToolMeta from "./internal/toolMeta.js"
+import * as ToolSpecs from "./ToolSpecs.js"
+import * as Truncation from "./Truncation.js"
+
+/** What a thread's tools run against. */
+export interface ToolContext {
+  /** The thread's binding: the latest set at its most recent `turn/start`. */
+  readonly set: ResourceClient.ConnectionSet
+  /** The latest loaded config (apps server name, app policy). */
+  readonly config: Config.Config
+  /** The access gate: when false, the apps server is refused by the three resource tools. */
+  readonly orchestratorMcpEnabled: boolean
+  /** The configured policy; the effective limit (×1.2) is applied inside. */
+  readonly truncation: ProtocolTruncation.TruncationPolicy
+  /** The item `server` of a list call without a server (default `codex`). */
+  readonly aggregateServerLabel?: string
+}
+
+/** A model's function call: its id, the function name and the raw argument text. */
+export interface ToolCall {
+  readonly callId: string
+  readonly name: string
+  readonly arguments: string
+}
+
+/** What the model gets back: the output text and whether the call succeeded. */
+export interface ToolOutput {
+  readonly output: string
+  readonly success: boolean
+}
+
+/** The item `server` of a list call without a server, unless the host sets another. */
+export const defaultAggregateServerLabel = "codex"
+
+/** A result whose JSON text is over this many bytes is stored in its item with truncated content. */
+export const maxItemResultBytes = 1048576
+
+/** The exported tool forms. */
+export interface ExportForms {
+  readonly responses: ToolPayload.ToolSpec
+  readonly chatCompletions: ToolPayload.ChatCompletionsTool
+  readonly anthropic: ToolPayload.AnthropicTool
+}
+
+/** Converts tool specs to the form of a model API: Responses, Chat Completions or Anthropic Messages. */
+export const exportTools = <F extends keyof ExportForms>(
+  specs: ReadonlyArray<ToolPayload.ToolSpec>,
+  format: F
+): ReadonlyArray<ExportForms[F]> =>
+  specs.map((spec) => {
+    switch (format) {
+      case "chatCompletions":
+        return ToolPayload.toChatCompletions(spec) as ExportForms[F]
+      case "anthropic":
+        return ToolPayload.toAnthropic(spec) as ExportForms[F]
+      default:
+        return spec as ExportForms[F]
+    }
+  })
+
+/** Model-visible: `_meta.ui.visibility` is not an array, or is an array containing `"model"`. */
+export const isModelVisible: (tool: Mcp.Tool) => boolean = ToolMeta.isModelVisible
+
+/** `canAccess(server)`: the access gate of the three resource tools (section 6). */
+export const canAccess = (ctx: ToolContext, server: string): boolean =>
+  ctx.orchestratorMcpEnabled || server !== ctx.config.apps.serverName
+
+/** Enabled: apps-server tools pass the app policy (connector = `_meta.connector_id`); others always. */
+export const isToolEnabled = (ctx: ToolContext, server: string, tool: Mcp.Tool): boolean => {
+  if (server !== ctx.config.apps.serverName) return true
+  const connector = ToolMeta.connectorId(tool)
+  return connector === undefined || AppPolicy.isToolEnabled(ctx.config, connector, tool.name)
+}
+
+/** The Responses API function form of an MCP tool under its assigned name. */
+export const mcpToolSpec = (named: McpToolNames.NamedTool): ToolPayload.ToolSpec => ({
+  type: "function",
+  name: named.name,
+  description: named.tool.description ?? "",
+  strict: false,
+  parameters: named.tool.inputSchema
+})
+
+/**
+ * The name registry of the binding's MCP tools: waits for starting servers to settle, then names
+ * every tool of every ready server. A tool that still collides is dropped with a warning.
+ */
+export const toolRegistry: (ctx: ToolContext) => Effect.Effect<McpToolNames.Registry> = Effect.fn(
+  "ToolHandlers.toolRegistry"
+)(function* (ctx: ToolContext) {
+  yield* ctx.set.awaitAllSettled
+  const ready = ctx.set.servers().filter((status) => status.status === "ready")
+  const catalog = yield* Effect.forEach(
+    ready,
+    ({ name }) =>
+      ctx.set.listTools(name).pipe(
+        Effect.catchAll((error) =>
+          Effect.as(Effect.logWarning(`Failed to list tools for MCP server '${name}': ${error.message}`), [])
+        ),
+        Effect.map((tools) => ({ server: name, tools }))
+      ),
+    { concurrency: "unbounded" }
+  )
+  const registry = McpToolNames.assignNames(catalog)
+  for (const { server, tool } of registry.dropped) {
+    yield* Effect.logWarning(`Dropped MCP tool '${tool}' of server '${server}': its function name collides`)
+  }
+  return registry
+})
+
+/**
+ * The tools offered to the model: nothing when the binding has no enabled server; otherwise the three
+ * resource tools, then every model-visible, enabled MCP tool of the ready servers.
+ */
+export const listTools: (ctx: ToolContext) => Effect.Effect<ReadonlyArray<ToolPayload.ToolSpec>> = Effect.fn(
+  "ToolHandlers.listTools"
+)(function* (ctx: ToolContext) {
+  if (!ctx.set.hasServers()) return [] as ReadonlyArray<ToolPayload.ToolSpec>
+  const registry = yield* toolRegistry(ctx)
+  const mcpTools = registry.tools
+    .filter((named) => ToolMeta.isModelVisible(named.tool) && isToolEnabled(ctx, named.server, named.tool))
+    .map(mcpToolSpec)
+  return [...ToolSpecs.resourceToolSpecs, ...mcpTools] as ReadonlyArray<ToolPayload.ToolSpec>
+})
+
+const rejected = (message: string): ToolOutput => ({ output: message, success: false })
+
+const succeeded = (ctx: ToolContext, text: string): Lifecycle.Outcome => {
+  const output = Truncation.truncateOutput(text, ctx.truncation)
+  return {
+    status: "completed",
+    result: { content: [{ type: "text", text: output }], isError: false },
+    error: null,
+    output,
+    success: true
+  }
+}
+
+type ListKind = "resources" | "templates"
+
+const listOperation = (
+  ctx: ToolContext,
+  kind: ListKind,
+  args: Arguments.ListArguments
+): Effect.Effect<string, string> => {
+  const { server, cursor } = args
+  if (server === undefined) {
+    if (cursor !== undefined) return Effect.fail(Messages.args.cursorWithoutServer)
+    const include = (name: string) => canAccess(ctx, name)
+    return kind === "resources"
+      ? Effect.map(ctx.set.listAllResources(include), Payloads.aggregateResources)
+      : Effect.map(ctx.set.listAllResourceTemplates(include), Payloads.aggregateResourceTemplates)
+  }
+  if (!canAccess(ctx, server)) return Effect.fail(Messages.serverDisabledByOrchestrator(server))
+  if (kind === "resources") {
+    const page = cursor === undefined ? ctx.set.listResources(server) : ctx.set.listResources(server, cursor)
+    return page.pipe(
+      Effect.map((result) => Payloads.singleServerResources(server, result)),
+      Effect.mapError((error) => Messages.toolFailure.list(error.message))
+    )
+  }
+  const page =
+    cursor === undefined ? ctx.set.listResourceTemplates(server) : ctx.set.listResourceTemplates(server, cursor)
+  return page.pipe(
+    Effect.map((result) => Payloads.singleServerResourceTemplates(server, result)),
+    Effect.mapError((error) => Messages.toolFailure.templates(error.message))
+  )
+}
+
+const readOperation = (ctx: ToolContext, args: Arguments.ReadArguments): Effect.Effect<string, string> =>
+  canAccess(ctx, args.server)
+    ? ctx.set.readResource(args.server, args.uri).pipe(
+        Effect.map((result) => Payloads.read(args.server, args.uri, result)),
+        Effect.mapError((error) => Messages.toolFailure.read(error.message))
+      )
+    : Effect.fail(Messages.serverDisabledByOrchestrator(args.server))
+
+const runResourceTool = (
+  ctx: ToolContext,
+  call: ToolCall,
+  server: string,
+  args: Arguments.JsonObject | null,
+  operation: Effect.Effect<string, string>
+) =>
+  Lifecycle.run(
+    { callId: call.callId, server, tool: call.name, arguments: args },
+    operation.pipe(
+      Effect.map((text) => succeeded(ctx, text)),
+      Effect.catchAll((message) => Effect.succeed(Lifecycle.failure(message)))
+    )
+  )
+
+const callListTool = (ctx: ToolContext, call: ToolCall, kind: ListKind) => {
+  const parsed = Arguments.parseListArguments(call.arguments)
+  if (Either.isLeft(parsed)) return Effect.succeed(rejected(parsed.left.message))
+  const args = parsed.right
+  const server = args.server ?? ctx.aggregateServerLabel ?? defaultAggregateServerLabel
+  return runResourceTool(ctx, call, server, args.raw, listOperation(ctx, kind, args))
+}
+
+const callReadTool = (ctx: ToolContext, call: ToolCall) => {
+  const parsed = Arguments.parseReadArguments(call.arguments)
+  if (Either.isLeft(parsed)) return Effect.succeed(rejected(parsed.left.message))
+  const args = parsed.right
+  return runResourceTool(ctx, call, args.server, args.raw, readOperation(ctx, args))
+}
+
+const callMcpTool = (ctx: ToolContext, call: ToolCall, named: McpToolNames.NamedTool) => {
+  const parsed = Arguments.parseRaw(call.arguments)
+  if (Either.isLeft(parsed)) return Effect.succeed(rejected(parsed.left.message))
+  const args = parsed.right
+  const { server, tool } = named
+  const request = args === null ? ctx.set.callTool(server, tool.name) : ctx.set.callTool(server, tool.name, args)
+  const operation = request.pipe(
+    Effect.map((result): Lifecycle.Outcome => {
+      const json = JSON.stringify(result)
+      const output = Truncation.truncateOutput(json, ctx.truncation)
+      const isError = result.isError === true
+      const stored =
+        Truncation.byteLength(json) > maxItemResultBytes
+          ? { ...result, content: [{ type: "text", text: output }] }
+          : result
+      return { status: isError ? "failed" : "completed", result: stored, error: null, output, success: !isError }
+    }),
+    Effect.catchAll((error) => Effect.succeed(Lifecycle.failure(Messages.toolFailure.call(error.message))))
+  )
+  return Lifecycle.run(
+    {
+      callId: call.callId,
+      server,
+      tool: tool.name,
+      arguments: args,
+      app: ToolMeta.appFields(tool, server === ctx.config.apps.serverName)
+    },
+    operation
+  )
+}
+
+/**
+ * Runs one function call of the model. Never fails: every failure is an output with `success:false`.
+ * Argument errors and unknown names emit no items; everything else emits a started and a completed item.
+ */
+export const callTool: (ctx: ToolContext, call: ToolCall) => Effect.Effect<ToolOutput, never, LifecycleSink> =
+  Effect.fn("ToolHandlers.callTool")(function* (ctx: ToolContext, call: ToolCall) {
+    const unsupported = rejected(Messages.unsupportedCall(call.name))
+    if (ToolSpecs.resourceToolNames.includes(call.name)) {
+      if (!ctx.set.hasServers()) return unsupported
+      switch (call.name) {
+        case ToolSpecs.listMcpResources.name:
+          return yield* callListTool(ctx, call, "resources")
+        case ToolSpecs.listMcpResourceTemplates.name:
+          return yield* callListTool(ctx, call, "templates")
+        default:
+          return yield* callReadTool(ctx, call)
+      }
+    }
+    if (!call.name.startsWith("mcp__")) return unsupported
+    const registry = yield* toolRegistry(ctx)
+    const named = Option.filter(registry.lookup(call.name), (named) => isToolEnabled(ctx, named.server, named.tool))
+    if (Option.isNone(named)) return unsupported
+    return yield* callMcpTool(ctx, call, named.value)
+  })

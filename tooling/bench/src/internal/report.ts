@@ -1,0 +1,96 @@
+/** What a scenario reports: table rows for people, result records for `results.json`. */
+import { fmtBytes, fmtMs } from "./stats.js"
+
+/** One line of the printed table. */
+export interface Row {
+  readonly scenario: string
+  readonly task: string
+  readonly n?: number
+  readonly median?: number
+  readonly p95?: number
+  /** The ratio of this task's median to the scenario's baseline median. */
+  readonly ratio?: number
+  readonly ratioLabel?: string
+  readonly memory?: number | undefined
+  readonly extra?: string
+}
+
+/** One record of `results.json`: `target` like `"<= 1.5"`, null for figures reported for information. */
+export interface Result {
+  readonly name: string
+  readonly metric: string
+  readonly value: number
+  readonly target: string | null
+  readonly met: boolean | null
+}
+
+/** A scenario's whole output. */
+export interface Output {
+  readonly rows: ReadonlyArray<Row>
+  readonly results: ReadonlyArray<Result>
+  readonly notes: ReadonlyArray<string>
+}
+
+/** A target check: `value <= bound`. */
+export const atMost = (name: string, metric: string, value: number, bound: number): Result => ({
+  name,
+  metric,
+  value: round(value),
+  target: `<= ${bound}`,
+  met: value <= bound
+})
+
+/** A target check: `value >= bound`. */
+export const atLeast = (name: string, metric: string, value: number, bound: number): Result => ({
+  name,
+  metric,
+  value: round(value),
+  target: `>= ${bound}`,
+  met: value >= bound
+})
+
+/** A figure without a target. */
+export const info = (name: string, metric: string, value: number): Result => ({
+  name,
+  metric,
+  value: round(value),
+  target: null,
+  met: null
+})
+
+/** Four significant digits are plenty for a benchmark figure. */
+export const round = (n: number): number => (Number.isFinite(n) ? Number(n.toPrecision(4)) : n)
+
+const pad = (s: string, width: number, right = false) => (right ? s.padStart(width) : s.padEnd(width))
+
+/** The table of every row, as text. */
+export const renderTable = (rows: ReadonlyArray<Row>): string => {
+  const header = ["scenario", "task", "n", "median", "p95", "ratio", "memory", "notes"]
+  const cells = rows.map((r) => [
+    r.scenario,
+    r.task,
+    r.n === undefined ? "" : String(r.n),
+    r.median === undefined ? "" : fmtMs(r.median),
+    r.p95 === undefined ? "" : fmtMs(r.p95),
+    r.ratio === undefined ? "" : `${r.ratio.toFixed(2)}x${r.ratioLabel ? ` ${r.ratioLabel}` : ""}`,
+    r.memory === undefined ? "" : fmtBytes(r.memory),
+    r.extra ?? ""
+  ])
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)))
+  const right = [false, false, true, true, true, false, true, false]
+  const line = (c: ReadonlyArray<string>) =>
+    c
+      .map((s, i) => pad(s, widths[i]!, right[i]))
+      .join("  ")
+      .trimEnd()
+  return [line(header), line(widths.map((w) => "-".repeat(w))), ...cells.map(line)].join("\n")
+}
+
+/** The result records, as text. */
+export const renderResults = (results: ReadonlyArray<Result>): string =>
+  results
+    .map(
+      (r) =>
+        `${r.met === null ? "   info" : r.met ? "    MET" : " MISSED"}  ${r.name}: ${r.metric} = ${r.value}${r.target === null ? "" : ` (target ${r.target})`}`
+    )
+    .join("\n")

@@ -1,0 +1,92 @@
+/**
+ * `pnpm bench`: runs the scenarios of the benchmark issue, prints the table and the target checks, and
+ * writes `tooling/bench/results.json`. Flags: `--quick` (few iterations, for developing; does not
+ * write results.json), `--only 1,3` (scenario numbers), `--out FILE`.
+ */
+import { spawnSync } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import { fileURLToPath } from "node:url"
+import type { Context, Scenario } from "./internal/scenario.js"
+import { type Output, type Result, type Row, renderResults, renderTable } from "./internal/report.js"
+
+// The memory scenario needs a forced GC: re-execute this script once with --expose-gc.
+if ((globalThis as { gc?: unknown }).gc === undefined) {
+  const child = spawnSync(
+    process.execPath,
+    ["--expose-gc", ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    {
+      stdio: "inherit"
+    }
+  )
+  process.exit(child.status ?? 1)
+}
+
+const args = process.argv.slice(2)
+const flag = (name: string): string | undefined => {
+  const i = args.findIndex((a) => a === name || a.startsWith(`${name}=`))
+  if (i < 0) return undefined
+  const a = args[i]!
+  return a.includes("=") ? a.slice(a.indexOf("=") + 1) : (args[i + 1] ?? "")
+}
+const quick = args.includes("--quick")
+const only = flag("--only")
+  ?.split(",")
+  .map((s) => Number(s.trim()))
+  .filter((n) => Number.isInteger(n))
+const out = flag("--out") ?? (quick ? undefined : fileURLToPath(new URL("../results.json", import.meta.url)))
+
+/** The scenarios, in the issue's priority order; each module is loaded only when it runs. */
+const scenarios: ReadonlyArray<Scenario> = [
+  { id: 1, title: "tool overhead", load: () => import("./scenarios/toolOverhead.js") },
+  { id: 3, title: "large payloads", load: () => import("./scenarios/largePayload.js") },
+  { id: 2, title: "fan-out", load: () => import("./scenarios/fanOut.js") },
+  { id: 5, title: "resume", load: () => import("./scenarios/resume.js") },
+  { id: 4, title: "app-server throughput", load: () => import("./scenarios/appServer.js") },
+  { id: 6, title: "start-up", load: () => import("./scenarios/startup.js") }
+]
+
+const cpuModel = (): string => Os.cpus()[0]?.model ?? "unknown CPU"
+const ctx: Context = { quick, log: (line) => process.stderr.write(`${line}\n`) }
+
+const main = async (): Promise<void> => {
+  ctx.log(
+    `mcp-resources bench: node ${process.version}, ${Os.cpus().length} x ${cpuModel()}, ${(Os.totalmem() / 2 ** 30).toFixed(1)} GiB${quick ? " (quick)" : ""}`
+  )
+  const rows: Array<Row> = []
+  const results: Array<Result> = []
+  const notes: Array<string> = []
+  for (const scenario of scenarios) {
+    if (only !== undefined && !only.includes(scenario.id)) continue
+    const label = `${scenario.id}. ${scenario.title}`
+    ctx.log(`\n== ${label}`)
+    const started = performance.now()
+    try {
+      const module = await scenario.load()
+      const output: Output = await module.run(ctx)
+      rows.push(...output.rows)
+      results.push(...output.results)
+      notes.push(...output.notes.map((n) => `${scenario.id}: ${n}`))
+    } catch (error) {
+      const reason = error instanceof Error ? error.message.split("\n")[0]! : String(error)
+      ctx.log(`   not run: ${reason}`)
+      rows.push({ scenario: label, task: "NOT RUN", extra: reason })
+      notes.push(`${scenario.id}: not run: ${reason}`)
+    }
+    ctx.log(`   (${((performance.now() - started) / 1000).toFixed(1)} s)`)
+  }
+  process.stdout.write(`\n${renderTable(rows)}\n\n${renderResults(results)}\n`)
+  if (notes.length > 0) process.stdout.write(`\nnotes:\n${notes.map((n) => `  ${n}`).join("\n")}\n`)
+  if (out !== undefined) {
+    Fs.writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`)
+    process.stdout.write(`\nwrote ${out}\n`)
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
+    process.exit(1)
+  }
+)

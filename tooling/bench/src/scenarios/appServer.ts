@@ -1,0 +1,155 @@
+/**
+ * Scenario 4, app-server throughput: `mcp/resource/read` with a `threadId` over stdio, 64 threads, 64
+ * requests in flight, warm connections to one stdio fixture server; baseline: the raw SDK client
+ * reading the same fixture directly (its own stdio child) with 64 in flight. The two alternate in
+ * blocks; throughput is requests over the summed wall time of a side's blocks.
+ */
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { stdioCommand } from "@mcp-resources/fixtures"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { JsonRpcChild } from "../internal/jsonRpcChild.js"
+import { type Output, type Result, type Row, atLeast, info } from "../internal/report.js"
+import { newestProfile, summarizeFile } from "../internal/profile.js"
+import type { Context } from "../internal/scenario.js"
+import { summarize } from "../internal/stats.js"
+import { appServerMain } from "./startup.js"
+
+const inFlight = 64
+const uri = "memo://doc"
+
+/** Runs `total` calls of `one(worker)` with `inFlight` workers; returns the wall time and each call's latency. */
+const drive = async (
+  total: number,
+  one: (worker: number) => Promise<unknown>
+): Promise<{ wallMs: number; latencies: Array<number> }> => {
+  const latencies: Array<number> = []
+  let next = 0
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: inFlight }, async (_, worker) => {
+      while (next < total) {
+        next++
+        const t = performance.now()
+        await one(worker)
+        latencies.push(performance.now() - t)
+      }
+    })
+  )
+  return { wallMs: performance.now() - started, latencies }
+}
+
+export const run = async (ctx: Context): Promise<Output> => {
+  if (!Fs.existsSync(appServerMain)) throw new Error(`${appServerMain} is not built`)
+  const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "mcp-bench-appserver-"))
+  const fixture = stdioCommand({
+    name: "fixture",
+    reads: [{ uri, result: { contents: [{ uri, mimeType: "text/plain", text: "x".repeat(1024) }] } }]
+  })
+  const config = Path.join(dir, "config.json")
+  Fs.writeFileSync(
+    config,
+    JSON.stringify({ mcp_servers: { fixture: { command: fixture.command, args: fixture.args } } })
+  )
+  /** An app-server with 64 threads, the fixture configured; `nodeArgs` go before the script (e.g. --cpu-prof). */
+  const startServer = async (nodeArgs: ReadonlyArray<string>) => {
+    const server = new JsonRpcChild(
+      process.execPath,
+      [...nodeArgs, appServerMain, "--config", config, "--data-dir", Path.join(dir, "data")],
+      { ...process.env, MCP_RESOURCES_LOG: "warn" }
+    )
+    await server.request("initialize", { clientInfo: { name: "bench" } })
+    const threads: Array<string> = []
+    for (let i = 0; i < inFlight; i++) {
+      const started = await server.request<{ thread: { id: string } }>("thread/start", { ephemeral: true })
+      threads.push(started.thread.id)
+    }
+    const read = (worker: number) =>
+      server.request("mcp/resource/read", { threadId: threads[worker], server: "fixture", uri })
+    return { server, read }
+  }
+  const { server, read: ours } = await startServer([])
+  const client = new Client({ name: "naive-host", version: "1.0.0" })
+  try {
+    await client.connect(new StdioClientTransport({ command: fixture.command, args: fixture.args, stderr: "ignore" }))
+
+    const baseline = () => client.readResource({ uri })
+    // Warm both paths (the app-server's first read waits for the server's start-up).
+    await drive(inFlight * 4, ours)
+    await drive(inFlight * 4, baseline)
+
+    const blocks = ctx.quick ? 2 : 6
+    const perBlock = ctx.quick ? 256 : 2000
+    let oursWall = 0
+    let baseWall = 0
+    const oursLat: Array<number> = []
+    const baseLat: Array<number> = []
+    for (let b = 0; b < blocks; b++) {
+      const order = b % 2 === 0 ? (["base", "ours"] as const) : (["ours", "base"] as const)
+      for (const side of order) {
+        const r = await drive(perBlock, side === "ours" ? ours : baseline)
+        if (side === "ours") {
+          oursWall += r.wallMs
+          oursLat.push(...r.latencies)
+        } else {
+          baseWall += r.wallMs
+          baseLat.push(...r.latencies)
+        }
+      }
+    }
+    const oursRps = (blocks * perBlock * 1000) / oursWall
+    const baseRps = (blocks * perBlock * 1000) / baseWall
+    const o = summarize(oursLat)
+    const s = summarize(baseLat)
+    const scenario = "4. app-server reads, 64 in flight"
+    const rows: Array<Row> = [
+      {
+        scenario,
+        task: "raw SDK client (stdio)",
+        n: s.n,
+        median: s.median,
+        p95: s.p95,
+        ratio: 1,
+        extra: `${baseRps.toFixed(0)} req/s, p99 ${s.p99.toFixed(2)} ms`
+      },
+      {
+        scenario,
+        task: "app-server mcp/resource/read",
+        n: o.n,
+        median: o.median,
+        p95: o.p95,
+        ratio: oursRps / baseRps,
+        ratioLabel: "throughput vs SDK",
+        extra: `${oursRps.toFixed(0)} req/s, p99 ${o.p99.toFixed(2)} ms`
+      }
+    ]
+    const name = "app-server throughput (64 threads, 64 in flight)"
+    const check = atLeast(name, "throughput / raw SDK client throughput", oursRps / baseRps, 0.5)
+    const notes: Array<string> = []
+    if (check.met === false) {
+      // One more app-server under the V8 profiler for one block of reads (its own process only).
+      const profDir = Path.join(dir, "prof")
+      const profiled = await startServer(["--cpu-prof", "--cpu-prof-dir", profDir])
+      await drive(inFlight * 4, profiled.read)
+      await drive(perBlock * 3, profiled.read)
+      await profiled.server.close()
+      const file = newestProfile(profDir)
+      if (file !== undefined) notes.push(`missed; app-server profile during reads: ${summarizeFile(file)}`)
+    }
+    const results: Array<Result> = [
+      check,
+      info(name, "requests per second", oursRps),
+      info(name, "p50 latency ms", o.median),
+      info(name, "p99 latency ms", o.p99),
+      info("raw SDK client (64 in flight)", "requests per second", baseRps)
+    ]
+    ctx.log(`   ours ${oursRps.toFixed(0)} req/s (p50 ${o.median.toFixed(2)} ms), SDK ${baseRps.toFixed(0)} req/s`)
+    return { rows, results, notes }
+  } finally {
+    await client.close().catch(() => undefined)
+    await server.close()
+    Fs.rmSync(dir, { recursive: true, force: true })
+  }
+}

@@ -1,0 +1,207 @@
+/**
+ * Scenario 5, resume: rebuilding a thread's origin state on SQLite from a checkpoint plus 10,000 later
+ * events (10% turn starts, 80% completed items of which half are apps-server tool calls, 10% rollbacks
+ * of one turn): `ThreadStore.load` + `OriginState.rebuild`, against a `SELECT` of the same rows and a
+ * `JSON.parse` of each (better-sqlite3, the driver the store itself runs on).
+ */
+import * as Fs from "node:fs"
+import { createRequire } from "node:module"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import type { ThreadEvent, ToolCallItem } from "@mcp-resources/protocol"
+import { OriginState } from "@mcp-resources/resource-origins"
+import { ThreadStore } from "@mcp-resources/thread-store"
+import { Effect, ManagedRuntime, Random } from "effect"
+import { interleaved, medianPeakMemory } from "../internal/harness.js"
+import { type Output, type Result, type Row, atMost, info } from "../internal/report.js"
+import { profileTop } from "../internal/profile.js"
+import type { Context } from "../internal/scenario.js"
+
+const appsServerName = "codex_apps"
+const laterEvents = 10_000
+
+/** The part of better-sqlite3 this scenario uses (loaded from the thread store's own dependency). */
+interface Database {
+  prepare(sql: string): { all(...params: Array<unknown>): Array<{ seq: number; event: string }> }
+  close(): void
+}
+
+const openDatabase = (filename: string): Database => {
+  const require = createRequire(import.meta.resolve("@mcp-resources/thread-store"))
+  const BetterSqlite3 = require("better-sqlite3") as new (filename: string, options: { readonly: boolean }) => Database
+  return new BetterSqlite3(filename, { readonly: true })
+}
+
+const item = (callId: string, apps: boolean): ToolCallItem.McpToolCallItem =>
+  apps
+    ? {
+        type: "mcpToolCall",
+        id: callId,
+        server: appsServerName,
+        tool: "search_documents",
+        arguments: { query: `query ${callId}`, link_id: "link_1" },
+        status: "completed",
+        result: { content: [{ type: "text", text: `found 3 documents for ${callId}` }], isError: false },
+        error: null,
+        durationMs: 42,
+        connectorId: "connector_docs",
+        linkId: "link_1",
+        mcpAppResourceUri: "ui://widget/search.html"
+      }
+    : {
+        type: "mcpToolCall",
+        id: callId,
+        server: "docs",
+        tool: "read_mcp_resource",
+        arguments: { server: "docs", uri: `memo://${callId}` },
+        status: "completed",
+        result: {
+          content: [
+            {
+              type: "text",
+              text: JSON.stringify({
+                server: "docs",
+                uri: `memo://${callId}`,
+                contents: [{ uri: `memo://${callId}`, text: "x".repeat(200) }]
+              })
+            }
+          ],
+          isError: false
+        },
+        error: null,
+        durationMs: 7
+      }
+
+/** The checkpoint and the 10,000 later events, in a seeded shuffled order (the first later event starts a turn). */
+const makeEvents = (): Array<ThreadEvent.ThreadEvent> => {
+  const origins = Array.from({ length: 32 }, (_, i) => ({
+    call_id: `old-call-${i}`,
+    turn_id: `old-turn-${i % 8}`,
+    tool: "search_documents",
+    connector_id: "connector_docs",
+    link_id: "link_1",
+    uri: "ui://widget/search.html"
+  }))
+  const turns = Array.from({ length: 8 }, (_, i) => `old-turn-${i}`)
+  const compacted: ThreadEvent.ThreadEvent = {
+    _tag: "compacted",
+    state: { mcp_resource_origins: { origins, turns, current_turn_id: "old-turn-7" } }
+  }
+  const kinds: Array<"turn" | "item" | "rollback"> = [
+    ...Array<"turn">(laterEvents / 10 - 1).fill("turn"),
+    ...Array<"item">((laterEvents * 8) / 10).fill("item"),
+    ...Array<"rollback">(laterEvents / 10).fill("rollback")
+  ]
+  // A seeded Fisher-Yates shuffle (effect's Random), so that every run replays the same thread.
+  const shuffled = Effect.runSync(Random.shuffle(kinds).pipe(Effect.withRandom(Random.make("bench-resume"))))
+  const order = ["turn" as const, ...shuffled]
+  const events: Array<ThreadEvent.ThreadEvent> = [compacted]
+  let turn = 0
+  let items = 0
+  for (const kind of order) {
+    if (kind === "turn") events.push({ _tag: "turnStarted", turnId: `turn-${++turn}` })
+    else if (kind === "rollback") events.push({ _tag: "threadRolledBack", numTurns: 1 })
+    else {
+      const callId = `call-${++items}`
+      events.push({ _tag: "itemCompleted", turnId: `turn-${turn}`, item: item(callId, items % 2 === 0) })
+    }
+  }
+  return events
+}
+
+export const run = async (ctx: Context): Promise<Output> => {
+  const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "mcp-bench-resume-"))
+  const filename = Path.join(dir, "state.sqlite")
+  const runtime = ManagedRuntime.make(ThreadStore.layerSqlite({ filename }))
+  const threadId = "bench-thread"
+  const events = makeEvents()
+  let db: Database | undefined
+  try {
+    const setupStarted = performance.now()
+    await runtime.runPromise(
+      Effect.gen(function* () {
+        const store = yield* ThreadStore.ThreadStore
+        yield* store.create({ id: threadId, createdAt: new Date(0).toISOString(), config: null })
+        let seq = 0
+        for (const event of events) seq = yield* store.append(threadId, seq, event)
+      })
+    )
+    ctx.log(`   set-up: ${events.length} appends in ${((performance.now() - setupStarted) / 1000).toFixed(1)} s`)
+    const database = openDatabase(filename)
+    db = database
+    const select = database.prepare(`SELECT seq, event FROM thread_records
+      WHERE thread_id = ? AND seq >= COALESCE(
+        (SELECT MAX(seq) FROM thread_records WHERE thread_id = ? AND kind = 'compacted'), 0)
+      ORDER BY seq`)
+    const options = { appsServerName }
+    const expected = OriginState.rebuild(events, options)
+    const ours = async () => {
+      const state = await runtime.runPromise(
+        Effect.map(ThreadStore.ThreadStore, (store) => store).pipe(
+          Effect.flatMap((store) => store.load(threadId)),
+          Effect.map((loaded) =>
+            OriginState.rebuild(
+              loaded.records.map((r) => r.event),
+              options
+            )
+          )
+        )
+      )
+      if (state.origins.length !== expected.origins.length) throw new Error("rebuild gave a different state")
+    }
+    const baseline = () => {
+      const rows = select.all(threadId, threadId)
+      let n = 0
+      for (const row of rows) if (JSON.parse(row.event) !== null) n++
+      if (n !== events.length) throw new Error(`baseline read ${n} rows, expected ${events.length}`)
+    }
+    const [b, o] = await interleaved(
+      [
+        { name: "SELECT + JSON.parse", fn: baseline, sync: true },
+        { name: "load + OriginState.rebuild", fn: ours }
+      ],
+      { iterations: ctx.quick ? 6 : 100, rounds: ctx.quick ? 2 : 10, warmupIterations: ctx.quick ? 1 : 5 }
+    )
+    const scenario = "5. resume: checkpoint + 10k events"
+    const base = b!.summary.median
+    const memRuns = ctx.quick ? 1 : 5
+    const rows: Array<Row> = [
+      {
+        scenario,
+        task: b!.name,
+        n: b!.summary.n,
+        median: base,
+        p95: b!.summary.p95,
+        ratio: 1,
+        memory: await medianPeakMemory(baseline, memRuns)
+      },
+      {
+        scenario,
+        task: o!.name,
+        n: o!.summary.n,
+        median: o!.summary.median,
+        p95: o!.summary.p95,
+        ratio: o!.summary.median / base,
+        ratioLabel: "vs SELECT+parse",
+        memory: await medianPeakMemory(ours, memRuns),
+        extra: `final state: ${expected.origins.length} origins, ${expected.turns.length} turns`
+      }
+    ]
+    const check = atMost(
+      "resume 10k events (SQLite)",
+      "ratio of medians vs SELECT + JSON.parse",
+      o!.summary.median / base,
+      3
+    )
+    const results: Array<Result> = [check, info("resume 10k events (SQLite)", "median ms", o!.summary.median)]
+    const notes: Array<string> = []
+    if (check.met === false)
+      notes.push(`missed; profile of load + rebuild: ${await profileTop(ours, ctx.quick ? 5 : 40)}`)
+    ctx.log(`   ours ${o!.summary.median.toFixed(2)} ms, baseline ${base.toFixed(2)} ms`)
+    return { rows, results, notes }
+  } finally {
+    db?.close()
+    await runtime.dispose()
+    Fs.rmSync(dir, { recursive: true, force: true })
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * Scenario 1, tool overhead: the whole `read_mcp_resource` handler (argument parsing, lifecycle items to
+ * a no-op sink, the resource client, payload encoding, truncation) against a naive host doing the same
+ * work by hand (SDK `client.readResource` + `JSON.stringify` + a byte slice to the same budget), and
+ * against the bare `client.readResource` (the floor), at 1 KiB and 1 MiB, on one in-memory fixture.
+ */
+import { interleaved, medianPeakMemory } from "../internal/harness.js"
+import { type Output, type Result, type Row, atMost, info } from "../internal/report.js"
+import { profileTop } from "../internal/profile.js"
+import type { Context } from "../internal/scenario.js"
+import {
+  byteSlice,
+  connectInMemory,
+  defaultBudgetBytes,
+  makeStack,
+  sdkClient,
+  textResult
+} from "../internal/fixtures.js"
+
+const sizes = [
+  { label: "1 KiB", bytes: 1024, target: 1.5, iterations: 3000 },
+  { label: "1 MiB", bytes: 1024 * 1024, target: 1.2, iterations: 1000 }
+] as const
+
+export const run = async (ctx: Context): Promise<Output> => {
+  const rows: Array<Row> = []
+  const results: Array<Result> = []
+  const notes: Array<string> = []
+  for (const size of sizes) {
+    const uri = `bench://payload-${size.bytes}`
+    const fixture = connectInMemory({ name: "bench", reads: [{ uri, result: textResult(uri, size.bytes) }] })
+    const stack = await makeStack([{ name: "bench", fixture }])
+    const client = await sdkClient(fixture)
+    try {
+      let call = 0
+      const args = { server: "bench", uri }
+      const ours = async () => {
+        const out = await stack.callTool("read_mcp_resource", args, `call-${call++}`)
+        if (!out.success) throw new Error(`read_mcp_resource failed: ${out.output}`)
+      }
+      const naive = async () => {
+        const result = await client.readResource({ uri })
+        byteSlice(JSON.stringify({ server: "bench", uri, ...result }), defaultBudgetBytes)
+      }
+      const floor = async () => {
+        await client.readResource({ uri })
+      }
+      const iterations = ctx.quick ? 100 : size.iterations
+      const [b, o, f] = await interleaved(
+        [
+          { name: "naive host", fn: naive },
+          { name: "read_mcp_resource", fn: ours },
+          { name: "bare readResource", fn: floor }
+        ],
+        { iterations, rounds: ctx.quick ? 2 : 10, warmupIterations: ctx.quick ? 20 : 200 }
+      )
+      const memRuns = ctx.quick ? 3 : 11
+      const scenario = `1. tool overhead ${size.label}`
+      const base = b!.summary.median
+      for (const [m, fn] of [
+        [b!, naive],
+        [o!, ours],
+        [f!, floor]
+      ] as const) {
+        rows.push({
+          scenario,
+          task: m.name,
+          n: m.summary.n,
+          median: m.summary.median,
+          p95: m.summary.p95,
+          ratio: m.summary.median / base,
+          ratioLabel: "vs naive",
+          memory: await medianPeakMemory(fn, memRuns)
+        })
+      }
+      const ratio = o!.summary.median / base
+      const check = atMost(`tool overhead ${size.label}`, "ratio of medians vs naive host", ratio, size.target)
+      results.push(check)
+      if (check.met === false) {
+        notes.push(
+          `${size.label} missed (${check.value}x); profile of read_mcp_resource: ${await profileTop(ours, ctx.quick ? 200 : 2000)}`
+        )
+      }
+      results.push(
+        info(
+          `tool overhead ${size.label}`,
+          "ratio of medians vs bare readResource (floor)",
+          o!.summary.median / f!.summary.median
+        )
+      )
+      ctx.log(
+        `   ${size.label}: ours ${o!.summary.median.toFixed(4)} ms, naive ${base.toFixed(4)} ms, ratio ${ratio.toFixed(2)}`
+      )
+    } finally {
+      await client.close()
+      await stack.dispose()
+      await fixture.closeAll()
+    }
+  }
+  return { rows, results, notes }
+}
