@@ -57,7 +57,10 @@ const openClient = (setup: ServerEntry.Setup) =>
 
 const settled = (client: ResourceClient.Service) => Effect.flatMap(client.latest, (set) => set.awaitAllSettled)
 
-const specWith = (name: string, spec: FixtureSpec): FixtureSpec => ({ name: `${name}-${process.pid}-${Date.now()}`, ...spec })
+const specWith = (name: string, spec: FixtureSpec): FixtureSpec => ({
+  name: `${name}-${process.pid}-${Date.now()}`,
+  ...spec
+})
 
 describe("ResourceClient (stdio and streamable HTTP)", () => {
   it.live("the fixture as a stdio child: lists, reads, and the child ends when the client closes", () =>
@@ -150,7 +153,9 @@ describe("ResourceClient (stdio and streamable HTTP)", () => {
     Effect.scoped(
       Effect.gen(function* () {
         const command = stdioCommand(
-          specWith("big", { reads: [{ uri: "test://big", result: { contents: [{ uri: "test://big", text: "x".repeat(5000) }] } }] })
+          specWith("big", {
+            reads: [{ uri: "test://big", result: { contents: [{ uri: "test://big", text: "x".repeat(5000) }] } }]
+          })
         )
         const { client } = yield* openClient(setupOf([stdioEntry("srv", command, { maxMessageBytes: 2000 })]))
         const result = yield* Effect.either(client.readResource("srv", "test://big"))
@@ -212,10 +217,7 @@ describe("ResourceClient (stdio and streamable HTTP)", () => {
       assert.strictEqual(http.sessionCount(), 1)
       yield* close
       yield* eventually(() => http.sessionCount() === 0, "the HTTP session ended")
-    }).pipe(
-      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["RC_TEST_TOKEN", "s3cret"]]))),
-      Effect.scoped
-    )
+    }).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["RC_TEST_TOKEN", "s3cret"]]))), Effect.scoped)
   )
 
   it.live("streamable HTTP: an unset bearer variable fails startup naming the variable", () =>

@@ -75,7 +75,9 @@ describe("collectPaginated", () => {
     Effect.gen(function* () {
       const fetchPage = (cursor: string | undefined) =>
         Effect.succeed(
-          cursor === undefined ? { items: Array.from({ length: 2048 }, (_, i) => i), nextCursor: "more" } : { items: [1] }
+          cursor === undefined
+            ? { items: Array.from({ length: 2048 }, (_, i) => i), nextCursor: "more" }
+            : { items: [1] }
         )
       const result = yield* Effect.either(Pagination.collectPaginated({ method: "resources/list", fetchPage }))
       assert.strictEqual(failureMessage(result), "resources/list exceeded the catalog limit of 2048 items")
@@ -86,7 +88,9 @@ describe("collectPaginated", () => {
     Effect.gen(function* () {
       const fetchPage = (cursor: string | undefined) =>
         Effect.succeed(
-          cursor === undefined ? { items: Array.from({ length: 2047 }, (_, i) => i), nextCursor: "more" } : { items: [1] }
+          cursor === undefined
+            ? { items: Array.from({ length: 2047 }, (_, i) => i), nextCursor: "more" }
+            : { items: [1] }
         )
       const items = yield* Pagination.collectPaginated({ method: "resources/list", fetchPage })
       assert.strictEqual(items.length, 2048)
@@ -158,7 +162,10 @@ describe("collectPaginated", () => {
 
   it.effect("a page timeout that expires together with the deadline reports the deadline", () =>
     Effect.gen(function* () {
-      const pageTimeout = new Errors.TransportError({ kind: "timeout", message: "timed out awaiting resources/list after 5s" })
+      const pageTimeout = new Errors.TransportError({
+        kind: "timeout",
+        message: "timed out awaiting resources/list after 5s"
+      })
       const fetchPage = () =>
         Effect.never.pipe(Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => pageTimeout }))
       const fiber = yield* Effect.fork(

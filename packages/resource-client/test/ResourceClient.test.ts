@@ -163,8 +163,14 @@ describe("ResourceClient (in-memory servers)", () => {
       yield* settled(client)
       const result = yield* client.listAllResources(() => true)
       assert.deepStrictEqual(result.failures, [{ server: "beta", error: "failed to get client: spawn failed" }])
-      assert.deepStrictEqual(result.servers.map((s) => s.server), ["alpha"])
-      assert.strictEqual(message(yield* Effect.either(client.listResources("beta"))), "failed to get client: spawn failed")
+      assert.deepStrictEqual(
+        result.servers.map((s) => s.server),
+        ["alpha"]
+      )
+      assert.strictEqual(
+        message(yield* Effect.either(client.listResources("beta"))),
+        "failed to get client: spawn failed"
+      )
       const servers = yield* client.servers
       assert.deepStrictEqual(servers, [
         { name: "alpha", transport: "memory", status: "ready" },
@@ -192,7 +198,10 @@ describe("ResourceClient (in-memory servers)", () => {
       const client = yield* ResourceClient.make(setupOf([entry("slow", pending, { startupTimeoutSec: 10 })]))
       const fiber = yield* Effect.fork(Effect.either(client.listResources("slow")))
       yield* TestClock.adjust("10 seconds")
-      assert.strictEqual(message(yield* Fiber.join(fiber)), "failed to get client: timed out awaiting initialize after 10s")
+      assert.strictEqual(
+        message(yield* Fiber.join(fiber)),
+        "failed to get client: timed out awaiting initialize after 10s"
+      )
       assert.deepStrictEqual(yield* client.servers, [
         { name: "slow", transport: "memory", status: "failed", error: "timed out awaiting initialize after 10s" }
       ])
@@ -329,7 +338,10 @@ describe("ResourceClient (in-memory servers)", () => {
       const srv = yield* fixture({ resourcePages: [{ result: { resources: [{ name: "no-uri" }] } }] })
       const client = yield* ResourceClient.make(setupOf([entry("srv", srv)]))
       const result = yield* Effect.either(client.listResources("srv"))
-      assert.match(message(result), /^resources\/list failed for `srv`: invalid resources\/list result at resources\.0\.uri: /)
+      assert.match(
+        message(result),
+        /^resources\/list failed for `srv`: invalid resources\/list result at resources\.0\.uri: /
+      )
     })
   )
 
@@ -382,7 +394,10 @@ describe("ResourceClient (in-memory servers)", () => {
       assert.isTrue(Option.isNone(yield* client.toolInfo("srv", "missing")))
       const result = yield* client.callTool("srv", "custom", { a: 1 })
       assert.strictEqual(JSON.stringify(result), '{"isError":false,"content":[{"type":"text","text":"x"}],"extra":1}')
-      assert.deepStrictEqual(srv.requests.at(-1), { method: "tools/call", params: { name: "custom", arguments: { a: 1 } } })
+      assert.deepStrictEqual(srv.requests.at(-1), {
+        method: "tools/call",
+        params: { name: "custom", arguments: { a: 1 } }
+      })
       yield* client.callTool("srv", "echo")
       assert.deepStrictEqual(srv.requests.at(-1), { method: "tools/call", params: { name: "echo" } })
       assert.strictEqual(
@@ -394,7 +409,10 @@ describe("ResourceClient (in-memory servers)", () => {
 
   it.scoped("notifications/tools/list_changed refreshes the tool catalog", () =>
     Effect.gen(function* () {
-      const server = new McpServer({ name: "dynamic", version: "1.0.0" }, { capabilities: { tools: { listChanged: true } } })
+      const server = new McpServer(
+        { name: "dynamic", version: "1.0.0" },
+        { capabilities: { tools: { listChanged: true } } }
+      )
       server.registerTool("first", { description: "First." }, () => ({ content: [] }))
       yield* Effect.addFinalizer(() => Effect.promise(() => server.close()))
       const connect = async () => {
@@ -449,7 +467,10 @@ describe("ResourceClient (in-memory servers)", () => {
         const names = Array.from({ length: 16 }, (_, i) => `s${String(i).padStart(2, "0")}`)
         const overlap: Overlap = { method: "resources/list", inFlight: 0, maxInFlight: 0 }
         const fixtures = yield* Effect.forEach(names, (name) =>
-          fixture({ resourcePages: [{ delayMs: 200, result: { resources: [resource(`memo://${name}`, name)] } }] }, overlap)
+          fixture(
+            { resourcePages: [{ delayMs: 200, result: { resources: [resource(`memo://${name}`, name)] } }] },
+            overlap
+          )
         )
         const client = yield* ResourceClient.make(setupOf(names.map((name, i) => entry(name, fixtures[i]!))))
         yield* settled(client)

@@ -47,9 +47,13 @@ export const make = (options: Options): Effect.Effect<Service> =>
         HashMap.set(
           map,
           threadId,
-          OriginState.apply(Option.getOrElse(HashMap.get(map, threadId), () => OriginState.empty), event, {
-            appsServerName
-          })
+          OriginState.apply(
+            Option.getOrElse(HashMap.get(map, threadId), () => OriginState.empty),
+            event,
+            {
+              appsServerName
+            }
+          )
         )
       )
     })

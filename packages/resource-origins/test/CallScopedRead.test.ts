@@ -43,10 +43,7 @@ const refusedWith = (
 ) =>
   Effect.gen(function* () {
     const fixture = yield* serve(spec)
-    return yield* withClient(
-      setupOf(fixture, config),
-      Effect.zipRight(remember(overrides), refusal(params))
-    )
+    return yield* withClient(setupOf(fixture, config), Effect.zipRight(remember(overrides), refusal(params)))
   })
 
 /** Reloads the client with a changed `codex_apps` spec (and config). */
@@ -267,11 +264,17 @@ describe("CallScopedRead", () => {
     Effect.gen(function* () {
       const message = "originating MCP tool is disabled by app configuration"
       assert.strictEqual(yield* refusedWith(appsSpec(), {}, appsConfig({ k: { enabled: false, tools: {} } })), message)
-      assert.strictEqual(yield* refusedWith(appsSpec(), {}, appsConfig({ k: { tools: { t: { enabled: false } } } })), message)
+      assert.strictEqual(
+        yield* refusedWith(appsSpec(), {}, appsConfig({ k: { tools: { t: { enabled: false } } } })),
+        message
+      )
       // Other connectors' or tools' settings do not apply.
       const fixture = yield* serve(appsSpec())
       const config = appsConfig({ other: { enabled: false, tools: {} }, k: { tools: { u: { enabled: false } } } })
-      assert.deepStrictEqual(yield* withClient(setupOf(fixture, config), Effect.zipRight(remember(), read())), widgetContents)
+      assert.deepStrictEqual(
+        yield* withClient(setupOf(fixture, config), Effect.zipRight(remember(), read())),
+        widgetContents
+      )
     })
   )
 

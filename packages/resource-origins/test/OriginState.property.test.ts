@@ -16,7 +16,10 @@ const turnId = fc.oneof(
   { weight: 1, arbitrary: fc.string({ unit: "grapheme", maxLength: 4 }) }
 )
 const callId = fc.integer({ min: 0, max: 90 }).map((n) => `c${n}`)
-const server = fc.oneof({ weight: 6, arbitrary: fc.constant(apps) }, { weight: 1, arbitrary: fc.constantFrom("srv", "codex") })
+const server = fc.oneof(
+  { weight: 6, arbitrary: fc.constant(apps) },
+  { weight: 1, arbitrary: fc.constantFrom("srv", "codex") }
+)
 const connectorId = fc.oneof(
   { weight: 6, arbitrary: fc.constant("k") },
   { weight: 1, arbitrary: fc.constantFrom("  ", "", " k ") },
@@ -29,7 +32,9 @@ const uri = fc.oneof(
   { weight: 1, arbitrary: fc.integer({ min: 490, max: 520 }).map((n) => `ui://${"é".repeat(n)}`) },
   { weight: 1, arbitrary: fc.constant(undefined) }
 )
-const args = fc.constantFrom<unknown>(null, { link_id: "L1" }, { link_id: "L3" }, { link_id: 5 }, { link_id: "  " }, ["x"])
+const args = fc.constantFrom<unknown>(null, { link_id: "L1" }, { link_id: "L3" }, { link_id: 5 }, { link_id: "  " }, [
+  "x"
+])
 const status = fc.oneof(
   { weight: 6, arbitrary: fc.constant("completed" as const) },
   { weight: 1, arbitrary: fc.constantFrom("failed" as const, "inProgress" as const) }
@@ -91,7 +96,10 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc
-      .oneof({ weight: 20, arbitrary: fc.integer({ min: 0, max: 3 }) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 80 }) })
+      .oneof(
+        { weight: 20, arbitrary: fc.integer({ min: 0, max: 3 }) },
+        { weight: 1, arbitrary: fc.integer({ min: 0, max: 80 }) }
+      )
       .map((n): Step => ({ _tag: "threadRolledBack", numTurns: n }))
   },
   { weight: 1, arbitrary: fc.constant<Step>({ _tag: "compact" }) }
@@ -119,10 +127,10 @@ const burst: fc.Arbitrary<ReadonlyArray<Step>> = fc
     }))
   )
 const steps = fc
-  .array(
-    fc.oneof({ weight: 40, arbitrary: step.map((s) => [s]) }, { weight: 1, arbitrary: burst }),
-    { maxLength: 150, size: "max" }
-  )
+  .array(fc.oneof({ weight: 40, arbitrary: step.map((s) => [s]) }, { weight: 1, arbitrary: burst }), {
+    maxLength: 150,
+    size: "max"
+  })
   .map((chunks) => chunks.flat())
 
 const apply = (state: OriginState.State, event: ThreadEvent.ThreadEvent) => OriginState.apply(state, event, options)
@@ -210,7 +218,10 @@ describe("OriginState properties", () => {
     fc.assert(
       fc.property(steps, (generated) => {
         const { live, records } = record(generated)
-        const last = records.findLastIndex((r) => r._tag === "compacted")
+        let last = -1
+        records.forEach((r, i) => {
+          if (r._tag === "compacted") last = i
+        })
         const newest = records[last]
         const rebuilt = OriginState.rebuild(records, options)
         if (newest === undefined || (newest._tag === "compacted" && newest.state.mcp_resource_origins !== undefined)) {

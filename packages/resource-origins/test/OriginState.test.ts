@@ -18,10 +18,7 @@ const notFound = (state: OriginState.State, callId: string) => {
   assert.isTrue(Either.isLeft(result), `${callId} should not be found`)
   if (Either.isLeft(result)) {
     assert.strictEqual(result.left._tag, "AccessError")
-    assert.strictEqual(
-      result.left.message,
-      "originating MCP tool call was not found or did not complete successfully"
-    )
+    assert.strictEqual(result.left.message, "originating MCP tool call was not found or did not complete successfully")
   }
 }
 
@@ -254,7 +251,10 @@ describe("OriginState", () => {
   })
 
   it("the checkpoint omits absent turn, link and current turn ids and a false ambiguous_account", () => {
-    const restored = OriginState.restore({ origins: [{ call_id: "c9", tool: "t", connector_id: "k", uri: "" }], turns: [] })
+    const restored = OriginState.restore({
+      origins: [{ call_id: "c9", tool: "t", connector_id: "k", uri: "" }],
+      turns: []
+    })
     assert.deepStrictEqual(
       checkpointJson(restored.state),
       Option.some('{"origins":[{"call_id":"c9","tool":"t","connector_id":"k","uri":""}],"turns":[]}')
@@ -341,7 +341,10 @@ describe("OriginState", () => {
 
   it("O-22: a rollback past the compaction's turns clears the loaded state", () => {
     const records = [
-      compacted({ origins: [{ call_id: "c1", turn_id: "t1", tool: "t", connector_id: "k", uri: "ui://w" }], turns: ["t1"] }),
+      compacted({
+        origins: [{ call_id: "c1", turn_id: "t1", tool: "t", connector_id: "k", uri: "ui://w" }],
+        turns: ["t1"]
+      }),
       turn("t2"),
       rollback(2)
     ]

@@ -65,7 +65,12 @@ describe("OriginStore", () => {
       yield* store.observe("th", rollback(1))
       const live = yield* store.state("th")
       yield* store.observe("th", item("stale"))
-      const loaded = yield* store.load("th", [compacted(checkpoint), turn("t2"), item("c2", { turnId: "t2" }), rollback(1)])
+      const loaded = yield* store.load("th", [
+        compacted(checkpoint),
+        turn("t2"),
+        item("c2", { turnId: "t2" }),
+        rollback(1)
+      ])
       assert.deepStrictEqual(loaded, live)
       assert.deepStrictEqual(yield* store.state("th"), live)
       assert.strictEqual((yield* store.find("th", "c1")).turnId, "t1")
@@ -82,7 +87,11 @@ describe("OriginStore", () => {
       })
       const state = yield* Effect.gen(function* () {
         const store = yield* OriginStore
-        return yield* store.load("th", [compacted({ origins: "x", turns: ["t1"] }), turn("t2"), item("c2", { turnId: "t2" })])
+        return yield* store.load("th", [
+          compacted({ origins: "x", turns: ["t1"] }),
+          turn("t2"),
+          item("c2", { turnId: "t2" })
+        ])
       }).pipe(Effect.provide(Layer.merge(storeLayer, Logger.replace(Logger.defaultLogger, logger))))
       assert.deepStrictEqual(callIds(state), ["c2"])
       assert.deepStrictEqual(state.turns, ["t2"])
@@ -125,7 +134,10 @@ describe("OriginStore", () => {
       Effect.provide(
         layerFromResourceClient.pipe(
           Layer.provide(
-            ResourceClient.layer({ config: { ...Config.empty, apps: { serverName: "apps", connectors: {} } }, servers: [] })
+            ResourceClient.layer({
+              config: { ...Config.empty, apps: { serverName: "apps", connectors: {} } },
+              servers: []
+            })
           )
         )
       )

@@ -262,6 +262,8 @@ describe("MCP tool calls (resource-tools.md 11.2, 11.3)", () => {
           ["failed", null, { message: "cancelled" }]
         )
         assert.isTrue(Number.isInteger(completed!.durationMs))
+        // The request is cancelled at the server too.
+        yield* waitUntil(() => fixtures.srv!.cancelled.length === 1)
       })
     )
   )

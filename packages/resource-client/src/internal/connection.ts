@@ -169,7 +169,10 @@ const closeClient = (client: Client, transport: Transport): Effect.Effect<void> 
  * Opens a connection: builds the transport, connects and runs `initialize` (bounded by
  * `timeoutMillis`). The transport closes with the scope, also when connecting fails.
  */
-export const open = (entry: ServerEntry, timeoutMillis: number): Effect.Effect<Connection, Errors.ResourceFailure, Scope.Scope> =>
+export const open = (
+  entry: ServerEntry,
+  timeoutMillis: number
+): Effect.Effect<Connection, Errors.ResourceFailure, Scope.Scope> =>
   Effect.gen(function* () {
     const closed = yield* Deferred.make<string>()
     const toolsChanged = yield* Effect.acquireRelease(Queue.sliding<void>(1), Queue.shutdown)
@@ -213,9 +216,7 @@ export const open = (entry: ServerEntry, timeoutMillis: number): Effect.Effect<C
       try: (signal) => client.connect(transport, { signal, timeout: timeoutMillis + sdkTimerMargin }),
       catch: (error) => mapSdkError(error, "initialize", timeoutMillis, closedReason)
     }).pipe(
-      Effect.mapError((error) =>
-        error._tag === "ServerError" ? error : transportError("startup", error.message)
-      )
+      Effect.mapError((error) => (error._tag === "ServerError" ? error : transportError("startup", error.message)))
     )
     const declared = client.getServerCapabilities()
     const capabilities: Capabilities = {
@@ -225,11 +226,11 @@ export const open = (entry: ServerEntry, timeoutMillis: number): Effect.Effect<C
     const request = (method: string, params: Record<string, unknown> | undefined, timeoutMillis: number) =>
       Effect.tryPromise({
         try: (signal) =>
-          client.request(
-            params === undefined ? { method } : { method, params },
-            AnyResult,
-            { signal, timeout: timeoutMillis + sdkTimerMargin, maxTotalTimeout: timeoutMillis + sdkTimerMargin }
-          ) as Promise<unknown>,
+          client.request(params === undefined ? { method } : { method, params }, AnyResult, {
+            signal,
+            timeout: timeoutMillis + sdkTimerMargin,
+            maxTotalTimeout: timeoutMillis + sdkTimerMargin
+          }) as Promise<unknown>,
         catch: (error) => mapSdkError(error, method, timeoutMillis, closedReason)
       }).pipe(
         // an in-memory result never went through JSON: drop `undefined` fields as the wire would

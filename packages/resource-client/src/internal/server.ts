@@ -93,7 +93,8 @@ export const start = (entry: ServerEntry): Effect.Effect<Handle> =>
         Scope.extend(connectionScope),
         Effect.timeoutFail({
           duration: startupMillis,
-          onTimeout: () => new Errors.TransportError({ kind: "startup", message: Messages.startupTimedOut(startupMillis) })
+          onTimeout: () =>
+            new Errors.TransportError({ kind: "startup", message: Messages.startupTimedOut(startupMillis) })
         }),
         Effect.exit
       )

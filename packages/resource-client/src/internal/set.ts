@@ -5,13 +5,7 @@
 import { type Config, Errors, Mcp, Messages } from "@mcp-resources/protocol"
 import { Deferred, Effect, Option } from "effect"
 import * as Pagination from "../Pagination.js"
-import type {
-  AggregateResult,
-  ConnectionSet,
-  RequestMeta,
-  ServerConnection,
-  ServerStatus
-} from "../ResourceClient.js"
+import type { AggregateResult, ConnectionSet, RequestMeta, ServerConnection, ServerStatus } from "../ResourceClient.js"
 import type { ServerEntry, Setup } from "../ServerEntry.js"
 import { type Connection, decodeResult, transportKind } from "./connection.js"
 import * as Server from "./server.js"
@@ -153,9 +147,10 @@ export const make = (
       .request("tools/call", params, Server.millis(handle.entry.toolTimeoutSec))
       .pipe(Effect.mapError((error) => Errors.withContext(error, context)))
     // validate, but keep the server's own object (its fields and key order)
-    yield* decodeResult(Mcp.CallToolResult, "tools/call")(raw).pipe(
-      Effect.mapError((error) => Errors.withContext(error, context))
-    )
+    yield* decodeResult(
+      Mcp.CallToolResult,
+      "tools/call"
+    )(raw).pipe(Effect.mapError((error) => Errors.withContext(error, context)))
     return raw as Mcp.CallToolResult
   })
 
@@ -171,7 +166,8 @@ export const make = (
     Effect.gen(function* () {
       const names = [...handles.keys()].filter((name) => include(name)).sort(compareBytewise)
       type Outcome = Option.Option<
-        { readonly server: string; readonly items: ReadonlyArray<A> } | { readonly server: string; readonly error: string }
+        | { readonly server: string; readonly items: ReadonlyArray<A> }
+        | { readonly server: string; readonly error: string }
       >
       const outcomes = yield* Effect.forEach(
         names,
@@ -179,7 +175,9 @@ export const make = (
           const handle = handles.get(name)!
           const state = handle.state
           if (state._tag === "failed") {
-            return Effect.succeed<Outcome>(Option.some({ server: name, error: Messages.failedToGetClient(state.error) }))
+            return Effect.succeed<Outcome>(
+              Option.some({ server: name, error: Messages.failedToGetClient(state.error) })
+            )
           }
           if (state._tag !== "ready") return Effect.succeed<Outcome>(Option.none())
           return Pagination.collectPaginated({
@@ -242,7 +240,9 @@ export const make = (
         const base = { name: entry.name, transport: transportKind(entry) }
         if (handle === undefined) return { ...base, status: "disabled" }
         const state = handle.state
-        return state._tag === "failed" ? { ...base, status: "failed", error: state.error } : { ...base, status: state._tag }
+        return state._tag === "failed"
+          ? { ...base, status: "failed", error: state.error }
+          : { ...base, status: state._tag }
       })
       .sort((a, b) => compareBytewise(a.name, b.name))
 

@@ -3,7 +3,7 @@ import { connectInMemory, type FixtureSpec, type InMemoryFixture, type ToolSpec 
 import { Config } from "@mcp-resources/protocol"
 import { ResourceClient, ServerEntry } from "@mcp-resources/resource-client"
 import { Effect, Layer, type Scope } from "effect"
-import { OriginStore, layerFromResourceClient } from "../../src/OriginStore.js"
+import { type OriginStore, layerFromResourceClient } from "../../src/OriginStore.js"
 
 /** The widget of the O-27..O-37 cases. */
 export const widget = "ui://w"
@@ -43,7 +43,8 @@ export const clientLayer = (setup: ResourceClient.Setup) =>
   layerFromResourceClient.pipe(Layer.provideMerge(ResourceClient.layer(setup)))
 
 /** Runs `body` against the real client over `setup`; the client closes before the fixtures. */
-export const withClient = <A, E>(
+export const withClient = <A, E, R>(
   setup: ResourceClient.Setup,
-  body: Effect.Effect<A, E, OriginStore | ResourceClient.ResourceClient>
-) => Effect.provide(body, clientLayer(setup))
+  body: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, Exclude<R, OriginStore | ResourceClient.ResourceClient>> =>
+  Effect.provide(body, clientLayer(setup))
