@@ -99,7 +99,6 @@ const lastTurn = (thread: LoadedThread, turnId: unknown): HistoryTurn | undefine
     if (thread.history[i]!.turnId === turnId) return thread.history[i]
   return undefined
 }
-const isStrings = (u: unknown): u is ReadonlyArray<string> => Array.isArray(u) && u.every((s) => typeof s === "string")
 
 /** Builds the service over the configured store (persistent threads) and a memory store (ephemeral threads). */
 export const make = Effect.gen(function* () {
@@ -136,20 +135,6 @@ export const make = Effect.gen(function* () {
     }
   }
 
-  /** Seeds the history from a compaction checkpoint (the records before it are not loaded). */
-  const seed = (thread: LoadedThread, state: unknown) => {
-    if (typeof state !== "object" || state === null) return
-    const turns = (state as { turns?: unknown }).turns
-    if (!isStrings(turns)) return
-    for (const turnId of turns) thread.history.push({ turnId, callIds: new Set() })
-    const list = (state as { origins?: unknown }).origins
-    if (!Array.isArray(list)) return
-    for (const origin of list as ReadonlyArray<{ call_id?: unknown; turn_id?: unknown }>) {
-      const turn = lastTurn(thread, origin.turn_id)
-      if (turn !== undefined && typeof origin.call_id === "string") turn.callIds.add(origin.call_id)
-    }
-  }
-
   const observe = (thread: LoadedThread, event: ThreadEvent.ThreadEvent) =>
     Effect.zipRight(
       Effect.sync(() => apply(thread, event)),
@@ -174,31 +159,26 @@ export const make = Effect.gen(function* () {
           existing.subscribers.add(connection.id)
           return existing
         }
-        const stored = yield* durable.load(threadId).pipe(
-          Effect.catchIf(
-            (e) => e.reason === "notFound",
-            () => Effect.fail(threadNotFound(threadId))
-          )
-        )
+        const info = yield* durable.get(threadId)
+        if (Option.isNone(info)) return yield* Effect.fail(threadNotFound(threadId))
+        // The whole record list, in one query: the turn and call-id history that `tool/call` checks
+        // reaches back past compactions, while the origin state is rebuilt from the newest
+        // compaction's checkpoint and the records after it (OriginState.rebuild finds it).
+        const records = yield* durable.since(threadId, 0)
         const thread: LoadedThread = {
           id: threadId,
           ephemeral: false,
-          createdAt: stored.thread.createdAt,
-          config: Option.getOrElse(decodeConfig(stored.thread.config ?? {}), () => ({})),
+          createdAt: info.value.createdAt,
+          config: Option.getOrElse(decodeConfig(info.value.config ?? {}), () => ({})),
           store: durable,
           lock: yield* Effect.makeSemaphore(1),
           subscribers: new Set([connection.id]),
           history: [],
-          lastSeq: stored.lastSeq,
+          lastSeq: records.at(-1)?.seq ?? 0,
           binding: undefined
         }
-        const events = stored.records.map((r) => r.event)
-        for (const event of events) {
-          if (event._tag === "compacted") {
-            thread.history.length = 0
-            seed(thread, event.state.mcp_resource_origins)
-          } else apply(thread, event)
-        }
+        const events = records.map((r) => r.event)
+        for (const event of events) apply(thread, event)
         yield* origins.load(threadId, events)
         loaded.set(threadId, thread)
         yield* Effect.logInfo("thread loaded").pipe(Effect.annotateLogs({ threadId, records: events.length }))

@@ -285,6 +285,42 @@ describe("threads", () => {
       })
     })
   )
+
+  it.scopedLive("after compaction and a restart, turns and call ids from before the compaction are still known", () =>
+    Effect.gen(function* () {
+      const dataDir = tempDir()
+      const config = writeConfig(dataDir, { mcp_servers: { srv: stdioCommand(directReadSpec()) } })
+      const first = yield* startInitialized({ dataDir, config })
+      const { threadId } = yield* threadWithTurn(first)
+      yield* first.request("turn/start", { threadId, turnId: "t-old" })
+      const listed = resultOf(
+        yield* first.request("tool/call", {
+          threadId,
+          turnId: "t-old",
+          callId: "c-old",
+          name: "list_mcp_resources",
+          arguments: '{"server":"srv"}'
+        })
+      )
+      assert.strictEqual(listed.success, true)
+      assert.deepStrictEqual(resultOf(yield* first.request("thread/compact", { threadId })), {})
+      yield* first.request("turn/start", { threadId, turnId: "t-new" })
+      first.child.kill("SIGKILL")
+      yield* first.exited()
+      const second = yield* startInitialized({ dataDir, config })
+      yield* second.request("thread/resume", { threadId })
+      const call = resultOf(
+        yield* second.request("tool/call", { threadId, turnId: "t-old", callId: "c-2", name: "x", arguments: "" })
+      )
+      assert.deepStrictEqual(call, { callId: "c-2", output: "unsupported call: x", success: false })
+      assert.deepStrictEqual(
+        errorOf(
+          yield* second.request("tool/call", { threadId, turnId: "t-new", callId: "c-old", name: "x", arguments: "" })
+        ),
+        { code: -32600, message: "duplicate callId: c-old" }
+      )
+    })
+  )
 })
 
 describe("start and shutdown", () => {
