@@ -1,0 +1,6 @@
+/**
+ * Test tooling of the reliability suite: figures and report, the app-server driver, misbehaving MCP servers.
+ */
+export * as AppServerProcess from "./AppServerProcess.js"
+export * as Figures from "./Figures.js"
+export * as Misbehave from "./Misbehave.js"
