@@ -15,7 +15,7 @@ import { randomUUID } from "node:crypto"
 import type { Connection } from "./Connections.js"
 import { Connections } from "./Connections.js"
 import { ThreadConfig } from "./internal/params.js"
-import { threadNotFound } from "./Method.js"
+import { type RpcError, threadNotFound } from "./Method.js"
 
 interface Binding {
   readonly scope: Scope.CloseableScope
@@ -69,14 +69,17 @@ export interface Service {
   readonly list: Effect.Effect<ReadonlyArray<ThreadSummary>, ThreadStore.ThreadStoreError>
   /** Unloads and removes the thread and all its records. */
   readonly remove: (threadId: string) => Effect.Effect<void, unknown>
-  /** Applies what another process appended since this one last looked. */
-  readonly refresh: (thread: Thread) => Effect.Effect<void, ThreadStore.ThreadStoreError>
-  /** Appends the event durably, applies it, then sends the notification to the thread's subscribers. */
+  /**
+   * Applies what another process appended since this one last looked. A thread another process deleted
+   * is unloaded and fails with `thread not found`.
+   */
+  readonly refresh: (thread: Thread) => Effect.Effect<void, ThreadStore.ThreadStoreError | RpcError>
+  /** Appends the event durably, applies it, then sends the notification to the thread's subscribers (`thread not found` as in `refresh`). */
   readonly record: (
     thread: Thread,
     event: ThreadEvent.ThreadEvent,
     notification?: { readonly method: string; readonly params: unknown }
-  ) => Effect.Effect<void, ThreadStore.ThreadStoreError>
+  ) => Effect.Effect<void, ThreadStore.ThreadStoreError | RpcError>
   /** The turn is in the thread's current history (started and not rolled back). */
   readonly hasTurn: (thread: Thread, turnId: string) => boolean
   /** The call id produced items in the thread's current history. */
@@ -257,10 +260,22 @@ export const make = Effect.gen(function* () {
       if (!removed && thread === undefined) return yield* Effect.fail(threadNotFound(threadId))
     })
 
+  // Another process sharing the store deleted the thread: stop serving it from memory (with the lock held).
+  const whileStored =
+    (t: LoadedThread) =>
+    <A>(
+      effect: Effect.Effect<A, ThreadStore.ThreadStoreError>
+    ): Effect.Effect<A, ThreadStore.ThreadStoreError | RpcError> =>
+      Effect.catchIf(
+        effect,
+        (error) => error.reason === "notFound",
+        () => Effect.zipRight(loaded.get(t.id) === t ? unload(t) : Effect.void, Effect.fail(threadNotFound(t.id)))
+      )
+
   const refresh: Service["refresh"] = (thread) =>
     Effect.suspend(() => {
       const t = internal(thread)
-      return t.lock.withPermits(1)(catchUp(t))
+      return t.lock.withPermits(1)(whileStored(t)(catchUp(t)))
     })
 
   const record: Service["record"] = (thread, event, notification) =>
@@ -269,8 +284,8 @@ export const make = Effect.gen(function* () {
       return t.lock
         .withPermits(1)(
           Effect.gen(function* () {
-            yield* catchUp(t)
-            t.lastSeq = yield* t.store.append(t.id, t.lastSeq, event)
+            yield* whileStored(t)(catchUp(t))
+            t.lastSeq = yield* whileStored(t)(t.store.append(t.id, t.lastSeq, event))
             yield* observe(t, event)
             if (notification !== undefined) {
               yield* connections.notify(t.subscribers, notification.method, notification.params)

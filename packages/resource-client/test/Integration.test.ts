@@ -220,6 +220,31 @@ describe("ResourceClient (stdio and streamable HTTP)", () => {
     }).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["RC_TEST_TOKEN", "s3cret"]]))), Effect.scoped)
   )
 
+  it.live("streamable HTTP: a server that goes away marks the server failed; the request fails with the reason", () =>
+    Effect.gen(function* () {
+      const http = yield* Effect.promise(() =>
+        startHttp({ resourcePages: [{ result: { resources: [{ uri: "memo://h", name: "h" }] } }] })
+      )
+      const entry: ServerEntry.ServerEntry = {
+        name: "hosted",
+        transport: { _tag: "http", url: http.url, httpHeaders: {} },
+        ...defaults
+      }
+      const { client } = yield* openClient(setupOf([entry]))
+      assert.strictEqual((yield* client.listResources("hosted")).resources.length, 1)
+      yield* Effect.promise(() => http.close())
+      const failed = message(yield* Effect.either(client.listResources("hosted")))
+      assert.match(failed, /^resources\/list failed for `hosted`: connection closed: fetch failed/)
+      const status = (yield* client.servers).find((s) => s.name === "hosted")
+      assert.strictEqual(status?.status, "failed")
+      assert.match(status?.error ?? "", /^connection closed: fetch failed/)
+      assert.match(
+        message(yield* Effect.either(client.listResources("hosted"))),
+        /^failed to get client: connection closed: /
+      )
+    }).pipe(Effect.scoped)
+  )
+
   it.live("streamable HTTP: an unset bearer variable fails startup naming the variable", () =>
     Effect.gen(function* () {
       const http = yield* Effect.acquireRelease(

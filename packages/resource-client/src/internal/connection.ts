@@ -5,7 +5,7 @@
 import { Errors, Messages } from "@mcp-resources/protocol"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
   ElicitRequestSchema,
@@ -79,6 +79,25 @@ const mapSdkError = (
   if (reason !== undefined) return closedError(reason)
   const message = errorMessage(error)
   return message === "Not connected" ? closedError(Messages.connectionClosed) : transportError("other", message)
+}
+
+/**
+ * The reason when an HTTP transport error means the connection is gone: the request could not reach
+ * the server at all (refused, reset, unreachable), or the server no longer knows the session (404).
+ */
+const httpConnectionLost = (error: unknown): string | undefined => {
+  if (error instanceof TypeError && error.message === "fetch failed") {
+    const code = (error.cause as { readonly code?: unknown } | undefined)?.code
+    return typeof code === "string" ? `fetch failed (${code})` : "fetch failed"
+  }
+  if (error instanceof StreamableHTTPError && error.code === 404)
+    return "the server no longer knows the session (HTTP 404)"
+  // the server's event stream dropped and could not be reopened
+  const message = errorMessage(error)
+  if (message.startsWith("Failed to reconnect SSE stream") || message.startsWith("Maximum reconnection attempts")) {
+    return message
+  }
+  return undefined
 }
 
 const closedError = (reason: string) =>
@@ -203,7 +222,11 @@ export const open = (
           if (errorMessage(error).startsWith("ReadBuffer exceeded maximum size")) {
             pendingReason = Messages.messageExceeds(entry.maxMessageBytes)
             markClosed(pendingReason)
+            return
           }
+          // streamable HTTP never reports a close: a dropped socket or a lost session is one
+          const lost = entry.transport._tag === "http" ? httpConnectionLost(error) : undefined
+          if (lost !== undefined) markClosed(`${Messages.connectionClosed}: ${lost}`)
         }
         client.onclose = () => {
           markClosed(pendingReason ?? Messages.connectionClosed)
