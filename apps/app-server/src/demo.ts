@@ -94,12 +94,13 @@ const main = async (): Promise<number> => {
   out("mcp-resources demo: a scripted app-server session (JSON-RPC over stdio)")
   out(`  config   ${configPath}`)
   out(`  data dir ${dataDir} (SQLite, state.sqlite)`)
-  out(`  log      ${logFile}`)
+  out(`  log      ${logFile} (removed at the end unless MCP_RESOURCES_DEMO_KEEP is set)`)
   out("  servers  codex_apps = the bundled example server (resources, templates, an app tool with a widget)")
   out("           everything = @modelcontextprotocol/server-everything")
   out()
 
   let client = startServer(mainJs, args, logFile)
+  let ok = false
   try {
     await show(
       client,
@@ -244,12 +245,16 @@ const main = async (): Promise<number> => {
         .join("\n")
     )
     out("Demo finished: every step above went through the JSON-RPC app-server.")
+    ok = true
     return 0
   } catch (e) {
     process.stderr.write(`demo failed: ${e instanceof Error ? e.message : String(e)} (server log: ${logFile})\n`)
     return 1
   } finally {
     await client.close()
+    // keep the config, data and log for inspection when something failed (or when asked to)
+    if (ok && process.env.MCP_RESOURCES_DEMO_KEEP === undefined) NodeFs.rmSync(root, { recursive: true, force: true })
+    else process.stderr.write(`demo files kept in ${root}\n`)
   }
 }
 
