@@ -7,8 +7,7 @@ import { ResourceContents } from "./Mcp.js"
 import { McpToolCallItem } from "./ToolCallItem.js"
 import { ToolSpec } from "./ToolPayload.js"
 import { TruncationPolicy } from "./Truncation.js"
-
-const opt = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
+import { opt } from "./internal/schema.js"
 
 /** JSON-RPC error codes used by the app-server. */
 export const ErrorCode = {

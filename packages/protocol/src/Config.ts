@@ -7,8 +7,7 @@ import { Effect, Either, ParseResult, Schema } from "effect"
 import * as NodeFs from "node:fs"
 import { parse as parseToml } from "smol-toml"
 import { TruncationPolicy, defaultPolicy } from "./Truncation.js"
-
-const opt = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
+import { opt } from "./internal/schema.js"
 
 /** A config file that cannot be used: `{file}: {path}: {problem}`. */
 export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError", {

@@ -4,8 +4,7 @@
  * (`icons`, `_meta`, `annotations`) pass through unchanged.
  */
 import { Either, Schema } from "effect"
-
-const opt = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
+import { opt } from "./internal/schema.js"
 
 const isJsonObject = (u: unknown): u is { readonly [x: string]: unknown } =>
   typeof u === "object" && u !== null && !Array.isArray(u)

@@ -4,8 +4,7 @@
  * when true. This is the wire form; the state machine lives in `@mcp-resources/resource-origins`.
  */
 import { Schema } from "effect"
-
-const opt = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
+import { opt } from "./internal/schema.js"
 
 /** One remembered origin in a checkpoint. */
 export const CheckpointOrigin = Schema.Struct({

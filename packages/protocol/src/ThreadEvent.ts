@@ -5,8 +5,7 @@
 import { Schema } from "effect"
 import { CompactionState } from "./OriginCheckpoint.js"
 import { McpToolCallItem } from "./ToolCallItem.js"
-
-const opt = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
+import { opt } from "./internal/schema.js"
 
 /** `turn/start` recorded a turn. */
 export const TurnStarted = Schema.TaggedStruct("turnStarted", { turnId: Schema.String })

@@ -1,8 +1,7 @@
 /** The MCP tool-call item of lifecycle notifications (app-server-protocol.md section 4). */
 import { Schema } from "effect"
 import { CallToolResult } from "./Mcp.js"
-
-const opt = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
+import { opt } from "./internal/schema.js"
 
 /** `inProgress`, `completed` or `failed`. */
 export const ItemStatus = Schema.Literal("inProgress", "completed", "failed")

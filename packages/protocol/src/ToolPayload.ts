@@ -13,8 +13,7 @@ import {
   ResourceTemplate,
   JsonObject
 } from "./Mcp.js"
-
-const opt = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
+import { opt } from "./internal/schema.js"
 
 /** A resource entry: `server` first, then the resource's fields. */
 export const ResourceEntry = Schema.Struct({ server: Schema.String, ...Resource.fields })
