@@ -174,7 +174,8 @@ const runTools = (command: Exclude<Command, { _tag: "serve" }>) =>
 /** Runs the CLI and returns its exit code. */
 export const run = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
   Effect.gen(function* () {
-    if (argv.includes("--help") || argv.includes("-h") || argv.length === 0) {
+    // `serve --help` is the server's own usage (main.js prints it).
+    if (argv[0] !== "serve" && (argv.includes("--help") || argv.includes("-h") || argv.length === 0)) {
       yield* argv.length === 0 ? Console.error(usage) : Console.log(usage)
       return argv.length === 0 ? 2 : 0
     }

@@ -2,7 +2,7 @@
 /**
  * The app-server program: `node dist/main.js --config PATH --data-dir DIR [--listen ws://HOST:PORT]
  * [--no-stdio] [--allow-remote] [--token-env VAR] [--allow-origin ORIGIN]...`. Runs until standard
- * input ends or SIGINT/SIGTERM, then shuts down gracefully and exits 0.
+ * input ends or SIGINT/SIGTERM, then shuts down gracefully and exits 0; `--help` prints the usage and exits 0.
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Exit } from "effect"
@@ -18,8 +18,14 @@ const fatal = (message: string, code: number) =>
 
 /** Parses the command line, runs the server until it is asked to stop, and returns the exit code. */
 export const program: Effect.Effect<number> = Effect.gen(function* () {
+  const argv = process.argv.slice(2)
+  if (argv.includes("--help") || argv.includes("-h")) {
+    // Nothing is served, so standard output is free for the usage text.
+    yield* Effect.sync(() => process.stdout.write(`${usage}\n`))
+    return 0
+  }
   const options = yield* Effect.try({
-    try: () => parseArgs(process.argv.slice(2), process.env, process.cwd()),
+    try: () => parseArgs(argv, process.env, process.cwd()),
     catch: (error) => (error instanceof UsageError ? error : new UsageError(String(error)))
   })
   yield* Effect.flatMap(Lifecycle, (lifecycle) => lifecycle.awaitStop).pipe(Effect.provide(MainLayer.layer(options)))

@@ -169,6 +169,58 @@ const firstIssue = (file: string, error: ParseResult.ParseError): ConfigError =>
 
 const fail = (file: string, path: string, problem: string) => Either.left(new ConfigError({ file, path, problem }))
 
+/** Validates one server table (desktop entries are first renamed to these keys; `keyName` names them back). */
+const toServer = (
+  file: string,
+  key: string,
+  name: string,
+  s: typeof RawServer.Type,
+  keyName: (k: string) => string
+): Either.Either<McpServerConfig, ConfigError> => {
+  if (!serverNamePattern.test(name)) return fail(file, key, "server names must match [A-Za-z0-9_-]+")
+  if ((s.command === undefined) === (s.url === undefined)) {
+    return fail(file, key, "exactly one of `command` (stdio) or `url` (streamable HTTP) must be set")
+  }
+  const misplaced =
+    s.command !== undefined
+      ? (["bearer_token_env_var", "http_headers"] as const).find((k) => s[k] !== undefined)
+      : (["args", "env", "cwd"] as const).find((k) => s[k] !== undefined)
+  if (misplaced !== undefined) {
+    return fail(
+      file,
+      `${key}.${keyName(misplaced)}`,
+      s.command !== undefined
+        ? "only applies to streamable HTTP servers (`url`)"
+        : "only applies to stdio servers (`command`)"
+    )
+  }
+  if (s.url !== undefined && !isHttpUrl(s.url)) {
+    return fail(file, `${key}.url`, `must be an http:// or https:// URL, got ${JSON.stringify(s.url)}`)
+  }
+  return Either.right({
+    name,
+    transport:
+      s.command !== undefined
+        ? {
+            _tag: "stdio",
+            command: s.command,
+            args: s.args ?? [],
+            env: s.env ?? {},
+            ...(s.cwd !== undefined ? { cwd: s.cwd } : {})
+          }
+        : {
+            _tag: "http",
+            url: s.url!,
+            ...(s.bearer_token_env_var !== undefined ? { bearerTokenEnvVar: s.bearer_token_env_var } : {}),
+            httpHeaders: s.http_headers ?? {}
+          },
+    enabled: s.enabled ?? serverDefaults.enabled,
+    startupTimeoutSec: s.startup_timeout_sec ?? serverDefaults.startupTimeoutSec,
+    toolTimeoutSec: s.tool_timeout_sec ?? serverDefaults.toolTimeoutSec,
+    maxMessageBytes: s.max_message_bytes ?? serverDefaults.maxMessageBytes
+  })
+}
+
 /** Turns a parsed file value (TOML table or JSON object) into a {@link Config}. */
 export const decode = (raw: unknown, file: string): Either.Either<Config, ConfigError> => {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
@@ -182,85 +234,29 @@ export const decode = (raw: unknown, file: string): Either.Either<Config, Config
   }
   const servers: Array<McpServerConfig> = []
   for (const [name, s] of Object.entries(r.mcp_servers ?? {})) {
-    const key = `mcp_servers.${name}`
-    if (!serverNamePattern.test(name)) return fail(file, key, "server names must match [A-Za-z0-9_-]+")
-    if ((s.command === undefined) === (s.url === undefined)) {
-      return fail(file, key, "exactly one of `command` (stdio) or `url` (streamable HTTP) must be set")
-    }
-    if (s.command !== undefined) {
-      for (const k of ["bearer_token_env_var", "http_headers"] as const) {
-        if (s[k] !== undefined) return fail(file, `${key}.${k}`, "only applies to streamable HTTP servers (`url`)")
-      }
-    } else {
-      for (const k of ["args", "env", "cwd"] as const) {
-        if (s[k] !== undefined) return fail(file, `${key}.${k}`, "only applies to stdio servers (`command`)")
-      }
-      if (!isHttpUrl(s.url!))
-        return fail(file, `${key}.url`, `must be an http:// or https:// URL, got ${JSON.stringify(s.url)}`)
-    }
-    servers.push({
-      name,
-      transport:
-        s.command !== undefined
-          ? {
-              _tag: "stdio",
-              command: s.command,
-              args: s.args ?? [],
-              env: s.env ?? {},
-              ...(s.cwd !== undefined ? { cwd: s.cwd } : {})
-            }
-          : {
-              _tag: "http",
-              url: s.url!,
-              ...(s.bearer_token_env_var !== undefined ? { bearerTokenEnvVar: s.bearer_token_env_var } : {}),
-              httpHeaders: s.http_headers ?? {}
-            },
-      enabled: s.enabled ?? serverDefaults.enabled,
-      startupTimeoutSec: s.startup_timeout_sec ?? serverDefaults.startupTimeoutSec,
-      toolTimeoutSec: s.tool_timeout_sec ?? serverDefaults.toolTimeoutSec,
-      maxMessageBytes: s.max_message_bytes ?? serverDefaults.maxMessageBytes
-    })
+    const server = toServer(file, `mcp_servers.${name}`, name, s, (k) => k)
+    if (Either.isLeft(server)) return Either.left(server.left)
+    servers.push(server.right)
   }
   for (const [name, s] of Object.entries(r.mcpServers ?? {})) {
     const key = `mcpServers.${name}`
-    if (!serverNamePattern.test(name)) return fail(file, key, "server names must match [A-Za-z0-9_-]+")
     if (s.type === "sse") {
       return fail(file, `${key}.type`, "legacy SSE servers are not supported; use a streamable HTTP server (`url`)")
-    }
-    if ((s.command === undefined) === (s.url === undefined)) {
-      return fail(file, key, "exactly one of `command` (stdio) or `url` (streamable HTTP) must be set")
     }
     if (s.type === "stdio" && s.command === undefined) return fail(file, `${key}.type`, "`stdio` requires `command`")
     if ((s.type === "http" || s.type === "streamable-http") && s.url === undefined) {
       return fail(file, `${key}.type`, `\`${s.type}\` requires \`url\``)
     }
-    if (s.command !== undefined && s.headers !== undefined) {
-      return fail(file, `${key}.headers`, "only applies to streamable HTTP servers (`url`)")
-    }
-    if (s.url !== undefined) {
-      for (const k of ["args", "env", "cwd"] as const) {
-        if (s[k] !== undefined) return fail(file, `${key}.${k}`, "only applies to stdio servers (`command`)")
-      }
-      if (!isHttpUrl(s.url))
-        return fail(file, `${key}.url`, `must be an http:// or https:// URL, got ${JSON.stringify(s.url)}`)
-    }
-    servers.push({
+    const { headers, type: _type, ...rest } = s
+    const server = toServer(
+      file,
+      key,
       name,
-      transport:
-        s.command !== undefined
-          ? {
-              _tag: "stdio",
-              command: s.command,
-              args: s.args ?? [],
-              env: s.env ?? {},
-              ...(s.cwd !== undefined ? { cwd: s.cwd } : {})
-            }
-          : { _tag: "http", url: s.url!, httpHeaders: s.headers ?? {} },
-      enabled: s.enabled ?? serverDefaults.enabled,
-      startupTimeoutSec: serverDefaults.startupTimeoutSec,
-      toolTimeoutSec: serverDefaults.toolTimeoutSec,
-      maxMessageBytes: serverDefaults.maxMessageBytes
-    })
+      { ...rest, ...(headers !== undefined ? { http_headers: headers } : {}) },
+      (k) => (k === "http_headers" ? "headers" : k)
+    )
+    if (Either.isLeft(server)) return Either.left(server.left)
+    servers.push(server.right)
   }
   servers.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   const connectors: Record<string, ConnectorConfig> = {}

@@ -3,7 +3,7 @@
  * resource-tools.md section 1.5, in that order, and drops any other field; nested values
  * (`icons`, `_meta`, `annotations`) pass through unchanged.
  */
-import { Either, Schema } from "effect"
+import { Arbitrary, Either, Schema } from "effect"
 import { opt } from "./internal/schema.js"
 
 const isJsonObject = (u: unknown): u is { readonly [x: string]: unknown } =>
@@ -135,7 +135,7 @@ export type ContentBlock = typeof ContentBlock.Type
  * A `tools/call` result. The schema validates; {@link decodeCallToolResult} returns the server's own
  * object so that unknown fields and the server's key order are kept (resource-tools.md 11.3).
  */
-export const CallToolResult = Schema.Struct(
+const CallToolResultShape = Schema.Struct(
   {
     content: Schema.Array(ContentBlock),
     structuredContent: opt(JsonObject),
@@ -143,11 +143,22 @@ export const CallToolResult = Schema.Struct(
     _meta: opt(JsonObject)
   },
   { key: Schema.String, value: Schema.Unknown }
-).annotations({ identifier: "CallToolResult" })
+)
+const isCallToolResultShape = Schema.is(CallToolResultShape)
+
+/**
+ * A `tools/call` result: validated against the MCP shape, then passed through as the server's own
+ * object (a struct with an index signature would rebuild it and lose an own `__proto__` key).
+ */
+export const CallToolResult: Schema.Schema<typeof CallToolResultShape.Type> = Schema.declare(isCallToolResultShape, {
+  identifier: "CallToolResult",
+  description: "a tools/call result",
+  arbitrary: () => Arbitrary.makeLazy(CallToolResultShape)
+})
 /** A `tools/call` result. */
 export type CallToolResult = typeof CallToolResult.Type
 
-const validateCallToolResult = Schema.validateEither(CallToolResult)
+const validateCallToolResult = Schema.validateEither(CallToolResultShape)
 
 /** Validates a raw `tools/call` result and returns the server's own object (unknown fields and key order kept). */
 export const decodeCallToolResult = (raw: unknown) =>

@@ -77,14 +77,16 @@ export interface AppServer {
 /** Options of {@link start}. */
 export interface StartOptions {
   readonly args: ReadonlyArray<string>
+  /** The script to run instead of {@link mainJs} (e.g. the CLI, `dist/Cli.js`). */
+  readonly script?: string
   readonly env?: Record<string, string>
 }
 
-/** Starts `node dist/main.js ARGS`; the child is killed (SIGKILL) when the scope closes if still running. */
+/** Starts `node dist/main.js ARGS` (or `node SCRIPT ARGS`); the child is killed (SIGKILL) when the scope closes if still running. */
 export const start = (options: StartOptions): Effect.Effect<AppServer, never, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.sync(() => {
-      const child = spawn(process.execPath, [mainJs, ...options.args], {
+      const child = spawn(process.execPath, [options.script ?? mainJs, ...options.args], {
         stdio: ["pipe", "pipe", "pipe"],
         env: { ...process.env, MCP_RESOURCES_LOG: "debug", ...options.env }
       })

@@ -1,0 +1,57 @@
+import { execFile } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { tempDir, WaitTimeout } from "./utils/AppServerProcess.js"
+
+/** The built demo (`pnpm demo`). */
+const demoJs = fileURLToPath(new URL("../dist/demo.js", import.meta.url))
+
+/** Runs the demo to completion (killed after 90 s); its temp files go to a fresh TMPDIR. */
+const runDemo = Effect.async<{ code: number | null; stdout: string; stderr: string }, WaitTimeout>((resume) => {
+  const child = execFile(
+    process.execPath,
+    [demoJs],
+    { cwd: tempDir(), timeout: 90_000, encoding: "utf8", env: { ...process.env, TMPDIR: tempDir("demo-test-") } },
+    (error, stdout, stderr) => {
+      if (error?.killed) {
+        return resume(
+          Effect.fail(new WaitTimeout({ message: `the demo timed out; stdout: ${stdout}; stderr: ${stderr}` }))
+        )
+      }
+      resume(Effect.succeed({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr }))
+    }
+  )
+  return Effect.sync(() => {
+    child.kill("SIGKILL")
+  })
+})
+
+describe("demo", () => {
+  it.live(
+    "the scripted session lists every server, reads the widget before and after a restart, and shows the refusal",
+    () =>
+      Effect.gen(function* () {
+        const { code, stdout, stderr } = yield* runDemo
+        assert.strictEqual(code, 0, `stdout: ${stdout}\nstderr: ${stderr}`)
+        assert.strictEqual(stderr, "")
+        // The aggregate list reached both servers.
+        assert.match(stdout, /The model lists resources of every server/)
+        assert.match(stdout, /\(per server: codex_apps \d+, everything \d+\)/)
+        const restart = stdout.indexOf("Restart the app-server on the same data dir")
+        assert.isAbove(restart, 0)
+        const widget = "ui://widget/example-app.html: <html>example_app</html>\n      (originCallId app-call)"
+        const before = stdout.indexOf(widget)
+        const after = stdout.indexOf(widget, restart)
+        assert.isTrue(before !== -1 && before < restart, "the widget read before the restart")
+        assert.isAbove(after, restart, "the widget read after the restart")
+        const refusal = stdout.indexOf(
+          "error -32603: originating MCP tool call was not found or did not complete successfully"
+        )
+        assert.isTrue(refusal > before && refusal < restart, "the refusal between the two reads")
+        assert.match(stdout, /← exited with code 0; starting again/)
+        assert.match(stdout, /Demo finished: every step above went through the JSON-RPC app-server\.\n$/)
+      }),
+    120_000
+  )
+})
