@@ -59,6 +59,8 @@ interface InFlight {
 }
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+/** The message of an unexpected failure, as the `-32603` answer carries it. */
+const defectMessage = (defect: unknown): string => (defect instanceof Error ? defect.message : String(defect))
 const isValidId = (u: unknown): u is RequestId => typeof u === "string" || (typeof u === "number" && Number.isFinite(u))
 const idKey = (id: RequestId): string => `${typeof id}:${id}`
 const CancelParams = Schema.Struct({ id: Schema.Union(Schema.String, Schema.Number) })
@@ -156,8 +158,21 @@ export const make: Effect.Effect<Service, never, Connections | Environment | Sco
           if (Either.isLeft(parsed)) return yield* fail(null, codes.parseError, messages.parseError)
           const message = parsed.right
           if (!isRecord(message)) return yield* fail(null, codes.invalidRequest, messages.invalidRequest)
-          const hasId = Object.hasOwn(message, "id")
           const id = isValidId(message.id) ? message.id : null
+          // A bug while checking one message answers that message and never stops the connection.
+          return yield* dispatch(message, id).pipe(
+            Effect.catchAllDefect((defect) =>
+              Effect.zipRight(
+                Effect.logError("unexpected failure while handling a message", Cause.die(defect)),
+                Object.hasOwn(message, "id") ? fail(id, codes.internalError, defectMessage(defect)) : Effect.void
+              )
+            )
+          )
+        })
+
+      const dispatch = (message: Record<string, unknown>, id: RequestId | null): Effect.Effect<void> =>
+        Effect.gen(function* () {
+          const hasId = Object.hasOwn(message, "id")
           const method = message.method
           const params = message.params
           if (

@@ -336,8 +336,33 @@ export const formatParamsError = (error: ParseResult.ParseError): string => desc
  * Decodes a method's params (an absent params object counts as `{}`); the left side is the detail for
  * `Invalid request: {detail}`.
  */
-export const decodeParams = <M extends Method>(method: M, params: unknown): Either.Either<Params<M>, string> => {
-  const schema = methods[method] as unknown as Schema.Schema<Params<M>, unknown>
+export const decodeParams = <M extends Method>(method: M, params: unknown): Either.Either<Params<M>, string> =>
+  decodeWith(methods[method] as unknown as Schema.Schema<Params<M>, unknown>, params)
+
+/** How deep params may nest. No method's params come close; the bound keeps decoding off the stack limit. */
+export const maxParamsDepth = 64
+
+/**
+ * The path of the first value nested deeper than `max` levels, or undefined. Iterative, so that any
+ * depth JSON.parse accepted is measured without recursion.
+ */
+export const tooDeep = (value: unknown, max: number = maxParamsDepth): ReadonlyArray<string> | undefined => {
+  const stack: Array<{ value: unknown; path: ReadonlyArray<string> }> = [{ value, path: [] }]
+  while (stack.length > 0) {
+    const { value: v, path } = stack.pop()!
+    if (typeof v !== "object" || v === null) continue
+    if (path.length >= max) return path
+    for (const [key, child] of Object.entries(v)) stack.push({ value: child, path: [...path, key] })
+  }
+  return undefined
+}
+
+/** Decodes params with a schema (absent params count as `{}`); the failure is the detail of `Invalid request: {detail}`. */
+export const decodeWith = <A, I>(schema: Schema.Schema<A, I>, params: unknown): Either.Either<A, string> => {
+  const deep = tooDeep(params)
+  if (deep !== undefined) {
+    return Either.left(`${deep.slice(0, 3).join(".")}: nested deeper than ${maxParamsDepth} levels`)
+  }
   return Schema.decodeUnknownEither(schema, { errors: "first" })(params === undefined ? {} : params).pipe(
     Either.mapLeft(formatParamsError)
   )

@@ -172,3 +172,17 @@ describe("shared wire schemas", () => {
     }
   })
 })
+
+describe("params nesting bound", () => {
+  it("params nested deeper than 64 levels are refused with the path, without touching the stack limit", () => {
+    const deep = (n: number): unknown => {
+      let value: unknown = 1
+      for (let i = 0; i < n; i++) value = [value]
+      return value
+    }
+    const refused = AppServer.decodeParams("thread/start", { config: { truncation: deep(100_000) } })
+    assert.deepStrictEqual(refused, Either.left("config.truncation.0: nested deeper than 64 levels"))
+    assert.strictEqual(AppServer.tooDeep({ a: deep(61) }), undefined)
+    assert.deepStrictEqual(AppServer.tooDeep({ a: deep(70) })?.length, 64)
+  })
+})

@@ -41,7 +41,7 @@ export interface AppServer {
   /** Sends one request and waits for its response (rejects after `timeoutMs`). */
   readonly request: (method: string, params?: unknown, timeoutMs?: number) => Promise<Message>
   /** Sends a request without waiting; returns its id. */
-  readonly send: (method: string, params?: unknown) => number
+  readonly send: (method: string, params?: unknown) => string
   /** Waits for the response to an id sent with `send`. */
   readonly response: (id: string | number, timeoutMs?: number) => Promise<Message>
   /** Writes raw bytes to standard input. */
@@ -53,7 +53,10 @@ export interface AppServer {
   /** Resolves with the exit code/signal. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
   /** Ends the child: SIGTERM (or `signal`), SIGKILL after `graceMs`; always resolves. */
-  readonly close: (signal?: NodeJS.Signals, graceMs?: number) => Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+  readonly close: (
+    signal?: NodeJS.Signals,
+    graceMs?: number
+  ) => Promise<{ code: number | null; signal: NodeJS.Signals | null }>
 }
 
 /** Starts the app-server; `initialize` is not sent (see {@link startInitialized}). */
@@ -141,8 +144,9 @@ export const start = (options: StartOptions = {}): AppServer => {
       if (child.stdin!.destroyed || child.exitCode !== null) return resolve()
       child.stdin!.write(data, () => resolve())
     })
-  const send = (method: string, params?: unknown): number => {
-    const id = nextId++
+  // String ids with a prefix, so that they never meet the ids of fuzzed lines.
+  const send = (method: string, params?: unknown): string => {
+    const id = `rq-${nextId++}`
     void write(`${JSON.stringify(params === undefined ? { id, method } : { id, method, params })}\n`)
     return id
   }

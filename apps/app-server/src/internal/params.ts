@@ -3,7 +3,7 @@
  * protocol's (`@mcp-resources/protocol` AppServer); absent params count as `{}`.
  */
 import { AppServer } from "@mcp-resources/protocol"
-import { Either, Schema } from "effect"
+import { Either, type Schema } from "effect"
 
 export const {
   InitializeParams,
@@ -23,6 +23,4 @@ export type ThreadConfig = AppServer.ThreadConfig
 
 /** Decodes params (absent params count as `{}`); the failure is the whole `Invalid request: …` message. */
 export const decodeParams = <A, I>(schema: Schema.Schema<A, I>, params: unknown): Either.Either<A, string> =>
-  Schema.decodeUnknownEither(schema, { errors: "first" })(params === undefined ? {} : params).pipe(
-    Either.mapLeft((error) => AppServer.messages.invalidParams(AppServer.formatParamsError(error)))
-  )
+  Either.mapLeft(AppServer.decodeWith(schema, params), AppServer.messages.invalidParams)
