@@ -1,14 +1,15 @@
 /**
  * `pnpm bench`: runs the scenarios of the benchmark issue, prints the table and the target checks, and
  * writes `tooling/bench/results.json`. Flags: `--quick` (few iterations, for developing; does not
- * write results.json), `--only 1,3` (scenario numbers), `--out FILE`.
+ * write results.json), `--only 1,3` (scenario numbers), `--out FILE`, `--markdown FILE` (the table as
+ * Markdown, for BENCHMARKS.md).
  */
 import { spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import { fileURLToPath } from "node:url"
 import type { Context, Scenario } from "./internal/scenario.js"
-import { type Output, type Result, type Row, renderResults, renderTable } from "./internal/report.js"
+import { type Output, type Result, type Row, renderMarkdown, renderResults, renderTable } from "./internal/report.js"
 
 // The memory scenario needs a forced GC: re-execute this script once with --expose-gc.
 if ((globalThis as { gc?: unknown }).gc === undefined) {
@@ -77,6 +78,8 @@ const main = async (): Promise<void> => {
   }
   process.stdout.write(`\n${renderTable(rows)}\n\n${renderResults(results)}\n`)
   if (notes.length > 0) process.stdout.write(`\nnotes:\n${notes.map((n) => `  ${n}`).join("\n")}\n`)
+  const markdown = flag("--markdown")
+  if (markdown !== undefined) Fs.writeFileSync(markdown, renderMarkdown(rows, results, notes))
   if (out !== undefined) {
     Fs.writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`)
     process.stdout.write(`\nwrote ${out}\n`)

@@ -64,19 +64,29 @@ export class JsonRpcChild {
   }
 }
 
-/** Spawns a process and resolves with the milliseconds until its first stdout line, then waits for its exit. */
-export const timeToFirstLine = (command: string, args: ReadonlyArray<string>, input?: string): Promise<number> =>
+/**
+ * Spawns a process and resolves with the milliseconds until its first stdout line (which must pass
+ * `expect`), then waits for its exit.
+ */
+export const timeToFirstLine = (
+  command: string,
+  args: ReadonlyArray<string>,
+  input?: string,
+  expect: (line: string) => boolean = () => true
+): Promise<number> =>
   new Promise((resolve, reject) => {
     const started = performance.now()
     const child = spawn(command, [...args], { stdio: ["pipe", "pipe", "pipe"] })
     let elapsed: number | undefined
     let stderr = ""
+    let unexpected: string | undefined
     child.stderr.on("data", (chunk: Buffer) => {
       stderr += chunk.toString("utf8")
     })
     const lines = Readline.createInterface({ input: child.stdout })
-    lines.once("line", () => {
+    lines.once("line", (line) => {
       elapsed = performance.now() - started
+      if (!expect(line)) unexpected = line
       child.stdin.end()
     })
     if (input !== undefined) child.stdin.write(input)
@@ -85,6 +95,7 @@ export const timeToFirstLine = (command: string, args: ReadonlyArray<string>, in
     child.once("exit", (code) => {
       if (elapsed === undefined)
         reject(new Error(`${command} exited (${code}) before printing a line: ${stderr.slice(-500)}`))
+      else if (unexpected !== undefined) reject(new Error(`unexpected first line: ${unexpected.slice(0, 300)}`))
       else resolve(elapsed)
     })
   })

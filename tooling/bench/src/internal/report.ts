@@ -94,3 +94,29 @@ export const renderResults = (results: ReadonlyArray<Result>): string =>
         `${r.met === null ? "   info" : r.met ? "    MET" : " MISSED"}  ${r.name}: ${r.metric} = ${r.value}${r.target === null ? "" : ` (target ${r.target})`}`
     )
     .join("\n")
+
+/** The table, the target checks and the notes as Markdown (for BENCHMARKS.md). */
+export const renderMarkdown = (
+  rows: ReadonlyArray<Row>,
+  results: ReadonlyArray<Result>,
+  notes: ReadonlyArray<string>
+): string => {
+  const esc = (s: string) => s.replace(/\|/g, "\\|")
+  const table = [
+    "| scenario | task | n | median | p95 | ratio | memory | notes |",
+    "| --- | --- | ---: | ---: | ---: | --- | ---: | --- |",
+    ...rows.map(
+      (r) =>
+        `| ${esc(r.scenario)} | ${esc(r.task)} | ${r.n ?? ""} | ${r.median === undefined ? "" : fmtMs(r.median)} | ${r.p95 === undefined ? "" : fmtMs(r.p95)} | ${r.ratio === undefined ? "" : `${r.ratio.toFixed(2)}x${r.ratioLabel ? ` ${r.ratioLabel}` : ""}`} | ${r.memory === undefined ? "" : fmtBytes(r.memory)} | ${esc(r.extra ?? "")} |`
+    )
+  ].join("\n")
+  const checks = [
+    "| result | metric | value | target | met |",
+    "| --- | --- | ---: | --- | --- |",
+    ...results.map(
+      (r) =>
+        `| ${esc(r.name)} | ${esc(r.metric)} | ${r.value} | ${r.target ?? ""} | ${r.met === null ? "info" : r.met ? "**met**" : "**missed**"} |`
+    )
+  ].join("\n")
+  return `${table}\n\n${checks}\n${notes.length === 0 ? "" : `\n${notes.map((n) => `- ${esc(n)}`).join("\n")}\n`}`
+}

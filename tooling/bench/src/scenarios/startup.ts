@@ -17,6 +17,12 @@ import type { Context } from "../internal/scenario.js"
 export const appServerMain = fileURLToPath(new URL("../../../../apps/app-server/dist/main.js", import.meta.url))
 const floorScript = fileURLToPath(new URL("../startupFloor.js", import.meta.url))
 
+/** The first line the app-server prints must be the `initialize` response. */
+const isInitializeResponse = (line: string): boolean => {
+  const message = JSON.parse(line) as { id?: unknown; result?: { serverInfo?: unknown } }
+  return message.id === 1 && message.result?.serverInfo !== undefined
+}
+
 const initialize = `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { clientInfo: { name: "bench" } } })}\n`
 
 export const run = async (ctx: Context): Promise<Output> => {
@@ -35,7 +41,9 @@ export const run = async (ctx: Context): Promise<Output> => {
       throw new Error("the app-server did not create state.sqlite")
 
     // The measured interval is spawn to the first line; the exit that follows is not timed.
-    const ours = async () => ({ overriddenDuration: await timeToFirstLine(process.execPath, serverArgs, initialize) })
+    const ours = async () => ({
+      overriddenDuration: await timeToFirstLine(process.execPath, serverArgs, initialize, isInitializeResponse)
+    })
     const floor = async () => ({ overriddenDuration: await timeToFirstLine(process.execPath, [floorScript]) })
     const bare = async () => ({
       overriddenDuration: await timeToFirstLine(process.execPath, ["-e", "console.log('ready')"])
