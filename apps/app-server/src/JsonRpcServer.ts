@@ -4,7 +4,20 @@
  * mapping from failures to JSON-RPC errors. Transports (stdio, WebSocket) feed it framed text.
  */
 import { AppServer } from "@mcp-resources/protocol"
-import { Cause, Context, Deferred, Effect, Either, Fiber, FiberSet, Layer, Option, Schema, type Scope } from "effect"
+import {
+  Cause,
+  Context,
+  Deferred,
+  Effect,
+  Either,
+  type Exit,
+  Fiber,
+  FiberSet,
+  Layer,
+  Option,
+  Schema,
+  type Scope
+} from "effect"
 import { type Connection, Connections, type RequestId } from "./Connections.js"
 import { type Environment, methods } from "./handlers/index.js"
 import { InitializeParams, initializeResult } from "./handlers/initialize.js"
@@ -68,8 +81,8 @@ const CancelParams = Schema.Struct({ id: Schema.Union(Schema.String, Schema.Numb
 /** Builds the dispatcher over the method table. */
 export const make: Effect.Effect<Service, never, Connections | Environment | Scope.Scope> = Effect.gen(function* () {
   const connections = yield* Connections
-  const context = yield* Effect.context<Environment>()
   const fibers = yield* FiberSet.make<void>()
+  const runFork = yield* FiberSet.runtime(fibers)<Environment>()
   const queues = new Map<string, ThreadQueue>()
   const everything = new Set<Map<string, InFlight>>()
   let accepting = true
@@ -113,100 +126,108 @@ export const make: Effect.Effect<Service, never, Connections | Environment | Sco
           yield* Effect.forkDaemon(Fiber.interrupt(entry.fiber))
         })
 
+      /** The end of a request: its response, or the error its failure or interruption calls for. */
+      const finish = (id: RequestId, method: string, state: InFlight["state"], exit: Exit.Exit<unknown, unknown>) => {
+        if (exit._tag === "Success") return connections.respond(connection, id, exit.value)
+        if (Cause.isInterruptedOnly(exit.cause)) {
+          if (state.reason === "closed") return Effect.void
+          return state.reason === "cancelled"
+            ? fail(id, codes.requestCancelled, messages.requestCancelled)
+            : fail(id, codes.internalError, messages.shuttingDown)
+        }
+        const error = toWireError(exit.cause)
+        const answer = fail(id, error.code, error.message)
+        return error.code === codes.internalError
+          ? Effect.zipRight(
+              Effect.logDebug(`${method} failed`).pipe(Effect.annotateLogs({ error: error.message })),
+              answer
+            )
+          : answer
+      }
+
       const start = (
         id: RequestId,
         method: string,
         run: (connection: Connection) => Effect.Effect<unknown, unknown, Environment>,
         ticket: QueueTicket
-      ) =>
-        Effect.gen(function* () {
-          const state: InFlight["state"] = { reason: undefined, done: false }
-          const key = idKey(id)
-          const program = ticket.ready.pipe(
-            Effect.zipRight(Effect.suspend(() => run(connection))),
-            Effect.ensuring(ticket.done),
-            Effect.provide(context),
-            Effect.withLogSpan(method),
-            Effect.onExit((exit) =>
-              Effect.gen(function* () {
-                state.done = true
-                if (inflight.get(key)?.state === state) inflight.delete(key)
-                if (exit._tag === "Success") return yield* connections.respond(connection, id, exit.value)
-                if (Cause.isInterruptedOnly(exit.cause)) {
-                  if (state.reason === "closed") return
-                  return yield* state.reason === "cancelled"
-                    ? fail(id, codes.requestCancelled, messages.requestCancelled)
-                    : fail(id, codes.internalError, messages.shuttingDown)
-                }
-                const error = toWireError(exit.cause)
-                if (error.code === codes.internalError) {
-                  yield* Effect.logDebug(`${method} failed`).pipe(Effect.annotateLogs({ error: error.message }))
-                }
-                yield* fail(id, error.code, error.message)
-              })
-            ),
-            Effect.ignore
-          )
-          const fiber = yield* FiberSet.run(fibers, program)
-          if (!state.done) inflight.set(key, { fiber, state })
-        })
+      ): void => {
+        const state: InFlight["state"] = { reason: undefined, done: false }
+        const key = idKey(id)
+        const body = Effect.suspend(() => run(connection))
+        // Requests not ordered on a thread (reads among them) take no place in any queue.
+        const ordered = ticket === free ? body : ticket.ready.pipe(Effect.zipRight(body), Effect.ensuring(ticket.done))
+        const program = ordered.pipe(
+          Effect.withLogSpan(method),
+          Effect.onExit((exit) => {
+            state.done = true
+            if (inflight.get(key)?.state === state) inflight.delete(key)
+            return finish(id, method, state, exit)
+          }),
+          Effect.ignore
+        )
+        // Forked on the dispatcher's runtime, which holds the environment: nothing to provide per request.
+        const fiber = runFork(program)
+        if (!state.done) inflight.set(key, { fiber, state })
+      }
+
+      const defect = (message: Record<string, unknown>, id: RequestId | null) => (defect: unknown) =>
+        Effect.zipRight(
+          Effect.logError("unexpected failure while handling a message", Cause.die(defect)),
+          Object.hasOwn(message, "id") ? fail(id, codes.internalError, defectMessage(defect)) : Effect.void
+        )
 
       const receive = (text: string): Effect.Effect<void> =>
-        Effect.gen(function* () {
-          if (text.trim() === "") return
-          const parsed = Either.try((): unknown => JSON.parse(text))
-          if (Either.isLeft(parsed)) return yield* fail(null, codes.parseError, messages.parseError)
-          const message = parsed.right
-          if (!isRecord(message)) return yield* fail(null, codes.invalidRequest, messages.invalidRequest)
+        Effect.suspend(() => {
+          if (text.trim() === "") return Effect.void
+          let message: unknown
+          try {
+            message = JSON.parse(text)
+          } catch {
+            return fail(null, codes.parseError, messages.parseError)
+          }
+          if (!isRecord(message)) return fail(null, codes.invalidRequest, messages.invalidRequest)
           const id = isValidId(message.id) ? message.id : null
           // A bug while checking one message answers that message and never stops the connection.
-          return yield* dispatch(message, id).pipe(
-            Effect.catchAllDefect((defect) =>
-              Effect.zipRight(
-                Effect.logError("unexpected failure while handling a message", Cause.die(defect)),
-                Object.hasOwn(message, "id") ? fail(id, codes.internalError, defectMessage(defect)) : Effect.void
-              )
-            )
+          return Effect.catchAllDefect(
+            Effect.suspend(() => dispatch(message, id)),
+            defect(message, id)
           )
         })
 
-      const dispatch = (message: Record<string, unknown>, id: RequestId | null): Effect.Effect<void> =>
-        Effect.gen(function* () {
-          const hasId = Object.hasOwn(message, "id")
-          const method = message.method
-          const params = message.params
-          if (
-            (message.jsonrpc !== undefined && message.jsonrpc !== "2.0") ||
-            typeof method !== "string" ||
-            (hasId && id === null) ||
-            (params !== undefined && (typeof params !== "object" || params === null))
-          ) {
-            return yield* fail(id, codes.invalidRequest, messages.invalidRequest)
-          }
-          if (!hasId || id === null) {
-            if (method === "$/cancelRequest") yield* cancel(params)
-            return
-          }
-          if (!initialized && method !== "initialize")
-            return yield* fail(id, codes.invalidRequest, messages.notInitialized)
-          if (method === "initialize") {
-            if (initialized) return yield* fail(id, codes.invalidRequest, messages.alreadyInitialized)
-            const decoded = decodeParams(InitializeParams, params)
-            if (Either.isLeft(decoded)) return yield* fail(id, codes.invalidRequest, decoded.left)
-            initialized = true
-            yield* Effect.logInfo("client initialized").pipe(
+      const dispatch = (message: Record<string, unknown>, id: RequestId | null): Effect.Effect<void> => {
+        const hasId = Object.hasOwn(message, "id")
+        const method = message.method
+        const params = message.params
+        if (
+          (message.jsonrpc !== undefined && message.jsonrpc !== "2.0") ||
+          typeof method !== "string" ||
+          (hasId && id === null) ||
+          (params !== undefined && (typeof params !== "object" || params === null))
+        ) {
+          return fail(id, codes.invalidRequest, messages.invalidRequest)
+        }
+        if (!hasId || id === null) return method === "$/cancelRequest" ? cancel(params) : Effect.void
+        if (!initialized && method !== "initialize") return fail(id, codes.invalidRequest, messages.notInitialized)
+        if (method === "initialize") {
+          if (initialized) return fail(id, codes.invalidRequest, messages.alreadyInitialized)
+          const decoded = decodeParams(InitializeParams, params)
+          if (Either.isLeft(decoded)) return fail(id, codes.invalidRequest, decoded.left)
+          initialized = true
+          return Effect.zipRight(
+            Effect.logInfo("client initialized").pipe(
               Effect.annotateLogs({ connection: label, client: decoded.right.clientInfo.name })
-            )
-            return yield* connections.respond(connection, id, initializeResult())
-          }
-          const definition = Object.hasOwn(methods, method) ? methods[method] : undefined
-          if (definition === undefined) return yield* fail(id, codes.methodNotFound, messages.methodNotFound(method))
-          const prepared = definition.prepare(params)
-          if (Either.isLeft(prepared)) return yield* fail(id, codes.invalidRequest, prepared.left)
-          if (!accepting) return yield* fail(id, codes.internalError, messages.shuttingDown)
-          const ticket = ticketFor(prepared.right.threadId, definition.ordering)
-          yield* start(id, method, (connection) => prepared.right.run({ connection, ticket }), ticket)
-        })
+            ),
+            connections.respond(connection, id, initializeResult())
+          )
+        }
+        const definition = Object.hasOwn(methods, method) ? methods[method] : undefined
+        if (definition === undefined) return fail(id, codes.methodNotFound, messages.methodNotFound(method))
+        const prepared = definition.prepare(params)
+        if (Either.isLeft(prepared)) return fail(id, codes.invalidRequest, prepared.left)
+        if (!accepting) return fail(id, codes.internalError, messages.shuttingDown)
+        const ticket = ticketFor(prepared.right.threadId, definition.ordering)
+        return Effect.sync(() => start(id, method, (connection) => prepared.right.run({ connection, ticket }), ticket))
+      }
 
       return {
         receive,

@@ -15,7 +15,6 @@ import * as JsonRpcServer from "./JsonRpcServer.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as StdioTransport from "./StdioTransport.js"
 import * as Threads from "./Threads.js"
-import * as WebSocketTransport from "./WebSocketTransport.js"
 
 const levels = { error: LogLevel.Error, warn: LogLevel.Warning, info: LogLevel.Info, debug: LogLevel.Debug } as const
 
@@ -36,6 +35,11 @@ export const loggerLayer: Layer.Layer<never> = Layer.unwrapEffect(
       Logger.minimumLogLevel(levels[level])
     )
   })
+)
+
+/** The WebSocket transport, its module (and `ws`) loaded only when `--listen` asks for it. */
+const webSocketLayer = Layer.unwrapEffect(
+  Effect.promise(() => import("./WebSocketTransport.js")).pipe(Effect.map((module) => module.layer))
 )
 
 /** The whole server for the given options: the config file is read at start (an invalid one fails the layer). */
@@ -61,7 +65,7 @@ export const layer = (options: AppOptions.ServerOptions) =>
       const server = JsonRpcServer.layer.pipe(Layer.provideMerge(threads))
       const transports = Layer.mergeAll(
         options.stdio ? StdioTransport.layer : Layer.empty,
-        options.listen !== undefined ? WebSocketTransport.layer : Layer.empty
+        options.listen !== undefined ? webSocketLayer : Layer.empty
       )
       return transports.pipe(Layer.provideMerge(server))
     })

@@ -23,8 +23,26 @@ export const layerStreams = (streams: Streams): Layer.Layer<never, never, JsonRp
       const { input, output } = streams
       const ignore = () => {}
       output.on("error", ignore)
+      // Messages are buffered and written once per event-loop turn (one write for every response that
+      // turn produced), in order, one JSON object per line. Closing the transport writes what is left.
+      let pending: Array<string> = []
+      let scheduled: NodeJS.Immediate | undefined
+      const flush = () => {
+        scheduled = undefined
+        if (pending.length === 0) return
+        const text = pending.length === 1 ? pending[0]! : pending.join("")
+        pending = []
+        output.write(text)
+      }
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          if (scheduled !== undefined) clearImmediate(scheduled)
+          flush()
+        })
+      )
       const session = yield* server.attach("stdio", (text) => {
-        output.write(`${text}\n`)
+        pending.push(`${text}\n`)
+        if (scheduled === undefined) scheduled = setImmediate(flush)
       })
       const frames = yield* Queue.unbounded<Frame | { readonly _tag: "end" }>()
       const splitter = new LineSplitter(maxMessageBytes)
@@ -57,12 +75,15 @@ export const layerStreams = (streams: Streams): Layer.Layer<never, never, JsonRp
       yield* Effect.forkScoped(
         Effect.gen(function* () {
           while (true) {
-            const frame = yield* Queue.take(frames)
-            if (frame._tag === "end") {
-              yield* Effect.logInfo("standard input ended")
-              return yield* lifecycle.stop
+            // Every frame that has arrived, in order (one wait per batch rather than per frame).
+            const batch = yield* Queue.takeBetween(frames, 1, Number.POSITIVE_INFINITY)
+            for (const frame of batch) {
+              if (frame._tag === "end") {
+                yield* Effect.logInfo("standard input ended")
+                return yield* lifecycle.stop
+              }
+              yield* frame._tag === "oversize" ? session.tooLarge : session.receive(frame.text)
             }
-            yield* frame._tag === "oversize" ? session.tooLarge : session.receive(frame.text)
           }
         })
       )

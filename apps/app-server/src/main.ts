@@ -4,7 +4,8 @@
  * [--no-stdio] [--allow-remote] [--token-env VAR] [--allow-origin ORIGIN]...`. Runs until standard
  * input ends or SIGINT/SIGTERM, then shuts down gracefully and exits 0; `--help` prints the usage and exits 0.
  */
-import { NodeRuntime } from "@effect/platform-node"
+// The module itself, not the package index (which loads every Node platform module: HTTP, cluster, sockets…).
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Exit } from "effect"
 import { parseArgs, UsageError, usage } from "./AppOptions.js"
 import { Lifecycle } from "./Lifecycle.js"

@@ -6,13 +6,12 @@
  *
  * CONTRACT (the app-server codes against exactly these names and shapes).
  */
-import { Reactivity } from "@effect/experimental"
+import * as Reactivity from "@effect/experimental/Reactivity"
 import type { ThreadEvent } from "@mcp-resources/protocol"
 import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import type { ThreadStoreError } from "./internal/error.js"
 import * as Errors from "./internal/error.js"
 import * as Memory from "./internal/memory.js"
-import * as Sql from "./internal/sql.js"
 
 /** The store's one error class (`reason`: `notFound`, `conflict`, `storage`) and its reason schema. */
 export { ThreadStoreError, ThreadStoreErrorReason } from "./internal/error.js"
@@ -73,9 +72,23 @@ export class ThreadStore extends Context.Tag("@mcp-resources/thread-store/Thread
 /** Keeps everything in this process, nothing across restarts (ephemeral threads, `driver = "memory"`). */
 export const layerMemory: Layer.Layer<ThreadStore> = Layer.effect(ThreadStore, Memory.make)
 
+// The SQL drivers (better-sqlite3, pg) are loaded with `import()` when a store on them is built, so
+// that a process never loads the driver it does not use (start-up time).
+const loadDriver = <A>(name: string, load: () => Promise<A>): Effect.Effect<A, ThreadStoreError> =>
+  Effect.tryPromise({
+    try: load,
+    catch: (cause) => Errors.storage(`cannot load the ${name} driver`, Errors.describe(cause))
+  })
+
+const loadSqlite = loadDriver("SQLite", () => import("./internal/sqlite.js"))
+const loadPg = loadDriver("PostgreSQL", () => import("./internal/pg.js"))
+
 /** SQLite file (WAL, `synchronous = FULL`, busy timeout), migrated at start; the connection closes with the layer. */
 export const layerSqlite = (options: { readonly filename: string }): Layer.Layer<ThreadStore, ThreadStoreError> =>
-  Layer.scoped(ThreadStore, Sql.makeSqlite(options.filename)).pipe(Layer.provide(Reactivity.layer))
+  Layer.scoped(
+    ThreadStore,
+    Effect.flatMap(loadSqlite, (driver) => driver.makeSqlite(options.filename))
+  ).pipe(Layer.provide(Reactivity.layer))
 
 /** PostgreSQL (several processes sharing threads), migrated at start; the pool closes with the layer. */
 export const layerPg = (options: {
@@ -83,7 +96,16 @@ export const layerPg = (options: {
 }): Layer.Layer<ThreadStore, ThreadStoreError> =>
   Layer.scoped(
     ThreadStore,
-    Sql.makePg(Redacted.isRedacted(options.url) ? options.url : Redacted.make(options.url))
+    Effect.flatMap(loadPg, (driver) =>
+      driver.makePg(Redacted.isRedacted(options.url) ? options.url : Redacted.make(options.url))
+    )
+  ).pipe(Layer.provide(Reactivity.layer))
+
+/** SQLite at `{dataDir}/state.sqlite`, the directory created first (when missing). */
+const layerSqliteIn = (dataDir: string): Layer.Layer<ThreadStore, ThreadStoreError> =>
+  Layer.scoped(
+    ThreadStore,
+    Effect.flatMap(loadSqlite, (driver) => Effect.flatMap(driver.sqliteFile(dataDir), driver.makeSqlite))
   ).pipe(Layer.provide(Reactivity.layer))
 
 /** The `[persistence]` settings of a deployment, plus the data directory. */
@@ -106,7 +128,7 @@ export const layerFromConfig = (options: PersistenceOptions): Layer.Layer<Thread
         case "memory":
           return layerMemory
         case "sqlite":
-          return layerSqlite({ filename: yield* Sql.sqliteFile(options.dataDir) })
+          return layerSqliteIn(options.dataDir)
         case "postgres": {
           if (options.url !== undefined && options.url !== "") return layerPg({ url: options.url })
           const fromEnv = yield* Config.option(Config.redacted("DATABASE_URL")).pipe(

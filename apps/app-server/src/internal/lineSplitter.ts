@@ -21,6 +21,12 @@ export class LineSplitter {
     while (start <= chunk.length) {
       const nl = chunk.indexOf(0x0a, start)
       const end = nl === -1 ? chunk.length : nl
+      if (nl !== -1 && !this.discarding && this.size === 0) {
+        // A whole line inside this chunk: decoded straight from it, no copy.
+        frames.push(this.line(chunk, start, end))
+        start = nl + 1
+        continue
+      }
       if (!this.discarding) {
         const piece = chunk.subarray(start, end)
         // One byte of slack for a `\r` before the newline.
@@ -38,6 +44,13 @@ export class LineSplitter {
       start = nl + 1
     }
     return frames
+  }
+
+  /** The frame of the line `chunk[start, end)` (a trailing `\r` dropped). */
+  private line(chunk: Buffer, start: number, end: number): Frame {
+    const stop = end > start && chunk[end - 1] === 0x0d ? end - 1 : end
+    if (stop - start > this.maxBytes) return { _tag: "oversize" }
+    return { _tag: "line", text: chunk.toString("utf8", start, stop) }
   }
 
   /** The unterminated rest at end of input, if any. */

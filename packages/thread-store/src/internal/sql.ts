@@ -1,26 +1,20 @@
-import { mkdirSync } from "node:fs"
-import { join } from "node:path"
-import type { Reactivity } from "@effect/experimental/Reactivity"
-import { PgClient } from "@effect/sql-pg"
-import { SqliteClient } from "@effect/sql-sqlite-node"
-import { SqlClient } from "@effect/sql"
+// Only the driver-neutral client: the SQLite and PostgreSQL drivers live in ./sqlite.js and ./pg.js, loaded on demand.
+import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { ThreadEvent } from "@mcp-resources/protocol"
-import { Duration, Effect, Either, Option, type Redacted, type Scope } from "effect"
+import { Effect, Either, Option } from "effect"
 import type { Service, ThreadInfo } from "../ThreadStore.js"
 import * as Codec from "./codec.js"
 import { alreadyExists, conflict, describe, notFound, storage, type ThreadStoreError } from "./error.js"
 import { migrate } from "./migrations.js"
-
-/** How long SQLite waits for another process's write lock before failing. */
-const busyTimeoutMs = 5000
 
 const isUniqueViolation = (error: SqlError): boolean => {
   const code = (error.cause as { readonly code?: unknown } | null | undefined)?.code
   return code === "23505" || code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "SQLITE_CONSTRAINT_UNIQUE"
 }
 
-const failed = (context: string) => (error: SqlError) => storage(context, describe(error))
+/** A storage failure for an `SqlError`, with its context prepended. */
+export const failed = (context: string) => (error: SqlError) => storage(context, describe(error))
 
 interface ThreadRow {
   readonly id: string
@@ -152,41 +146,3 @@ export const make: Effect.Effect<Service, ThreadStoreError, SqlClient.SqlClient>
     )
   }
 })
-
-/** `{dataDir}/state.sqlite`, creating the directory when missing. */
-export const sqliteFile = (dataDir: string): Effect.Effect<string, ThreadStoreError> =>
-  Effect.try({
-    try: () => {
-      mkdirSync(dataDir, { recursive: true })
-      return join(dataDir, "state.sqlite")
-    },
-    catch: (cause) => storage(`cannot create the data directory ${dataDir}`, describe(cause))
-  })
-
-/** Opens the SQLite file (WAL, `synchronous = FULL`, busy timeout) and builds the store over it. */
-export const makeSqlite = (filename: string): Effect.Effect<Service, ThreadStoreError, Scope.Scope | Reactivity> =>
-  Effect.gen(function* () {
-    const context = `cannot open the SQLite thread store ${filename}`
-    // better-sqlite3 throws from its constructor (missing directory, not a database): a typed failure here.
-    const client = yield* SqliteClient.make({ filename }).pipe(
-      Effect.catchAllDefect((defect) => Effect.fail(storage(context, describe(defect))))
-    )
-    yield* Effect.all([
-      client.unsafe(`PRAGMA busy_timeout = ${busyTimeoutMs}`),
-      // WAL with FULL syncs on every commit: an acknowledged append survives a crash or power loss.
-      client.unsafe("PRAGMA synchronous = FULL")
-    ]).pipe(Effect.mapError(failed(context)))
-    return yield* Effect.provideService(make, SqlClient.SqlClient, client)
-  })
-
-/** Connects to PostgreSQL and builds the store over the pool. Messages never contain the url. */
-export const makePg = (url: Redacted.Redacted): Effect.Effect<Service, ThreadStoreError, Scope.Scope | Reactivity> =>
-  Effect.gen(function* () {
-    const client = yield* PgClient.make({ url, connectTimeout: Duration.seconds(10) }).pipe(
-      Effect.mapError(failed("cannot connect to the PostgreSQL thread store")),
-      Effect.catchAllDefect((defect) =>
-        Effect.fail(storage("cannot connect to the PostgreSQL thread store", describe(defect)))
-      )
-    )
-    return yield* Effect.provideService(make, SqlClient.SqlClient, client)
-  })
