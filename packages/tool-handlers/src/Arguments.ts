@@ -32,8 +32,11 @@ const fail = (message: string) => Either.left(new Errors.ParameterError({ messag
 
 const parseJson = (text: string): Either.Either<unknown, Errors.ParameterError> => {
   // JSON.parse is strict JSON; the last occurrence of a duplicate key wins.
-  const result = Either.try(() => JSON.parse(text) as unknown)
-  return Either.isLeft(result) ? fail(Messages.args.invalidJson) : Either.right(result.right)
+  try {
+    return Either.right(JSON.parse(text) as unknown)
+  } catch {
+    return fail(Messages.args.invalidJson)
+  }
 }
 
 /**
@@ -84,15 +87,19 @@ export const parseListArguments = (text: string): Either.Either<ListArguments, E
   })
 
 /** Arguments of `read_mcp_resource` (section 5.3): no arguments is treated like `{}`. */
-export const parseReadArguments = (text: string): Either.Either<ReadArguments, Errors.ParameterError> =>
-  Either.gen(function* () {
-    const raw = (yield* parseRaw(text)) ?? {}
-    // Both fields are type-checked before either is normalised.
-    const server = yield* requiredString(raw, "server")
-    const uri = yield* requiredString(raw, "uri")
-    const normalisedServer = server.trim()
-    if (normalisedServer === "") return yield* fail(Messages.args.serverMustBeProvided)
-    const normalisedUri = uri.trim()
-    if (normalisedUri === "") return yield* fail(Messages.args.uriMustBeProvided)
-    return { raw, server: normalisedServer, uri: normalisedUri }
-  })
+export const parseReadArguments = (text: string): Either.Either<ReadArguments, Errors.ParameterError> => {
+  // plain Either steps rather than Either.gen: this runs on every read
+  const parsed = parseRaw(text)
+  if (Either.isLeft(parsed)) return Either.left(parsed.left)
+  const raw = parsed.right ?? {}
+  // Both fields are type-checked before either is normalised.
+  const server = requiredString(raw, "server")
+  if (Either.isLeft(server)) return Either.left(server.left)
+  const uri = requiredString(raw, "uri")
+  if (Either.isLeft(uri)) return Either.left(uri.left)
+  const normalisedServer = server.right.trim()
+  if (normalisedServer === "") return fail(Messages.args.serverMustBeProvided)
+  const normalisedUri = uri.right.trim()
+  if (normalisedUri === "") return fail(Messages.args.uriMustBeProvided)
+  return Either.right({ raw, server: normalisedServer, uri: normalisedUri })
+}

@@ -144,8 +144,9 @@ export const listTools: (ctx: ToolContext) => Effect.Effect<ReadonlyArray<ToolPa
 
 const rejected = (message: string): ToolOutput => ({ output: message, success: false })
 
-const succeeded = (ctx: ToolContext, text: string): Lifecycle.Outcome => {
-  const output = Truncation.truncateOutput(text, ctx.truncation)
+/** The outcome of a resource tool whose payload is the concatenation of `pieces` (one JSON text). */
+const succeeded = (ctx: ToolContext, pieces: ReadonlyArray<string>): Lifecycle.Outcome => {
+  const output = Truncation.truncatePiecesOutput(pieces, ctx.truncation)
   return {
     status: "completed",
     result: { content: [{ type: "text", text: output }], isError: false },
@@ -161,35 +162,38 @@ const listOperation = (
   ctx: ToolContext,
   kind: ListKind,
   args: Arguments.ListArguments
-): Effect.Effect<string, string> => {
+): Effect.Effect<ReadonlyArray<string>, string> => {
   const { server, cursor } = args
   if (server === undefined) {
     if (cursor !== undefined) return Effect.fail(Messages.args.cursorWithoutServer)
     const include = (name: string) => canAccess(ctx, name)
     return kind === "resources"
-      ? Effect.map(ctx.set.listAllResources(include), Payloads.aggregateResources)
-      : Effect.map(ctx.set.listAllResourceTemplates(include), Payloads.aggregateResourceTemplates)
+      ? Effect.map(ctx.set.listAllResources(include), (result) => [Payloads.aggregateResources(result)])
+      : Effect.map(ctx.set.listAllResourceTemplates(include), (result) => [Payloads.aggregateResourceTemplates(result)])
   }
   if (!canAccess(ctx, server)) return Effect.fail(Messages.serverDisabledByOrchestrator(server))
   if (kind === "resources") {
     const page = cursor === undefined ? ctx.set.listResources(server) : ctx.set.listResources(server, cursor)
     return page.pipe(
-      Effect.map((result) => Payloads.singleServerResources(server, result)),
+      Effect.map((result) => [Payloads.singleServerResources(server, result)]),
       Effect.mapError((error) => Messages.toolFailure.list(error.message))
     )
   }
   const page =
     cursor === undefined ? ctx.set.listResourceTemplates(server) : ctx.set.listResourceTemplates(server, cursor)
   return page.pipe(
-    Effect.map((result) => Payloads.singleServerResourceTemplates(server, result)),
+    Effect.map((result) => [Payloads.singleServerResourceTemplates(server, result)]),
     Effect.mapError((error) => Messages.toolFailure.templates(error.message))
   )
 }
 
-const readOperation = (ctx: ToolContext, args: Arguments.ReadArguments): Effect.Effect<string, string> =>
+const readOperation = (
+  ctx: ToolContext,
+  args: Arguments.ReadArguments
+): Effect.Effect<ReadonlyArray<string>, string> =>
   canAccess(ctx, args.server)
     ? ctx.set.readResource(args.server, args.uri).pipe(
-        Effect.map((result) => Payloads.read(args.server, args.uri, result)),
+        Effect.map((result) => Payloads.readPieces(args.server, args.uri, result)),
         Effect.mapError((error) => Messages.toolFailure.read(error.message))
       )
     : Effect.fail(Messages.serverDisabledByOrchestrator(args.server))
@@ -199,12 +203,12 @@ const runResourceTool = (
   call: ToolCall,
   server: string,
   args: Arguments.JsonObject | null,
-  operation: Effect.Effect<string, string>
+  operation: Effect.Effect<ReadonlyArray<string>, string>
 ) =>
   Lifecycle.run(
     { callId: call.callId, server, tool: call.name, arguments: args },
     operation.pipe(
-      Effect.map((text) => succeeded(ctx, text)),
+      Effect.map((pieces) => succeeded(ctx, pieces)),
       Effect.catchAll((message) => Effect.succeed(Lifecycle.failure(message)))
     )
   )
@@ -259,23 +263,24 @@ const callMcpTool = (ctx: ToolContext, call: ToolCall, named: McpToolNames.Named
  * Runs one function call of the model. Never fails: every failure is an output with `success:false`.
  * Argument errors and unknown names emit no items; everything else emits a started and a completed item.
  */
-export const callTool: (ctx: ToolContext, call: ToolCall) => Effect.Effect<ToolOutput, never, LifecycleSink> =
-  Effect.fn("ToolHandlers.callTool")(function* (ctx: ToolContext, call: ToolCall) {
+export const callTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<ToolOutput, never, LifecycleSink> =>
+  // no span and no generator: this is the per-call path of every tool
+  Effect.suspend(() => {
     const unsupported = rejected(Messages.unsupportedCall(call.name))
     if (ToolSpecs.resourceToolNames.includes(call.name)) {
-      if (!ctx.set.hasServers()) return unsupported
+      if (!ctx.set.hasServers()) return Effect.succeed(unsupported)
       switch (call.name) {
         case ToolSpecs.listMcpResources.name:
-          return yield* callListTool(ctx, call, "resources")
+          return callListTool(ctx, call, "resources")
         case ToolSpecs.listMcpResourceTemplates.name:
-          return yield* callListTool(ctx, call, "templates")
+          return callListTool(ctx, call, "templates")
         default:
-          return yield* callReadTool(ctx, call)
+          return callReadTool(ctx, call)
       }
     }
-    if (!call.name.startsWith("mcp__")) return unsupported
-    const registry = yield* toolRegistry(ctx)
-    const named = Option.filter(registry.lookup(call.name), (named) => isToolEnabled(ctx, named.server, named.tool))
-    if (Option.isNone(named)) return unsupported
-    return yield* callMcpTool(ctx, call, named.value)
+    if (!call.name.startsWith("mcp__")) return Effect.succeed(unsupported)
+    return Effect.flatMap(toolRegistry(ctx), (registry) => {
+      const named = Option.filter(registry.lookup(call.name), (named) => isToolEnabled(ctx, named.server, named.tool))
+      return Option.isNone(named) ? Effect.succeed(unsupported) : callMcpTool(ctx, call, named.value)
+    })
   })

@@ -13,7 +13,18 @@ import {
   McpError,
   ToolListChangedNotificationSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { Config as EffectConfig, Deferred, Effect, Option, ParseResult, Queue, Schema, type Scope } from "effect"
+import {
+  Clock,
+  Config as EffectConfig,
+  Deferred,
+  Effect,
+  Either,
+  Option,
+  ParseResult,
+  Queue,
+  Schema,
+  type Scope
+} from "effect"
 import { z } from "zod"
 import type { ServerEntry } from "../ServerEntry.js"
 
@@ -22,6 +33,12 @@ export const clientInfo = { name: "mcp-resources", version: "0.1.0" } as const
 
 /** Extra milliseconds given to the SDK's own timer so that our (Clock-driven) timeout always fires first. */
 const sdkTimerMargin = 1000
+
+/** The class of the live clock, whose `sleep` is a plain timer. */
+const LiveClock = Clock.make().constructor as new (...args: ReadonlyArray<never>) => Clock.Clock
+
+/** The longest delay a timer can have; the live clock never wakes up after a longer one. */
+const maxTimerMillis = 2 ** 31 - 1
 
 /** Any JSON-RPC result, unchanged: we decode it ourselves so that no field is stripped before. */
 const AnyResult = z.unknown()
@@ -103,22 +120,70 @@ const httpConnectionLost = (error: unknown): string | undefined => {
 const closedError = (reason: string) =>
   transportError(reason.startsWith("message exceeds ") ? "oversize" : "closed", reason)
 
-/** Decodes a raw result; a mismatch is a local `invalidResult` failure naming the failing path. */
-export const decodeResult =
-  <A, I>(schema: Schema.Schema<A, I>, method: string) =>
-  (raw: unknown): Effect.Effect<A, Errors.TransportError> =>
-    Schema.decodeUnknown(schema)(raw).pipe(
-      Effect.mapError((error) => {
-        const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
-        const path = issue === undefined || issue.path.length === 0 ? "result" : issue.path.join(".")
-        return transportError(
-          "invalidResult",
-          `invalid ${method} result at ${path}: ${issue?.message ?? "does not match the MCP schema"}`
-        )
-      })
-    )
+/** The local `invalidResult` failure of a decoding mismatch, naming the failing path. */
+const invalidResult = (error: ParseResult.ParseError, method: string): Errors.TransportError => {
+  const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+  const path = issue === undefined || issue.path.length === 0 ? "result" : issue.path.join(".")
+  return transportError(
+    "invalidResult",
+    `invalid ${method} result at ${path}: ${issue?.message ?? "does not match the MCP schema"}`
+  )
+}
 
-const asWire = (value: unknown): unknown => (value === undefined ? value : JSON.parse(JSON.stringify(value)))
+/** Decodes a raw result (synchronously); a mismatch is a local `invalidResult` failure naming the failing path. */
+export const decodeResult = <A, I>(
+  schema: Schema.Schema<A, I>,
+  method: string
+): ((raw: unknown) => Effect.Effect<A, Errors.TransportError>) => {
+  const decode = Schema.decodeUnknownEither(schema)
+  return (raw) => {
+    const result = decode(raw)
+    return Either.isRight(result) ? Effect.succeed(result.right) : Effect.fail(invalidResult(result.left, method))
+  }
+}
+
+/** Sets an own data property, also for a key named `__proto__` (which plain assignment would not create). */
+const define = (target: Record<string, unknown>, key: string, value: unknown): void => {
+  if (key === "__proto__") {
+    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true })
+  } else {
+    target[key] = value
+  }
+}
+
+/**
+ * What the wire would deliver of an in-memory value, for the fields that matter to decoding:
+ * `undefined`-valued properties are dropped (an SDK McpServer sends `title: undefined`, which exact
+ * optional fields refuse) and `undefined` array elements become `null`. Everything else is shared:
+ * an object or array is copied only when something inside it changed.
+ */
+const asWire = (value: unknown): unknown => {
+  if (typeof value !== "object" || value === null) return value
+  if (Array.isArray(value)) {
+    let copy: Array<unknown> | undefined
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i]
+      const wire = item === undefined ? null : asWire(item)
+      if (copy === undefined && wire !== item) copy = value.slice(0, i)
+      if (copy !== undefined) copy.push(wire)
+    }
+    return copy ?? value
+  }
+  const record = value as Record<string, unknown>
+  let copy: Record<string, unknown> | undefined
+  const keys = Object.keys(record)
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!
+    const item = record[key]
+    const wire = item === undefined ? undefined : asWire(item)
+    if (copy === undefined && (item === undefined || wire !== item)) {
+      copy = {}
+      for (let j = 0; j < i; j++) define(copy, keys[j]!, record[keys[j]!])
+    }
+    if (copy !== undefined && wire !== undefined) define(copy, key, wire)
+  }
+  return copy ?? value
+}
 
 const hostEnvironment = (): Record<string, string> => {
   const env: Record<string, string> = {}
@@ -205,9 +270,14 @@ export const open = (
     let pendingReason: string | undefined
     let closeReason: string | undefined
     const closedReason = () => closeReason
+    // the in-flight requests, failed with the close reason when the transport closes
+    const closeListeners = new Set<(reason: string) => void>()
     const markClosed = (reason: string) => {
       closeReason ??= reason
       Deferred.unsafeDone(closed, Effect.succeed(closeReason))
+      const listeners = [...closeListeners]
+      closeListeners.clear()
+      for (const listener of listeners) listener(closeReason)
     }
     const client = yield* Effect.acquireRelease(
       Effect.sync(() => {
@@ -246,24 +316,73 @@ export const open = (
       resources: declared?.resources !== undefined,
       tools: declared?.tools !== undefined
     }
-    const request = (method: string, params: Record<string, unknown> | undefined, timeoutMillis: number) =>
-      Effect.tryPromise({
-        try: (signal) =>
-          client.request(params === undefined ? { method } : { method, params }, AnyResult, {
-            signal,
+    const memory = entry.transport._tag === "memory"
+    /**
+     * One SDK request as a single async effect: fails with the close reason when the transport
+     * closes, and (when `timer` is set) with the timeout message after `timeoutMillis` on a timer of
+     * its own. Interrupting it cancels the SDK request.
+     */
+    const attempt = (
+      method: string,
+      params: Record<string, unknown> | undefined,
+      timeoutMillis: number,
+      timer: boolean
+    ) =>
+      Effect.async<unknown, Errors.TransportError | Errors.ServerError>((resume) => {
+        // a transport that closes (crash, oversize message) fails the request with the close reason
+        if (closeReason !== undefined) return resume(Effect.fail(closedError(closeReason)))
+        const controller = new AbortController()
+        let done = false
+        let handle: ReturnType<typeof setTimeout> | undefined
+        const finish = (result: Effect.Effect<unknown, Errors.TransportError | Errors.ServerError>, abort: boolean) => {
+          if (done) return
+          done = true
+          closeListeners.delete(onClose)
+          if (handle !== undefined) clearTimeout(handle)
+          if (abort) controller.abort()
+          resume(result)
+        }
+        const onClose = (reason: string) => finish(Effect.fail(closedError(reason)), true)
+        closeListeners.add(onClose)
+        if (timer && timeoutMillis <= maxTimerMillis) {
+          handle = setTimeout(
+            () =>
+              finish(Effect.fail(transportError("timeout", Messages.timedOutAwaiting(method, timeoutMillis))), true),
+            timeoutMillis
+          )
+        }
+        client
+          .request(params === undefined ? { method } : { method, params }, AnyResult, {
+            signal: controller.signal,
             timeout: timeoutMillis + sdkTimerMargin,
             maxTotalTimeout: timeoutMillis + sdkTimerMargin
-          }) as Promise<unknown>,
-        catch: (error) => mapSdkError(error, method, timeoutMillis, closedReason)
-      }).pipe(
-        // an in-memory result never went through JSON: drop `undefined` fields as the wire would
-        Effect.map((raw) => (entry.transport._tag === "memory" ? asWire(raw) : raw)),
-        // a transport that closes (crash, oversize message) fails the request with the close reason
-        Effect.raceFirst(Effect.flatMap(Deferred.await(closed), (reason) => Effect.fail(closedError(reason)))),
-        Effect.timeoutFail({
-          duration: timeoutMillis,
-          onTimeout: () => transportError("timeout", Messages.timedOutAwaiting(method, timeoutMillis))
+          })
+          .then(
+            // an in-memory result never went through JSON: drop `undefined` fields as the wire would
+            (raw: unknown) => finish(Effect.succeed(memory ? asWire(raw) : raw), false),
+            (error: unknown) => finish(Effect.fail(mapSdkError(error, method, timeoutMillis, closedReason)), false)
+          )
+        // interrupted (a timeout, the caller): cancel the SDK request
+        return Effect.sync(() => {
+          if (done) return
+          done = true
+          closeListeners.delete(onClose)
+          if (handle !== undefined) clearTimeout(handle)
+          controller.abort()
         })
+      })
+    const request = (method: string, params: Record<string, unknown> | undefined, timeoutMillis: number) =>
+      Effect.clockWith((clock) =>
+        // the live clock sleeps on a plain timer too: do the same without forking a race; any other
+        // clock (a TestClock) drives the timeout itself
+        clock instanceof LiveClock
+          ? attempt(method, params, timeoutMillis, true)
+          : attempt(method, params, timeoutMillis, false).pipe(
+              Effect.timeoutFail({
+                duration: timeoutMillis,
+                onTimeout: () => transportError("timeout", Messages.timedOutAwaiting(method, timeoutMillis))
+              })
+            )
       )
     return { capabilities, request, closed, toolsChanged }
   })

@@ -29,13 +29,18 @@ const unknownServer = (server: string) =>
 const failedToGetClient = (error: string) =>
   new Errors.TransportError({ kind: "unavailable", message: Messages.failedToGetClient(error) })
 
+const decodeListResources = decodeResult(Mcp.ListResourcesResult, "resources/list")
+const decodeListResourceTemplates = decodeResult(Mcp.ListResourceTemplatesResult, "resources/templates/list")
+const decodeReadResource = decodeResult(Mcp.ReadResourceResult, "resources/read")
+const decodeCallTool = decodeResult(Mcp.CallToolResult, "tools/call")
+
 /** One `resources/list` page on a connection. */
 export const listResourcesOn = (connection: Connection, entry: ServerEntry, cursor: string | undefined) =>
   connection.capabilities.resources
     ? connection
         .request("resources/list", cursor === undefined ? undefined : { cursor }, Server.millis(entry.toolTimeoutSec))
         .pipe(
-          Effect.flatMap(decodeResult(Mcp.ListResourcesResult, "resources/list")),
+          Effect.flatMap(decodeListResources),
           Effect.mapError((error) => Errors.withContext(error, Messages.requestContext["resources/list"](entry.name)))
         )
     : Effect.succeed<Mcp.ListResourcesResult>({ resources: [] })
@@ -50,7 +55,7 @@ export const listResourceTemplatesOn = (connection: Connection, entry: ServerEnt
           Server.millis(entry.toolTimeoutSec)
         )
         .pipe(
-          Effect.flatMap(decodeResult(Mcp.ListResourceTemplatesResult, "resources/templates/list")),
+          Effect.flatMap(decodeListResourceTemplates),
           Effect.mapError((error) =>
             Errors.withContext(error, Messages.requestContext["resources/templates/list"](entry.name))
           )
@@ -62,7 +67,7 @@ export const readResourceOn = (connection: Connection, entry: ServerEntry, uri: 
   connection
     .request("resources/read", meta === undefined ? { uri } : { uri, _meta: meta }, Server.millis(entry.toolTimeoutSec))
     .pipe(
-      Effect.flatMap(decodeResult(Mcp.ReadResourceResult, "resources/read")),
+      Effect.flatMap(decodeReadResource),
       Effect.mapError((error) => Errors.withContext(error, Messages.requestContext["resources/read"](entry.name, uri)))
     )
 
@@ -79,28 +84,28 @@ export const make = (
   handles: ReadonlyMap<string, Server.Handle>,
   release: (set: SetImpl) => Effect.Effect<void>
 ): SetImpl => {
+  // acquire and release uninterruptibly around an interruptible use, in fewer steps than acquireUseRelease
   const held = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
-    Effect.acquireUseRelease(
-      Effect.sync(() => {
-        impl.holders += 1
-      }),
-      () => effect,
-      () => release(impl)
-    )
+    Effect.uninterruptibleMask((restore) => {
+      impl.holders += 1
+      return Effect.onExit(restore(effect), () => release(impl))
+    })
 
-  const lookup = (server: string) => {
-    const handle = handles.get(server)
-    return handle === undefined ? Effect.fail(unknownServer(server)) : Effect.succeed(handle)
+  const readyOrFail = (handle: Server.Handle) => {
+    const state = handle.state
+    return state._tag === "ready"
+      ? Effect.succeed({ handle, connection: state.connection, tools: state.tools })
+      : Effect.fail(failedToGetClient(state._tag === "failed" ? state.error : Messages.connectionClosed))
   }
 
   /** Waits for startup to settle (bounded by the startup timeout), then requires `ready`. */
   const ready = (server: string) =>
-    Effect.gen(function* () {
-      const handle = yield* lookup(server)
-      yield* Deferred.await(handle.settled)
-      const state = handle.state
-      if (state._tag === "ready") return { handle, connection: state.connection, tools: state.tools }
-      return yield* Effect.fail(failedToGetClient(state._tag === "failed" ? state.error : Messages.connectionClosed))
+    Effect.suspend(() => {
+      const handle = handles.get(server)
+      if (handle === undefined) return Effect.fail(unknownServer(server))
+      // a handle that left `starting` has settled (the state is set just before `settled` completes)
+      if (handle.state._tag !== "starting") return readyOrFail(handle)
+      return Effect.flatMap(Deferred.await(handle.settled), () => readyOrFail(handle))
     })
 
   const listResources = Effect.fn("ConnectionSet.listResources")(function* (server: string, cursor?: string) {
@@ -116,14 +121,9 @@ export const make = (
     return yield* listResourceTemplatesOn(connection, handle.entry, cursor)
   })
 
-  const readResource = Effect.fn("ConnectionSet.readResource")(function* (
-    server: string,
-    uri: string,
-    meta?: RequestMeta
-  ) {
-    const { connection, handle } = yield* ready(server)
-    return yield* readResourceOn(connection, handle.entry, uri, meta)
-  })
+  // the hot path of read_mcp_resource: no span, no generator
+  const readResource = (server: string, uri: string, meta?: RequestMeta) =>
+    Effect.flatMap(ready(server), ({ connection, handle }) => readResourceOn(connection, handle.entry, uri, meta))
 
   const listTools = Effect.fn("ConnectionSet.listTools")(function* (server: string) {
     const { tools } = yield* ready(server)
@@ -147,10 +147,7 @@ export const make = (
       .request("tools/call", params, Server.millis(handle.entry.toolTimeoutSec))
       .pipe(Effect.mapError((error) => Errors.withContext(error, context)))
     // validate, but keep the server's own object (its fields and key order)
-    yield* decodeResult(
-      Mcp.CallToolResult,
-      "tools/call"
-    )(raw).pipe(Effect.mapError((error) => Errors.withContext(error, context)))
+    yield* decodeCallTool(raw).pipe(Effect.mapError((error) => Errors.withContext(error, context)))
     return raw as Mcp.CallToolResult
   })
 

@@ -1,6 +1,6 @@
 /** The lifecycle runner shared by every tool call (resource-tools.md section 9, 11.3). */
 import type { Mcp, ToolCallItem } from "@mcp-resources/protocol"
-import { Clock, Effect } from "effect"
+import { Cause, Effect, Exit } from "effect"
 import { LifecycleSink } from "../LifecycleSink.js"
 
 /** The optional app fields of an MCP tool item; each present only when it is a string. */
@@ -49,20 +49,26 @@ export const cancelledMessage = "cancelled"
 const item = (
   invocation: Invocation,
   fields: Pick<ToolCallItem.McpToolCallItem, "status" | "result" | "error" | "durationMs">
-): ToolCallItem.McpToolCallItem => ({
-  type: "mcpToolCall",
-  id: invocation.callId,
-  server: invocation.server,
-  tool: invocation.tool,
-  arguments: invocation.arguments,
-  status: fields.status,
-  result: fields.result,
-  error: fields.error,
-  durationMs: fields.durationMs,
-  ...(invocation.app?.connectorId === undefined ? {} : { connectorId: invocation.app.connectorId }),
-  ...(invocation.app?.linkId === undefined ? {} : { linkId: invocation.app.linkId }),
-  ...(invocation.app?.mcpAppResourceUri === undefined ? {} : { mcpAppResourceUri: invocation.app.mcpAppResourceUri })
-})
+): ToolCallItem.McpToolCallItem => {
+  const item: { -readonly [K in keyof ToolCallItem.McpToolCallItem]: ToolCallItem.McpToolCallItem[K] } = {
+    type: "mcpToolCall",
+    id: invocation.callId,
+    server: invocation.server,
+    tool: invocation.tool,
+    arguments: invocation.arguments,
+    status: fields.status,
+    result: fields.result,
+    error: fields.error,
+    durationMs: fields.durationMs
+  }
+  const app = invocation.app
+  if (app !== undefined) {
+    if (app.connectorId !== undefined) item.connectorId = app.connectorId
+    if (app.linkId !== undefined) item.linkId = app.linkId
+    if (app.mcpAppResourceUri !== undefined) item.mcpAppResourceUri = app.mcpAppResourceUri
+  }
+  return item
+}
 
 /**
  * Emits the started item, runs the operation, emits the completed item with the elapsed whole
@@ -74,27 +80,37 @@ export const run = (
   operation: Effect.Effect<Outcome>
 ): Effect.Effect<ToolOutput, never, LifecycleSink> =>
   Effect.uninterruptibleMask((restore) =>
-    Effect.gen(function* () {
-      const sink = yield* LifecycleSink
-      yield* sink.emit({
-        phase: "started",
-        item: item(invocation, { status: "inProgress", result: null, error: null, durationMs: null })
-      })
-      const start = yield* Clock.currentTimeMillis
-      const complete = (outcome: Outcome) =>
-        Effect.flatMap(Clock.currentTimeMillis, (end) =>
-          sink.emit({
-            phase: "completed",
-            item: item(invocation, {
-              status: outcome.status,
-              result: outcome.result,
-              error: outcome.error,
-              durationMs: Math.max(0, Math.floor(end - start))
-            })
+    Effect.flatMap(LifecycleSink, (sink) =>
+      Effect.zipRight(
+        sink.emit({
+          phase: "started",
+          item: item(invocation, { status: "inProgress", result: null, error: null, durationMs: null })
+        }),
+        Effect.clockWith((clock) => {
+          const start = clock.unsafeCurrentTimeMillis()
+          const complete = (outcome: Outcome) =>
+            Effect.suspend(() =>
+              sink.emit({
+                phase: "completed",
+                item: item(invocation, {
+                  status: outcome.status,
+                  result: outcome.result,
+                  error: outcome.error,
+                  durationMs: Math.max(0, Math.floor(clock.unsafeCurrentTimeMillis() - start))
+                })
+              })
+            )
+          return Effect.flatMap(Effect.exit(restore(operation)), (exit) => {
+            if (Exit.isSuccess(exit)) {
+              const outcome = exit.value
+              return Effect.as(complete(outcome), { output: outcome.output, success: outcome.success })
+            }
+            // interrupted: the item completes as cancelled before the interruption goes on
+            return Cause.isInterruptedOnly(exit.cause)
+              ? Effect.zipRight(complete(failure(cancelledMessage)), Effect.failCause(exit.cause))
+              : Effect.failCause(exit.cause)
           })
-        )
-      const outcome = yield* restore(operation).pipe(Effect.onInterrupt(() => complete(failure(cancelledMessage))))
-      yield* complete(outcome)
-      return { output: outcome.output, success: outcome.success }
-    })
+        })
+      )
+    )
   )

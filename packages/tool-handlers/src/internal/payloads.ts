@@ -1,6 +1,5 @@
 /** JSON text of the resource tools' success payloads (resource-tools.md section 8). */
-import type { Mcp } from "@mcp-resources/protocol"
-import { ToolPayload } from "@mcp-resources/protocol"
+import { Mcp, ToolPayload } from "@mcp-resources/protocol"
 import type { ResourceClient } from "@mcp-resources/resource-client"
 import { compareBytewise } from "../McpToolNames.js"
 
@@ -37,6 +36,55 @@ export const aggregateResourceTemplates = (result: ResourceClient.AggregateResul
     ...failedServers(result)
   })
 
+/** A text or blob value at least this long is kept as a piece of its own when JSON would not escape it. */
+const pieceMinLength = 512
+
+/** True when JSON would escape something in `s`: a quote, a backslash, a control character, or (maybe) a surrogate. */
+const needsEscaping = (s: string): boolean => {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return true
+  }
+  return false
+}
+
+const json = (value: unknown): string => JSON.stringify(value)
+
+/**
+ * The read payload `{"server":…,"uri":…}` followed by the read result's kept fields, as JSON text in
+ * pieces whose concatenation is the payload's JSON (the key order of `ToolPayload.ReadPayload`, the
+ * same text as encoding through that schema). A long text or blob that needs no escaping is a piece
+ * of its own, shared with the result rather than copied into one large string.
+ */
+export const readPieces = (server: string, uri: string, result: Mcp.ReadResourceResult): Array<string> => {
+  const pieces: Array<string> = []
+  let current = `{"server":${json(server)},"uri":${json(uri)}`
+  if (result.resultType !== undefined) current += `,"resultType":${json(result.resultType)}`
+  if (result.ttlMs !== undefined) current += `,"ttlMs":${json(result.ttlMs)}`
+  if (result.cacheScope !== undefined) current += `,"cacheScope":${json(result.cacheScope)}`
+  current += `,"contents":[`
+  result.contents.forEach((item, index) => {
+    if (index > 0) current += ","
+    current += `{"uri":${json(item.uri)}`
+    if (item.mimeType !== undefined) current += `,"mimeType":${json(item.mimeType)}`
+    const isText = Mcp.isTextContents(item)
+    const value = isText ? item.text : item.blob
+    current += isText ? `,"text":` : `,"blob":`
+    if (value.length >= pieceMinLength && !needsEscaping(value)) {
+      pieces.push(`${current}"`, value)
+      current = `"`
+    } else {
+      current += json(value)
+    }
+    if (item._meta !== undefined) current += `,"_meta":${json(item._meta)}`
+    current += "}"
+  })
+  current += "]"
+  if (result._meta !== undefined) current += `,"_meta":${json(result._meta)}`
+  pieces.push(`${current}}`)
+  return pieces
+}
+
 /** `{"server":…,"uri":…}` followed by the read result's kept fields. */
 export const read = (server: string, uri: string, result: Mcp.ReadResourceResult): string =>
-  ToolPayload.toJsonText(ToolPayload.ReadPayload, ToolPayload.readPayload(server, uri, result))
+  readPieces(server, uri, result).join("")
