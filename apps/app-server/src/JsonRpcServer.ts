@@ -6,14 +6,20 @@
 import { AppServer } from "@mcp-resources/protocol"
 import {
   Cause,
+  Clock,
   Context,
+  DefaultServices,
   Deferred,
   Effect,
   Either,
   type Exit,
   Fiber,
+  FiberRef,
+  FiberRefs,
   FiberSet,
   Layer,
+  List,
+  LogSpan,
   Option,
   Schema,
   type Scope
@@ -127,7 +133,13 @@ export const make: Effect.Effect<Service, never, Connections | Environment | Sco
         })
 
       /** The end of a request: its response, or the error its failure or interruption calls for. */
-      const finish = (id: RequestId, method: string, state: InFlight["state"], exit: Exit.Exit<unknown, unknown>) => {
+      const finish = (
+        id: RequestId,
+        method: string,
+        state: InFlight["state"],
+        exit: Exit.Exit<unknown, unknown>,
+        outerSpans: List.List<LogSpan.LogSpan>
+      ) => {
         if (exit._tag === "Success") return connections.respond(connection, id, exit.value)
         if (Cause.isInterruptedOnly(exit.cause)) {
           if (state.reason === "closed") return Effect.void
@@ -139,7 +151,10 @@ export const make: Effect.Effect<Service, never, Connections | Environment | Sco
         const answer = fail(id, error.code, error.message)
         return error.code === codes.internalError
           ? Effect.zipRight(
-              Effect.logDebug(`${method} failed`).pipe(Effect.annotateLogs({ error: error.message })),
+              Effect.logDebug(`${method} failed`).pipe(
+                Effect.annotateLogs({ error: error.message }),
+                Effect.locally(FiberRef.currentLogSpan, outerSpans)
+              ),
               answer
             )
           : answer
@@ -156,17 +171,30 @@ export const make: Effect.Effect<Service, never, Connections | Environment | Sco
         const body = Effect.suspend(() => run(connection))
         // Requests not ordered on a thread (reads among them) take no place in any queue.
         const ordered = ticket === free ? body : ticket.ready.pipe(Effect.zipRight(body), Effect.ensuring(ticket.done))
-        const program = ordered.pipe(
-          Effect.withLogSpan(method),
-          Effect.onExit((exit) => {
+        // The answer is sent uninterruptibly once the body ends (`finish` never fails; it logs outside the span).
+        const program = Effect.uninterruptibleMask((restore) =>
+          Effect.flatMap(Effect.exit(restore(ordered)), (exit) => {
             state.done = true
             if (inflight.get(key)?.state === state) inflight.delete(key)
-            return finish(id, method, state, exit)
-          }),
-          Effect.ignore
+            return finish(id, method, state, exit, outerSpans)
+          })
         )
         // Forked on the dispatcher's runtime, which holds the environment: nothing to provide per request.
-        const fiber = runFork(program)
+        // The body runs in the method's log span, set in the fiber's initial refs (what `Effect.withLogSpan`
+        // does, without its save-and-restore around the body).
+        let outerSpans = List.empty<LogSpan.LogSpan>()
+        const fiber = runFork(program, {
+          updateRefs: (refs, fiberId) => {
+            outerSpans = FiberRefs.getOrDefault(refs, FiberRef.currentLogSpan)
+            const clock = Context.get(FiberRefs.getOrDefault(refs, DefaultServices.currentServices), Clock.Clock)
+            const span = LogSpan.make(method, clock.unsafeCurrentTimeMillis())
+            return FiberRefs.updateAs(refs, {
+              fiberId,
+              fiberRef: FiberRef.currentLogSpan,
+              value: List.prepend(outerSpans, span)
+            })
+          }
+        })
         if (!state.done) inflight.set(key, { fiber, state })
       }
 

@@ -30,7 +30,8 @@ export const layerStreams = (streams: Streams): Layer.Layer<never, never, JsonRp
       const flush = () => {
         scheduled = undefined
         if (pending.length === 0) return
-        const text = pending.length === 1 ? pending[0]! : pending.join("")
+        // One string per batch: the messages joined, each ending in a newline.
+        const text = pending.length === 1 ? `${pending[0]!}\n` : `${pending.join("\n")}\n`
         pending = []
         output.write(text)
       }
@@ -41,7 +42,7 @@ export const layerStreams = (streams: Streams): Layer.Layer<never, never, JsonRp
         })
       )
       const session = yield* server.attach("stdio", (text) => {
-        pending.push(`${text}\n`)
+        pending.push(text)
         if (scheduled === undefined) scheduled = setImmediate(flush)
       })
       const frames = yield* Queue.unbounded<Frame | { readonly _tag: "end" }>()

@@ -347,6 +347,9 @@ export const maxParamsDepth = 64
  * depth JSON.parse accepted is measured without recursion.
  */
 export const tooDeep = (value: unknown, max: number = maxParamsDepth): ReadonlyArray<string> | undefined => {
+  if (typeof value !== "object" || value === null) return undefined
+  // The common case, flat params (no nested object), is answered without walking paths.
+  if (max > 0 && !hasNestedObject(value)) return undefined
   const stack: Array<{ value: unknown; path: ReadonlyArray<string> }> = [{ value, path: [] }]
   while (stack.length > 0) {
     const { value: v, path } = stack.pop()!
@@ -357,13 +360,39 @@ export const tooDeep = (value: unknown, max: number = maxParamsDepth): ReadonlyA
   return undefined
 }
 
+/** Whether any of an object's own values is itself an object (or array). */
+const hasNestedObject = (value: object): boolean => {
+  if (Array.isArray(value)) {
+    for (const child of value) if (typeof child === "object" && child !== null) return true
+    return false
+  }
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue
+    const child = (value as Record<string, unknown>)[key]
+    if (typeof child === "object" && child !== null) return true
+  }
+  return false
+}
+
+/** One compiled decoder per schema (`errors: "first"`). */
+const decoders = new WeakMap<object, (u: unknown) => Either.Either<unknown, ParseResult.ParseError>>()
+const decoderFor = <A, I>(schema: Schema.Schema<A, I>): ((u: unknown) => Either.Either<A, ParseResult.ParseError>) => {
+  let decoder = decoders.get(schema)
+  if (decoder === undefined) {
+    decoder = Schema.decodeUnknownEither(schema, { errors: "first" }) as (
+      u: unknown
+    ) => Either.Either<unknown, ParseResult.ParseError>
+    decoders.set(schema, decoder)
+  }
+  return decoder as (u: unknown) => Either.Either<A, ParseResult.ParseError>
+}
+
 /** Decodes params with a schema (absent params count as `{}`); the failure is the detail of `Invalid request: {detail}`. */
 export const decodeWith = <A, I>(schema: Schema.Schema<A, I>, params: unknown): Either.Either<A, string> => {
   const deep = tooDeep(params)
   if (deep !== undefined) {
     return Either.left(`${deep.slice(0, 3).join(".")}: nested deeper than ${maxParamsDepth} levels`)
   }
-  return Schema.decodeUnknownEither(schema, { errors: "first" })(params === undefined ? {} : params).pipe(
-    Either.mapLeft(formatParamsError)
-  )
+  const decoded = decoderFor(schema)(params === undefined ? {} : params)
+  return Either.isRight(decoded) ? (decoded as Either.Either<A, never>) : Either.left(formatParamsError(decoded.left))
 }

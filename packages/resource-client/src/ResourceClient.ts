@@ -180,11 +180,13 @@ export const make = (setup: Setup): Effect.Effect<Service, never, Scope.Scope> =
         return Effect.forEach(toClose, Server.close, { concurrency: "unbounded", discard: true })
       })
 
-    const release = (set: ConnectionSetImpl.SetImpl): Effect.Effect<void> =>
-      Effect.suspend(() => {
-        set.holders -= 1
-        return set.holders <= 0 && set !== current ? closeSet(set) : Effect.void
-      })
+    /** Drops one holder at once; returns closing the set when that was its last holder and it is superseded. */
+    const releaseNow = (set: ConnectionSetImpl.SetImpl): Effect.Effect<void> => {
+      set.holders -= 1
+      return set.holders <= 0 && set !== current ? closeSet(set) : Effect.void
+    }
+
+    const release = (set: ConnectionSetImpl.SetImpl): Effect.Effect<void> => Effect.suspend(() => releaseNow(set))
 
     const publish = (next: Setup, carryOver: boolean): Effect.Effect<void> =>
       publishLock.withPermits(1)(
@@ -202,7 +204,7 @@ export const make = (setup: Setup): Effect.Effect<Service, never, Scope.Scope> =
             }
           }
           generation += 1
-          const set = ConnectionSetImpl.make(generation, next, handles, release)
+          const set = ConnectionSetImpl.make(generation, next, handles, releaseNow)
           set.holders = 1
           openSets.add(set)
           current = set

@@ -30,47 +30,33 @@ export interface ReadArguments {
 
 const fail = (message: string) => Either.left(new Errors.ParameterError({ message }))
 
-const parseJson = (text: string): Either.Either<unknown, Errors.ParameterError> => {
-  // JSON.parse is strict JSON; the last occurrence of a duplicate key wins.
-  try {
-    return Either.right(JSON.parse(text) as unknown)
-  } catch {
-    return fail(Messages.args.invalidJson)
-  }
-}
-
 /**
  * Raw argument text to a JSON object (section 5.1): blank text or `null` is no arguments (`null`);
  * invalid JSON and non-object values fail with the exact messages.
  */
 export const parseRaw = (text: string): Either.Either<JsonObject | null, Errors.ParameterError> => {
   if (text.trim() === "") return Either.right(null)
-  return Either.flatMap(parseJson(text), (value) => {
-    if (value === null) return Either.right(null)
-    const kind = Messages.jsonKind(value)
-    return kind === "object" ? Either.right(value as JsonObject) : fail(Messages.args.expectedObject(kind))
-  })
+  let value: unknown
+  // JSON.parse is strict JSON; the last occurrence of a duplicate key wins.
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return fail(Messages.args.invalidJson)
+  }
+  if (value === null) return Either.right(null)
+  const kind = Messages.jsonKind(value)
+  return kind === "object" ? Either.right(value as JsonObject) : fail(Messages.args.expectedObject(kind))
 }
-
-const field = (raw: JsonObject | null, name: string): { readonly present: boolean; readonly value: unknown } =>
-  raw !== null && Object.hasOwn(raw, name) ? { present: true, value: raw[name] } : { present: false, value: undefined }
 
 const optionalString = (
   raw: JsonObject | null,
   name: string
 ): Either.Either<string | undefined, Errors.ParameterError> => {
-  const { value } = field(raw, name)
+  const value = raw !== null && Object.hasOwn(raw, name) ? raw[name] : undefined
   if (value === undefined || value === null) return Either.right(undefined)
   if (typeof value !== "string") return fail(Messages.args.mustBeString(name, Messages.jsonKind(value)))
   const trimmed = value.trim()
   return Either.right(trimmed === "" ? undefined : trimmed)
-}
-
-const requiredString = (raw: JsonObject | null, name: string): Either.Either<string, Errors.ParameterError> => {
-  const { present, value } = field(raw, name)
-  if (!present) return fail(Messages.args.missingField(name))
-  if (typeof value !== "string") return fail(Messages.args.mustBeString(name, Messages.jsonKind(value)))
-  return Either.right(value)
 }
 
 /** Arguments of `list_mcp_resources` and `list_mcp_resource_templates` (section 5.2). */
@@ -88,18 +74,20 @@ export const parseListArguments = (text: string): Either.Either<ListArguments, E
 
 /** Arguments of `read_mcp_resource` (section 5.3): no arguments is treated like `{}`. */
 export const parseReadArguments = (text: string): Either.Either<ReadArguments, Errors.ParameterError> => {
-  // plain Either steps rather than Either.gen: this runs on every read
+  // plain checks rather than Either steps: this runs on every read
   const parsed = parseRaw(text)
   if (Either.isLeft(parsed)) return Either.left(parsed.left)
   const raw = parsed.right ?? {}
   // Both fields are type-checked before either is normalised.
-  const server = requiredString(raw, "server")
-  if (Either.isLeft(server)) return Either.left(server.left)
-  const uri = requiredString(raw, "uri")
-  if (Either.isLeft(uri)) return Either.left(uri.left)
-  const normalisedServer = server.right.trim()
+  if (!Object.hasOwn(raw, "server")) return fail(Messages.args.missingField("server"))
+  const server = raw.server
+  if (typeof server !== "string") return fail(Messages.args.mustBeString("server", Messages.jsonKind(server)))
+  if (!Object.hasOwn(raw, "uri")) return fail(Messages.args.missingField("uri"))
+  const uri = raw.uri
+  if (typeof uri !== "string") return fail(Messages.args.mustBeString("uri", Messages.jsonKind(uri)))
+  const normalisedServer = server.trim()
   if (normalisedServer === "") return fail(Messages.args.serverMustBeProvided)
-  const normalisedUri = uri.right.trim()
+  const normalisedUri = uri.trim()
   if (normalisedUri === "") return fail(Messages.args.uriMustBeProvided)
   return Either.right({ raw, server: normalisedServer, uri: normalisedUri })
 }

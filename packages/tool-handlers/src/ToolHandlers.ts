@@ -187,17 +187,6 @@ const listOperation = (
   )
 }
 
-const readOperation = (
-  ctx: ToolContext,
-  args: Arguments.ReadArguments
-): Effect.Effect<ReadonlyArray<string>, string> =>
-  canAccess(ctx, args.server)
-    ? ctx.set.readResource(args.server, args.uri).pipe(
-        Effect.map((result) => Payloads.readPieces(args.server, args.uri, result)),
-        Effect.mapError((error) => Messages.toolFailure.read(error.message))
-      )
-    : Effect.fail(Messages.serverDisabledByOrchestrator(args.server))
-
 const runResourceTool = (
   ctx: ToolContext,
   call: ToolCall,
@@ -205,13 +194,36 @@ const runResourceTool = (
   args: Arguments.JsonObject | null,
   operation: Effect.Effect<ReadonlyArray<string>, string>
 ) =>
-  Lifecycle.run(
+  Lifecycle.runWith(
     { callId: call.callId, server, tool: call.name, arguments: args },
-    operation.pipe(
-      Effect.map((pieces) => succeeded(ctx, pieces)),
-      Effect.catchAll((message) => Effect.succeed(Lifecycle.failure(message)))
-    )
+    operation,
+    (pieces) => succeeded(ctx, pieces),
+    Lifecycle.failure
   )
+
+const callReadTool = (ctx: ToolContext, call: ToolCall) => {
+  const parsed = Arguments.parseReadArguments(call.arguments)
+  if (Either.isLeft(parsed)) return Effect.succeed(rejected(parsed.left.message))
+  const { server, uri, raw } = parsed.right
+  const invocation = { callId: call.callId, server, tool: call.name, arguments: raw }
+  if (!canAccess(ctx, server)) {
+    return Lifecycle.runWith(
+      invocation,
+      Effect.fail(Messages.serverDisabledByOrchestrator(server)),
+      absurd,
+      Lifecycle.failure
+    )
+  }
+  // one match turns the read into the outcome (no map, mapError, catchAll steps)
+  return Lifecycle.runWith(
+    invocation,
+    ctx.set.readResource(server, uri),
+    (result) => succeeded(ctx, Payloads.readPieces(server, uri, result)),
+    (error) => Lifecycle.failure(Messages.toolFailure.read(error.message))
+  )
+}
+
+const absurd = (never: never): Lifecycle.Outcome => never
 
 const callListTool = (ctx: ToolContext, call: ToolCall, kind: ListKind) => {
   const parsed = Arguments.parseListArguments(call.arguments)
@@ -219,13 +231,6 @@ const callListTool = (ctx: ToolContext, call: ToolCall, kind: ListKind) => {
   const args = parsed.right
   const server = args.server ?? ctx.aggregateServerLabel ?? defaultAggregateServerLabel
   return runResourceTool(ctx, call, server, args.raw, listOperation(ctx, kind, args))
-}
-
-const callReadTool = (ctx: ToolContext, call: ToolCall) => {
-  const parsed = Arguments.parseReadArguments(call.arguments)
-  if (Either.isLeft(parsed)) return Effect.succeed(rejected(parsed.left.message))
-  const args = parsed.right
-  return runResourceTool(ctx, call, args.server, args.raw, readOperation(ctx, args))
 }
 
 const callMcpTool = (ctx: ToolContext, call: ToolCall, named: McpToolNames.NamedTool) => {
@@ -266,9 +271,8 @@ const callMcpTool = (ctx: ToolContext, call: ToolCall, named: McpToolNames.Named
 export const callTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<ToolOutput, never, LifecycleSink> =>
   // no span and no generator: this is the per-call path of every tool
   Effect.suspend(() => {
-    const unsupported = rejected(Messages.unsupportedCall(call.name))
     if (ToolSpecs.resourceToolNames.includes(call.name)) {
-      if (!ctx.set.hasServers()) return Effect.succeed(unsupported)
+      if (!ctx.set.hasServers()) return Effect.succeed(rejected(Messages.unsupportedCall(call.name)))
       switch (call.name) {
         case ToolSpecs.listMcpResources.name:
           return callListTool(ctx, call, "resources")
@@ -278,6 +282,7 @@ export const callTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<ToolOu
           return callReadTool(ctx, call)
       }
     }
+    const unsupported = rejected(Messages.unsupportedCall(call.name))
     if (!call.name.startsWith("mcp__")) return Effect.succeed(unsupported)
     return Effect.flatMap(toolRegistry(ctx), (registry) => {
       const named = Option.filter(registry.lookup(call.name), (named) => isToolEnabled(ctx, named.server, named.tool))

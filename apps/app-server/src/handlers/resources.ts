@@ -4,36 +4,67 @@ import { CallScopedRead } from "@mcp-resources/resource-origins"
 import { Effect } from "effect"
 import { ResourceReadParams } from "../internal/params.js"
 import { invalidRequest, messages, method } from "../Method.js"
+import type { Connection } from "../Connections.js"
 import { Threads } from "../Threads.js"
+
+/** The result of a read. */
+const answer = <C>(contents: C, originCallId: string | null) => ({ contents, originCallId })
+
+/** A threadless read: straight to the server, no thread, no items. */
+const readWithoutThread = (
+  client: ResourceClient.Service,
+  p: typeof ResourceReadParams.Type,
+  connectorId: string | null
+) =>
+  Effect.map(
+    client.withServerConnection(p.server, (server) =>
+      connectorId === null
+        ? server.readResource(p.uri)
+        : server.readResource(p.uri, CallScopedRead.plainReadMeta(connectorId))
+    ),
+    (result) => answer(result.contents, null)
+  )
+
+/** A read on a thread: the thread must exist; a call-scoped read of the apps server goes to the call's origin. */
+const readOnThread = (
+  client: ResourceClient.Service,
+  threads: Threads["Type"],
+  p: typeof ResourceReadParams.Type,
+  connection: Connection,
+  threadId: string,
+  originCallId: string | null,
+  connectorId: string | null
+) =>
+  Effect.flatMap(threads.get(connection, threadId), (thread) =>
+    Effect.flatMap(client.config, (config) => {
+      if (originCallId !== null && p.server === config.apps.serverName) {
+        return Effect.map(
+          CallScopedRead.readForCall({ threadId: thread.id, callId: originCallId, uri: p.uri }),
+          (contents) => answer(contents, originCallId)
+        )
+      }
+      const read =
+        connectorId === null
+          ? client.readResource(p.server, p.uri)
+          : client.readResource(p.server, p.uri, CallScopedRead.plainReadMeta(connectorId))
+      return Effect.map(read, (result) => answer(result.contents, null))
+    })
+  )
 
 const read = method({
   params: ResourceReadParams,
   run: (p, { connection }) =>
-    Effect.gen(function* () {
-      const client = yield* ResourceClient.ResourceClient
+    Effect.flatMap(ResourceClient.ResourceClient, (client) => {
       const threadId = p.threadId ?? null
       const originCallId = p.originCallId ?? null
       const connectorId = p.connectorId ?? null
       if (threadId === null) {
-        if (originCallId !== null) return yield* Effect.fail(invalidRequest(messages.originCallIdRequiresThreadId))
-        const result = yield* client.withServerConnection(p.server, (server) =>
-          connectorId === null
-            ? server.readResource(p.uri)
-            : server.readResource(p.uri, CallScopedRead.plainReadMeta(connectorId))
-        )
-        return { contents: result.contents, originCallId: null }
+        if (originCallId !== null) return Effect.fail(invalidRequest(messages.originCallIdRequiresThreadId))
+        return readWithoutThread(client, p, connectorId)
       }
-      const thread = yield* (yield* Threads).get(connection, threadId)
-      const config = yield* client.config
-      if (originCallId !== null && p.server === config.apps.serverName) {
-        const contents = yield* CallScopedRead.readForCall({ threadId: thread.id, callId: originCallId, uri: p.uri })
-        return { contents, originCallId }
-      }
-      const result =
-        connectorId === null
-          ? yield* client.readResource(p.server, p.uri)
-          : yield* client.readResource(p.server, p.uri, CallScopedRead.plainReadMeta(connectorId))
-      return { contents: result.contents, originCallId: null }
+      return Effect.flatMap(Threads, (threads) =>
+        readOnThread(client, threads, p, connection, threadId, originCallId, connectorId)
+      )
     })
 })
 

@@ -58,6 +58,17 @@ export interface Connection {
     params: Record<string, unknown> | undefined,
     timeoutMillis: number
   ) => Effect.Effect<unknown, Errors.TransportError | Errors.ServerError>
+  /**
+   * {@link request} with the result decoded (synchronously) by `decode`, and every failure (the
+   * request's, the timeout, the decoding mismatch) prefixed with `context`: one async step in all.
+   */
+  readonly requestDecoded: <A>(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    timeoutMillis: number,
+    decode: (raw: unknown) => Either.Either<A, Errors.TransportError>,
+    context: string
+  ) => Effect.Effect<A, Errors.TransportError | Errors.ServerError>
   /** Completes with the close reason when the transport closes. */
   readonly closed: Deferred.Deferred<string>
   /** One element per `notifications/tools/list_changed`. */
@@ -130,17 +141,32 @@ const invalidResult = (error: ParseResult.ParseError, method: string): Errors.Tr
   )
 }
 
+/** Decodes a raw result synchronously to an Either; a mismatch is a local `invalidResult` failure naming the failing path. */
+export const decodeResultEither = <A, I>(
+  schema: Schema.Schema<A, I>,
+  method: string
+): ((raw: unknown) => Either.Either<A, Errors.TransportError>) => {
+  const decode = Schema.decodeUnknownEither(schema)
+  return (raw) => {
+    const result = decode(raw)
+    return Either.isRight(result) ? Either.right(result.right) : Either.left(invalidResult(result.left, method))
+  }
+}
+
 /** Decodes a raw result (synchronously); a mismatch is a local `invalidResult` failure naming the failing path. */
 export const decodeResult = <A, I>(
   schema: Schema.Schema<A, I>,
   method: string
 ): ((raw: unknown) => Effect.Effect<A, Errors.TransportError>) => {
-  const decode = Schema.decodeUnknownEither(schema)
+  const decode = decodeResultEither(schema, method)
   return (raw) => {
     const result = decode(raw)
-    return Either.isRight(result) ? Effect.succeed(result.right) : Effect.fail(invalidResult(result.left, method))
+    return Either.isRight(result) ? Effect.succeed(result.right) : Effect.fail(result.left)
   }
 }
+
+/** Keeps a raw result as it is. */
+const keepRaw = (raw: unknown): Either.Either<unknown, never> => Either.right(raw)
 
 /** Sets an own data property, also for a key named `__proto__` (which plain assignment would not create). */
 const define = (target: Record<string, unknown>, key: string, value: unknown): void => {
@@ -183,6 +209,163 @@ const asWire = (value: unknown): unknown => {
     if (copy !== undefined && wire !== undefined) define(copy, key, wire)
   }
   return copy ?? value
+}
+
+type RequestError = Errors.TransportError | Errors.ServerError
+
+/** What the in-flight requests of one connection share: the SDK client and the close state. */
+interface Wire {
+  readonly client: Client
+  /** In-memory results never went through JSON. */
+  readonly memory: boolean
+  readonly closedReason: () => string | undefined
+  readonly inFlight: InFlightList
+}
+
+/** A request in the in-flight list. */
+interface Linked {
+  prev: Linked | undefined
+  next: Linked | undefined
+  linked: boolean
+  /** Fails the request with the close reason (cancelling the SDK request). */
+  closed(reason: string): void
+}
+
+/**
+ * The in-flight requests of a connection, failed with the close reason when the transport closes:
+ * an intrusive list in insertion order (adding and removing allocate nothing, unlike a Set).
+ */
+class InFlightList {
+  head: Linked | undefined = undefined
+  tail: Linked | undefined = undefined
+
+  add(node: Linked): void {
+    node.linked = true
+    node.prev = this.tail
+    node.next = undefined
+    if (this.tail === undefined) this.head = node
+    else this.tail.next = node
+    this.tail = node
+  }
+
+  remove(node: Linked): void {
+    if (!node.linked) return
+    node.linked = false
+    if (node.prev === undefined) this.head = node.next
+    else node.prev.next = node.next
+    if (node.next === undefined) this.tail = node.prev
+    else node.next.prev = node.prev
+    node.prev = undefined
+    node.next = undefined
+  }
+
+  /** Empties the list, returning its requests in insertion order. */
+  takeAll(): Array<Linked> {
+    const all: Array<Linked> = []
+    for (let node = this.head; node !== undefined; node = node.next) all.push(node)
+    for (const node of all) {
+      node.linked = false
+      node.prev = undefined
+      node.next = undefined
+    }
+    this.head = undefined
+    this.tail = undefined
+    return all
+  }
+}
+
+const timerFired = (request: { timedOut(): void }): void => request.timedOut()
+
+/**
+ * One SDK request in flight: its abort controller, timer and resume in one object rather than a
+ * closure each. Settles once: with the result, the SDK's failure, the close reason, the timeout, or
+ * a cancellation (which aborts the SDK request).
+ */
+class InFlight<A> implements Linked {
+  prev: Linked | undefined = undefined
+  next: Linked | undefined = undefined
+  linked = false
+  done = false
+  controller: AbortController | undefined = undefined
+  handle: ReturnType<typeof setTimeout> | undefined = undefined
+  resume: ((effect: Effect.Effect<A, RequestError>) => void) | undefined = undefined
+
+  constructor(
+    readonly wire: Wire,
+    readonly method: string,
+    readonly timeoutMillis: number,
+    readonly decode: (raw: unknown) => Either.Either<A, Errors.TransportError>,
+    readonly context: string | undefined
+  ) {}
+
+  failure(error: RequestError): Effect.Effect<never, RequestError> {
+    return Effect.fail(this.context === undefined ? error : Errors.withContext(error, this.context))
+  }
+
+  /** Marks the request settled (false when it already was); `abort` cancels the SDK request. */
+  settle(abort: boolean): boolean {
+    if (this.done) return false
+    this.done = true
+    this.wire.inFlight.remove(this)
+    if (this.handle !== undefined) clearTimeout(this.handle)
+    if (abort) this.controller?.abort()
+    return true
+  }
+
+  /** Sends the request; `timer` arms a timer of our own for the timeout. */
+  start(
+    resume: (effect: Effect.Effect<A, RequestError>) => void,
+    params: Record<string, unknown> | undefined,
+    timer: boolean
+  ): void {
+    this.resume = resume
+    // a transport that closes (crash, oversize message) fails the request with the close reason
+    const reason = this.wire.closedReason()
+    if (reason !== undefined) {
+      this.done = true
+      resume(this.failure(closedError(reason)))
+      return
+    }
+    const controller = new AbortController()
+    this.controller = controller
+    this.wire.inFlight.add(this)
+    const timeoutMillis = this.timeoutMillis
+    if (timer && timeoutMillis <= maxTimerMillis) this.handle = setTimeout(timerFired, timeoutMillis, this)
+    const method = this.method
+    this.wire.client
+      .request(params === undefined ? { method } : { method, params }, AnyResult, {
+        signal: controller.signal,
+        timeout: timeoutMillis + sdkTimerMargin,
+        maxTotalTimeout: timeoutMillis + sdkTimerMargin
+      })
+      .then(
+        (raw: unknown) => this.succeeded(raw),
+        (error: unknown) => this.failed(error)
+      )
+  }
+
+  succeeded(raw: unknown): void {
+    if (!this.settle(false)) return
+    // an in-memory result never went through JSON: drop `undefined` fields as the wire would
+    const decoded = this.decode(this.wire.memory ? asWire(raw) : raw)
+    this.resume?.(Either.isRight(decoded) ? Effect.succeed(decoded.right) : this.failure(decoded.left))
+  }
+
+  failed(error: unknown): void {
+    if (this.settle(false)) {
+      this.resume?.(this.failure(mapSdkError(error, this.method, this.timeoutMillis, this.wire.closedReason)))
+    }
+  }
+
+  closed(reason: string): void {
+    if (this.settle(true)) this.resume?.(this.failure(closedError(reason)))
+  }
+
+  timedOut(): void {
+    if (this.settle(true)) {
+      this.resume?.(this.failure(transportError("timeout", Messages.timedOutAwaiting(this.method, this.timeoutMillis))))
+    }
+  }
 }
 
 const hostEnvironment = (): Record<string, string> => {
@@ -271,13 +454,11 @@ export const open = (
     let closeReason: string | undefined
     const closedReason = () => closeReason
     // the in-flight requests, failed with the close reason when the transport closes
-    const closeListeners = new Set<(reason: string) => void>()
+    const inFlight = new InFlightList()
     const markClosed = (reason: string) => {
       closeReason ??= reason
       Deferred.unsafeDone(closed, Effect.succeed(closeReason))
-      const listeners = [...closeListeners]
-      closeListeners.clear()
-      for (const listener of listeners) listener(closeReason)
+      for (const request of inFlight.takeAll()) request.closed(closeReason)
     }
     const client = yield* Effect.acquireRelease(
       Effect.sync(() => {
@@ -320,69 +501,66 @@ export const open = (
     /**
      * One SDK request as a single async effect: fails with the close reason when the transport
      * closes, and (when `timer` is set) with the timeout message after `timeoutMillis` on a timer of
-     * its own. Interrupting it cancels the SDK request.
+     * its own. The result is decoded by `decode`; when `context` is set, every failure is prefixed
+     * with it. Interrupting it cancels the SDK request.
      */
-    const attempt = (
+    const wire: Wire = { client, memory, closedReason, inFlight }
+    /**
+     * One SDK request as a single async step: fails with the close reason when the transport
+     * closes, and (when `timer` is set) with the timeout message after `timeoutMillis` on a timer of
+     * its own. The result is decoded by `decode`; when `context` is set, every failure is prefixed
+     * with it. Interrupting it cancels the SDK request.
+     */
+    const attempt = <A>(
       method: string,
       params: Record<string, unknown> | undefined,
       timeoutMillis: number,
-      timer: boolean
-    ) =>
-      Effect.async<unknown, Errors.TransportError | Errors.ServerError>((resume) => {
-        // a transport that closes (crash, oversize message) fails the request with the close reason
-        if (closeReason !== undefined) return resume(Effect.fail(closedError(closeReason)))
-        const controller = new AbortController()
-        let done = false
-        let handle: ReturnType<typeof setTimeout> | undefined
-        const finish = (result: Effect.Effect<unknown, Errors.TransportError | Errors.ServerError>, abort: boolean) => {
-          if (done) return
-          done = true
-          closeListeners.delete(onClose)
-          if (handle !== undefined) clearTimeout(handle)
-          if (abort) controller.abort()
-          resume(result)
-        }
-        const onClose = (reason: string) => finish(Effect.fail(closedError(reason)), true)
-        closeListeners.add(onClose)
-        if (timer && timeoutMillis <= maxTimerMillis) {
-          handle = setTimeout(
-            () =>
-              finish(Effect.fail(transportError("timeout", Messages.timedOutAwaiting(method, timeoutMillis))), true),
-            timeoutMillis
-          )
-        }
-        client
-          .request(params === undefined ? { method } : { method, params }, AnyResult, {
-            signal: controller.signal,
-            timeout: timeoutMillis + sdkTimerMargin,
-            maxTotalTimeout: timeoutMillis + sdkTimerMargin
-          })
-          .then(
-            // an in-memory result never went through JSON: drop `undefined` fields as the wire would
-            (raw: unknown) => finish(Effect.succeed(memory ? asWire(raw) : raw), false),
-            (error: unknown) => finish(Effect.fail(mapSdkError(error, method, timeoutMillis, closedReason)), false)
-          )
-        // interrupted (a timeout, the caller): cancel the SDK request
-        return Effect.sync(() => {
-          if (done) return
-          done = true
-          closeListeners.delete(onClose)
-          if (handle !== undefined) clearTimeout(handle)
-          controller.abort()
-        })
+      timer: boolean,
+      decode: (raw: unknown) => Either.Either<A, Errors.TransportError>,
+      context: string | undefined
+    ): Effect.Effect<A, RequestError> =>
+      // one mask and one match around a plain async step (cheaper than a canceler, which adds onInterrupt)
+      Effect.uninterruptibleMask((restore) => {
+        const request = new InFlight(wire, method, timeoutMillis, decode, context)
+        return Effect.matchCauseEffect(
+          restore(Effect.async<A, RequestError>((resume) => request.start(resume, params, timer))),
+          {
+            // interrupted (a timeout, the caller): cancel the SDK request; a settled request is left alone
+            onFailure: (cause) => {
+              request.settle(true)
+              return Effect.failCause(cause)
+            },
+            onSuccess: Effect.succeed
+          }
+        )
       })
-    const request = (method: string, params: Record<string, unknown> | undefined, timeoutMillis: number) =>
-      Effect.clockWith((clock) =>
+    const requestWith = <A>(
+      method: string,
+      params: Record<string, unknown> | undefined,
+      timeoutMillis: number,
+      decode: (raw: unknown) => Either.Either<A, Errors.TransportError>,
+      context: string | undefined
+    ): Effect.Effect<A, Errors.TransportError | Errors.ServerError> =>
+      Effect.clockWith((clock) => {
         // the live clock sleeps on a plain timer too: do the same without forking a race; any other
         // clock (a TestClock) drives the timeout itself
-        clock instanceof LiveClock
-          ? attempt(method, params, timeoutMillis, true)
-          : attempt(method, params, timeoutMillis, false).pipe(
-              Effect.timeoutFail({
-                duration: timeoutMillis,
-                onTimeout: () => transportError("timeout", Messages.timedOutAwaiting(method, timeoutMillis))
-              })
-            )
-      )
-    return { capabilities, request, closed, toolsChanged }
+        if (clock instanceof LiveClock) return attempt(method, params, timeoutMillis, true, decode, context)
+        const bounded = attempt(method, params, timeoutMillis, false, decode, undefined).pipe(
+          Effect.timeoutFail({
+            duration: timeoutMillis,
+            onTimeout: () => transportError("timeout", Messages.timedOutAwaiting(method, timeoutMillis))
+          })
+        )
+        return context === undefined ? bounded : Effect.mapError(bounded, (error) => Errors.withContext(error, context))
+      })
+    const request = (method: string, params: Record<string, unknown> | undefined, timeoutMillis: number) =>
+      requestWith(method, params, timeoutMillis, keepRaw, undefined)
+    const requestDecoded = <A>(
+      method: string,
+      params: Record<string, unknown> | undefined,
+      timeoutMillis: number,
+      decode: (raw: unknown) => Either.Either<A, Errors.TransportError>,
+      context: string
+    ) => requestWith(method, params, timeoutMillis, decode, context)
+    return { capabilities, request, requestDecoded, closed, toolsChanged }
   })

@@ -7,7 +7,8 @@ import { Deferred, Effect, Option } from "effect"
 import * as Pagination from "../Pagination.js"
 import type { AggregateResult, ConnectionSet, RequestMeta, ServerConnection, ServerStatus } from "../ResourceClient.js"
 import type { ServerEntry, Setup } from "../ServerEntry.js"
-import { type Connection, decodeResult, transportKind } from "./connection.js"
+import { type Connection, decodeResult, decodeResultEither, transportKind } from "./connection.js"
+import { withFastPath } from "./readResult.js"
 import * as Server from "./server.js"
 
 /** A set with its bookkeeping. */
@@ -31,7 +32,7 @@ const failedToGetClient = (error: string) =>
 
 const decodeListResources = decodeResult(Mcp.ListResourcesResult, "resources/list")
 const decodeListResourceTemplates = decodeResult(Mcp.ListResourceTemplatesResult, "resources/templates/list")
-const decodeReadResource = decodeResult(Mcp.ReadResourceResult, "resources/read")
+const decodeReadResource = withFastPath(decodeResultEither(Mcp.ReadResourceResult, "resources/read"))
 const decodeCallTool = decodeResult(Mcp.CallToolResult, "tools/call")
 
 /** One `resources/list` page on a connection. */
@@ -63,13 +64,20 @@ export const listResourceTemplatesOn = (connection: Connection, entry: ServerEnt
     : Effect.succeed<Mcp.ListResourceTemplatesResult>({ resourceTemplates: [] })
 
 /** One `resources/read` on a connection: params `{uri}`, plus `_meta` only when given. */
-export const readResourceOn = (connection: Connection, entry: ServerEntry, uri: string, meta?: RequestMeta) =>
-  connection
-    .request("resources/read", meta === undefined ? { uri } : { uri, _meta: meta }, Server.millis(entry.toolTimeoutSec))
-    .pipe(
-      Effect.flatMap(decodeReadResource),
-      Effect.mapError((error) => Errors.withContext(error, Messages.requestContext["resources/read"](entry.name, uri)))
-    )
+export const readResourceOn = (
+  connection: Connection,
+  entry: ServerEntry,
+  uri: string,
+  meta?: RequestMeta
+): Effect.Effect<Mcp.ReadResourceResult, Errors.TransportError | Errors.ServerError> =>
+  // decoding and the error context inside the request's one async step
+  connection.requestDecoded(
+    "resources/read",
+    meta === undefined ? { uri } : { uri, _meta: meta },
+    Server.millis(entry.toolTimeoutSec),
+    decodeReadResource,
+    Messages.requestContext["resources/read"](entry.name, uri)
+  )
 
 /** A {@link ServerConnection} over one connection. */
 export const serverConnection = (connection: Connection, entry: ServerEntry): ServerConnection => ({
@@ -77,19 +85,35 @@ export const serverConnection = (connection: Connection, entry: ServerEntry): Se
   readResource: (uri, meta) => readResourceOn(connection, entry, uri, meta)
 })
 
-/** Builds the set of `setup` over `handles` (enabled servers only); `release` drops one holder. */
+/**
+ * Builds the set of `setup` over `handles` (enabled servers only). `release` drops one holder at
+ * once and returns what remains to do (closing the set, or `Effect.void`).
+ */
 export const make = (
   generation: number,
   setup: Setup,
   handles: ReadonlyMap<string, Server.Handle>,
   release: (set: SetImpl) => Effect.Effect<void>
 ): SetImpl => {
-  // acquire and release uninterruptibly around an interruptible use, in fewer steps than acquireUseRelease
-  const held = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  /**
+   * Acquires a hold, runs the operation built by `use` interruptibly and releases the hold on every
+   * exit, uninterruptibly: one mask and one match (fewer steps than acquireUseRelease or onExit).
+   */
+  const heldWith = <A, E>(use: () => Effect.Effect<A, E>): Effect.Effect<A, E> =>
     Effect.uninterruptibleMask((restore) => {
       impl.holders += 1
-      return Effect.onExit(restore(effect), () => release(impl))
+      return Effect.matchCauseEffect(restore(use()), {
+        onFailure: (cause) => {
+          const rest = release(impl)
+          return rest === Effect.void ? Effect.failCause(cause) : Effect.zipRight(rest, Effect.failCause(cause))
+        },
+        onSuccess: (value) => {
+          const rest = release(impl)
+          return rest === Effect.void ? Effect.succeed(value) : Effect.as(rest, value)
+        }
+      })
     })
+  const held = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> => heldWith(() => effect)
 
   const readyOrFail = (handle: Server.Handle) => {
     const state = handle.state
@@ -121,9 +145,21 @@ export const make = (
     return yield* listResourceTemplatesOn(connection, handle.entry, cursor)
   })
 
-  // the hot path of read_mcp_resource: no span, no generator
-  const readResource = (server: string, uri: string, meta?: RequestMeta) =>
-    Effect.flatMap(ready(server), ({ connection, handle }) => readResourceOn(connection, handle.entry, uri, meta))
+  // the hot path of read_mcp_resource: no span, no generator; a ready server is used at once
+  const readResource = (
+    server: string,
+    uri: string,
+    meta: RequestMeta | undefined
+  ): Effect.Effect<Mcp.ReadResourceResult, Errors.ResourceFailure> => {
+    const handle = handles.get(server)
+    if (handle !== undefined) {
+      const state = handle.state
+      if (state._tag === "ready") return readResourceOn(state.connection, handle.entry, uri, meta)
+    }
+    return Effect.flatMap(ready(server), ({ connection, handle }) =>
+      readResourceOn(connection, handle.entry, uri, meta)
+    )
+  }
 
   const listTools = Effect.fn("ConnectionSet.listTools")(function* (server: string) {
     const { tools } = yield* ready(server)
@@ -263,7 +299,7 @@ export const make = (
     }),
     listResources: (server, cursor) => held(listResources(server, cursor)),
     listResourceTemplates: (server, cursor) => held(listResourceTemplates(server, cursor)),
-    readResource: (server, uri, meta) => held(readResource(server, uri, meta)),
+    readResource: (server, uri, meta) => heldWith(() => readResource(server, uri, meta)),
     listAllResources: (include) => held(listAllResources(include)),
     listAllResourceTemplates: (include) => held(listAllResourceTemplates(include)),
     listTools: (server) => held(listTools(server)),

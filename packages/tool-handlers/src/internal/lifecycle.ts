@@ -1,6 +1,6 @@
 /** The lifecycle runner shared by every tool call (resource-tools.md section 9, 11.3). */
 import type { Mcp, ToolCallItem } from "@mcp-resources/protocol"
-import { Cause, Effect, Exit } from "effect"
+import { Cause, Clock, Context, Effect, Either } from "effect"
 import { LifecycleSink } from "../LifecycleSink.js"
 
 /** The optional app fields of an MCP tool item; each present only when it is a string. */
@@ -70,6 +70,80 @@ const item = (
   return item
 }
 
+/** Runs `next` after `effect`, skipping the step when `effect` is `Effect.void` (a no-op sink). */
+const andThen = <A, E>(effect: Effect.Effect<void>, next: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  effect === Effect.void ? next : Effect.zipRight(effect, next)
+
+/**
+ * Emits the started item, runs the operation, emits the completed item with the elapsed whole
+ * milliseconds (from Clock), and returns the output. The operation's success and typed failure are
+ * turned into the outcome by `onSuccess` and `onFailure`. An interrupted operation completes its item
+ * as failed with message `cancelled` before the interruption goes on.
+ */
+export const runWith = <A, E>(
+  invocation: Invocation,
+  operation: Effect.Effect<A, E>,
+  onSuccess: (value: A) => Outcome,
+  onFailure: (error: E) => Outcome
+): Effect.Effect<ToolOutput, never, LifecycleSink> =>
+  Effect.uninterruptibleMask((restore) =>
+    // the sink and the clock in one step, read from the fiber
+    Effect.withFiberRuntime<ToolOutput, never, LifecycleSink>((fiber) => {
+      const sink = Context.unsafeGet(fiber.currentContext, LifecycleSink)
+      const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
+      const started = sink.emit({
+        phase: "started",
+        item: item(invocation, { status: "inProgress", result: null, error: null, durationMs: null })
+      })
+      let start = 0
+      const complete = <B, E2>(outcome: Outcome, then: Effect.Effect<B, E2>): Effect.Effect<B, E2> =>
+        andThen(
+          sink.emit({
+            phase: "completed",
+            item: item(invocation, {
+              status: outcome.status,
+              result: outcome.result,
+              error: outcome.error,
+              durationMs: Math.max(0, Math.floor(clock.unsafeCurrentTimeMillis() - start))
+            })
+          }),
+          then
+        )
+      const handlers = {
+        onSuccess: (value: A) => {
+          const outcome = onSuccess(value)
+          return complete(outcome, Effect.succeed<ToolOutput>({ output: outcome.output, success: outcome.success }))
+        },
+        onFailure: (cause: Cause.Cause<E>) => {
+          const failed = Cause.failureOrCause(cause)
+          if (Either.isLeft(failed)) {
+            const outcome = onFailure(failed.left)
+            return complete(outcome, Effect.succeed<ToolOutput>({ output: outcome.output, success: outcome.success }))
+          }
+          // interrupted: the item completes as cancelled before the interruption goes on
+          return Cause.isInterruptedOnly(cause)
+            ? complete(failure(cancelledMessage), Effect.failCause(failed.right))
+            : Effect.failCause(failed.right)
+        }
+      }
+      // the elapsed time starts once the started item is out
+      if (started === Effect.void) {
+        start = clock.unsafeCurrentTimeMillis()
+        return Effect.matchCauseEffect(restore(operation), handlers)
+      }
+      return Effect.zipRight(
+        started,
+        Effect.suspend(() => {
+          start = clock.unsafeCurrentTimeMillis()
+          return Effect.matchCauseEffect(restore(operation), handlers)
+        })
+      )
+    })
+  )
+
+const identity = <A>(a: A): A => a
+const absurd = (never: never): Outcome => never
+
 /**
  * Emits the started item, runs the operation, emits the completed item with the elapsed whole
  * milliseconds (from Clock), and returns the output. An interrupted operation completes its item as
@@ -78,39 +152,4 @@ const item = (
 export const run = (
   invocation: Invocation,
   operation: Effect.Effect<Outcome>
-): Effect.Effect<ToolOutput, never, LifecycleSink> =>
-  Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(LifecycleSink, (sink) =>
-      Effect.zipRight(
-        sink.emit({
-          phase: "started",
-          item: item(invocation, { status: "inProgress", result: null, error: null, durationMs: null })
-        }),
-        Effect.clockWith((clock) => {
-          const start = clock.unsafeCurrentTimeMillis()
-          const complete = (outcome: Outcome) =>
-            Effect.suspend(() =>
-              sink.emit({
-                phase: "completed",
-                item: item(invocation, {
-                  status: outcome.status,
-                  result: outcome.result,
-                  error: outcome.error,
-                  durationMs: Math.max(0, Math.floor(clock.unsafeCurrentTimeMillis() - start))
-                })
-              })
-            )
-          return Effect.flatMap(Effect.exit(restore(operation)), (exit) => {
-            if (Exit.isSuccess(exit)) {
-              const outcome = exit.value
-              return Effect.as(complete(outcome), { output: outcome.output, success: outcome.success })
-            }
-            // interrupted: the item completes as cancelled before the interruption goes on
-            return Cause.isInterruptedOnly(exit.cause)
-              ? Effect.zipRight(complete(failure(cancelledMessage)), Effect.failCause(exit.cause))
-              : Effect.failCause(exit.cause)
-          })
-        })
-      )
-    )
-  )
+): Effect.Effect<ToolOutput, never, LifecycleSink> => runWith(invocation, operation, identity, absurd)
