@@ -7,6 +7,7 @@
 import { type Config, Errors, type Mcp, Messages } from "@mcp-resources/protocol"
 import { Context, Effect, Layer, type Option, Scope } from "effect"
 import * as Connection from "./internal/connection.js"
+import { McpTransport, layer as transportLayer } from "./McpTransport.js"
 import * as Server from "./internal/server.js"
 import * as ConnectionSetImpl from "./internal/set.js"
 import type { ServerEntry, Setup } from "./ServerEntry.js"
@@ -160,8 +161,9 @@ const sameEntry = (a: ServerEntry, b: ServerEntry): boolean =>
  * Builds the service: publishes generation 1 from `setup` and starts its enabled servers concurrently.
  * Closing the scope closes every set (children end, sessions end).
  */
-export const make = (setup: Setup): Effect.Effect<Service, never, Scope.Scope> =>
+export const make = (setup: Setup): Effect.Effect<Service, never, Scope.Scope | McpTransport> =>
   Effect.gen(function* () {
+    const transports = yield* McpTransport
     const publishLock = yield* Effect.makeSemaphore(1)
     const openSets = new Set<ConnectionSetImpl.SetImpl>()
     let generation = 0
@@ -200,7 +202,7 @@ export const make = (setup: Setup): Effect.Effect<Service, never, Scope.Scope> =
               old.refs += 1
               handles.set(entry.name, old)
             } else {
-              handles.set(entry.name, yield* Server.start(entry))
+              handles.set(entry.name, yield* Server.start(entry, transports))
             }
           }
           generation += 1
@@ -239,7 +241,7 @@ export const make = (setup: Setup): Effect.Effect<Service, never, Scope.Scope> =
         return yield* Effect.acquireUseRelease(
           Scope.make(),
           (scope) =>
-            Connection.open(entry, startupMillis).pipe(
+            Connection.open(entry, startupMillis, transports).pipe(
               Effect.timeoutFail({
                 duration: startupMillis,
                 onTimeout: () =>
@@ -290,4 +292,8 @@ export const make = (setup: Setup): Effect.Effect<Service, never, Scope.Scope> =
   })
 
 /** The scoped layer: the service over `setup`; closing the layer closes every set. */
-export const layer = (setup: Setup): Layer.Layer<ResourceClient> => Layer.scoped(ResourceClient, make(setup))
+export const layer = (setup: Setup): Layer.Layer<ResourceClient> => Layer.provide(layerWith(setup), transportLayer)
+
+/** The service over the `McpTransport` the caller provides (e.g. `McpTransport.layerMemory`, or a host's own). */
+export const layerWith = (setup: Setup): Layer.Layer<ResourceClient, never, McpTransport> =>
+  Layer.scoped(ResourceClient, make(setup))

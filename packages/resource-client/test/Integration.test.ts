@@ -13,7 +13,7 @@ import {
 } from "@mcp-resources/fixtures"
 import { Config, Mcp } from "@mcp-resources/protocol"
 import { ConfigProvider, Effect, Either, Exit, Scope } from "effect"
-import { ResourceClient, type ServerEntry } from "../src/index.js"
+import { McpTransport, ResourceClient, type ServerEntry } from "../src/index.js"
 
 const message = <A>(either: Either.Either<A, { readonly message: string }>): string =>
   Either.match(either, { onLeft: (error) => error.message, onRight: () => "succeeded" })
@@ -50,7 +50,7 @@ const eventually = (done: () => boolean, what: string) =>
 const openClient = (setup: ServerEntry.Setup) =>
   Effect.gen(function* () {
     const scope = yield* Scope.make()
-    const client = yield* Scope.extend(ResourceClient.make(setup), scope)
+    const client = yield* Scope.extend(ResourceClient.make(setup), scope).pipe(Effect.provide(McpTransport.layer))
     yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
     return { client, close: Scope.close(scope, Exit.void) }
   })

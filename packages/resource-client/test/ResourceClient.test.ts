@@ -1,9 +1,9 @@
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import { directReadSpec } from "@mcp-resources/fixtures"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { Effect, Either, Exit, Fiber, Option, Scope, TestClock } from "effect"
-import { ResourceClient } from "../src/index.js"
+import { McpTransport, ResourceClient } from "../src/index.js"
 import { entry, fixture, type Overlap, resource, setupOf } from "./utils/memory.js"
 
 const message = <A>(either: Either.Either<A, { readonly message: string }>): string =>
@@ -20,7 +20,8 @@ const until = (done: () => boolean) =>
 
 const settled = (client: ResourceClient.Service) => Effect.flatMap(client.latest, (set) => set.awaitAllSettled)
 
-describe("ResourceClient (in-memory servers)", () => {
+// In-memory servers only: McpTransport.layerMemory spawns nothing and opens no socket.
+layer(McpTransport.layerMemory)("ResourceClient (in-memory servers)", (it) => {
   it.scoped("P-7: aggregate list reports a failing server in failedServers", () =>
     Effect.gen(function* () {
       const alpha = yield* fixture({ resourcePages: [{ result: { resources: [resource("memo://a-1", "a-1")] } }] })
@@ -461,6 +462,33 @@ describe("ResourceClient (in-memory servers)", () => {
     })
   )
 
+  it.scoped("McpTransport.layerMemory refuses a stdio entry at startup and spawns nothing", () =>
+    Effect.gen(function* () {
+      const client = yield* ResourceClient.make({
+        config: setupOf([]).config,
+        servers: [
+          {
+            name: "proc",
+            transport: { _tag: "stdio", command: "/nonexistent/never-spawned", args: [], env: {} },
+            enabled: true,
+            startupTimeoutSec: 10,
+            toolTimeoutSec: 300,
+            maxMessageBytes: 67108864
+          }
+        ]
+      })
+      yield* settled(client)
+      const status = (yield* client.servers).find((s) => s.name === "proc")
+      assert.strictEqual(status?.status, "failed")
+      assert.strictEqual(
+        status?.error,
+        "stdio transports are not available (McpTransport.layerMemory connects in-memory servers only)"
+      )
+    })
+  )
+})
+
+describe("ResourceClient (in-memory servers, live clock)", () => {
   it.live("16 servers are listed concurrently: all 16 requests are outstanding at once", () =>
     Effect.scoped(
       Effect.gen(function* () {
@@ -482,6 +510,6 @@ describe("ResourceClient (in-memory servers)", () => {
         assert.strictEqual(overlap.maxInFlight, 16)
         assert.strictEqual(overlap.inFlight, 0)
       })
-    )
+    ).pipe(Effect.provide(McpTransport.layerMemory))
   )
 })

@@ -374,10 +374,15 @@ const hostEnvironment = (): Record<string, string> => {
   return env
 }
 
-/** Builds the SDK transport of an entry (not started yet). */
-const makeTransport = (
+/** What builds the SDK transport of an entry (the `McpTransport` service). */
+export interface TransportFactory {
+  readonly make: (entry: ServerEntry, stderr: (text: string) => void) => Effect.Effect<Transport, Errors.TransportError>
+}
+
+/** Builds the SDK transport of an entry (not started yet): stdio, streamable HTTP or in-memory. */
+export const makeTransport = (
   entry: ServerEntry,
-  stderr: Queue.Enqueue<string>
+  stderr: (text: string) => void
 ): Effect.Effect<Transport, Errors.TransportError> => {
   const transport = entry.transport
   switch (transport._tag) {
@@ -393,7 +398,7 @@ const makeTransport = (
           maxBufferSize: entry.maxMessageBytes + 1
         })
         stdio.stderr?.on("data", (chunk: Buffer) => {
-          Queue.unsafeOffer(stderr, chunk.toString("utf8"))
+          stderr(chunk.toString("utf8"))
         })
         return stdio
       })
@@ -438,7 +443,8 @@ const closeClient = (client: Client, transport: Transport): Effect.Effect<void> 
  */
 export const open = (
   entry: ServerEntry,
-  timeoutMillis: number
+  timeoutMillis: number,
+  transports: TransportFactory
 ): Effect.Effect<Connection, Errors.ResourceFailure, Scope.Scope> =>
   Effect.gen(function* () {
     const closed = yield* Deferred.make<string>()
@@ -449,7 +455,9 @@ export const open = (
       Effect.forever,
       Effect.forkScoped
     )
-    const transport = yield* makeTransport(entry, stderr)
+    const transport = yield* transports.make(entry, (text) => {
+      Queue.unsafeOffer(stderr, text)
+    })
     let pendingReason: string | undefined
     let closeReason: string | undefined
     const closedReason = () => closeReason

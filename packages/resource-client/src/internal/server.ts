@@ -7,7 +7,7 @@ import { Errors, Mcp, Messages } from "@mcp-resources/protocol"
 import { Cause, Deferred, Effect, ExecutionStrategy, Exit, Option, Scope } from "effect"
 import * as Pagination from "../Pagination.js"
 import type { ServerEntry } from "../ServerEntry.js"
-import { type Connection, decodeResult, open } from "./connection.js"
+import { type Connection, decodeResult, open, type TransportFactory } from "./connection.js"
 
 /** The state of a handle. */
 export type State =
@@ -69,7 +69,7 @@ const collectToolsOrNone = (connection: Connection, entry: ServerEntry) =>
   )
 
 /** Creates a handle and starts its server in the background (connect, initialize, tools), bounded by the startup timeout. */
-export const start = (entry: ServerEntry): Effect.Effect<Handle> =>
+export const start = (entry: ServerEntry, transports: TransportFactory): Effect.Effect<Handle> =>
   Effect.gen(function* () {
     const scope = yield* Scope.make()
     const settled = yield* Deferred.make<void>()
@@ -86,7 +86,7 @@ export const start = (entry: ServerEntry): Effect.Effect<Handle> =>
     const startup = Effect.gen(function* () {
       const connectionScope = yield* Scope.fork(scope, ExecutionStrategy.sequential)
       const exit = yield* Effect.gen(function* () {
-        const connection = yield* open(entry, startupMillis)
+        const connection = yield* open(entry, startupMillis, transports)
         const tools = yield* collectToolsOrNone(connection, entry)
         return { connection, tools }
       }).pipe(

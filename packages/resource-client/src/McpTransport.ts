@@ -1,0 +1,31 @@
+/**
+ * How the resource client reaches a server: the SDK transport of each server entry, as a swappable
+ * service. `layer` connects stdio child processes, streamable HTTP servers and in-memory servers;
+ * `layerMemory` connects only in-memory servers (nothing is spawned, no socket is opened), for tests
+ * and sandboxed hosts; a host can provide its own (a sandboxed spawner, a custom socket).
+ */
+import { Errors } from "@mcp-resources/protocol"
+import { Context, Effect, Layer } from "effect"
+import { makeTransport, type TransportFactory } from "./internal/connection.js"
+
+/** Builds the (not yet started) SDK transport of an entry; `stderr` receives a stdio child's standard error. */
+export interface Service extends TransportFactory {}
+
+/** The McpTransport service tag. Layers: `layer` (every kind of entry), `layerMemory` (in-memory entries only). */
+export class McpTransport extends Context.Tag("@mcp-resources/resource-client/McpTransport")<McpTransport, Service>() {}
+
+/** stdio child processes (command, args, env, cwd), streamable HTTP (url, bearer token, headers) and in-memory entries. */
+export const layer: Layer.Layer<McpTransport> = Layer.succeed(McpTransport, { make: makeTransport })
+
+/** In-memory entries only; a stdio or HTTP entry fails its startup with a message naming the layer. */
+export const layerMemory: Layer.Layer<McpTransport> = Layer.succeed(McpTransport, {
+  make: (entry, stderr) =>
+    entry.transport._tag === "memory"
+      ? makeTransport(entry, stderr)
+      : Effect.fail(
+          new Errors.TransportError({
+            kind: "startup",
+            message: `${entry.transport._tag} transports are not available (McpTransport.layerMemory connects in-memory servers only)`
+          })
+        )
+})
