@@ -1,7 +1,7 @@
 /** The README examples, run against an in-memory fixture server and a scripted model. */
 import { connectInMemory } from "@mcp-resources/fixtures"
 import { Config, type ToolPayload } from "@mcp-resources/protocol"
-import { ResourceClient, ServerEntry } from "@mcp-resources/resource-client"
+import { McpTransport, ResourceClient, ServerEntry } from "@mcp-resources/resource-client"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Queue } from "effect"
 import { LifecycleSink, ToolHandlers } from "../src/index.js"
@@ -52,7 +52,7 @@ describe("README examples", () => {
       const client = yield* ResourceClient.make({
         config: Config.empty,
         servers: [ServerEntry.memory("srv", fixture.connect)]
-      })
+      }).pipe(Effect.provide(McpTransport.layerMemory))
       const set = yield* client.acquire
       const ctx: ToolHandlers.ToolContext = {
         set,

@@ -1,7 +1,7 @@
 /** Builds a real ResourceClient over in-memory fixture servers and a ToolContext bound to its set. */
 import { connectInMemory, type FixtureSpec, type InMemoryFixture } from "@mcp-resources/fixtures"
 import { Config } from "@mcp-resources/protocol"
-import { ResourceClient, ServerEntry } from "@mcp-resources/resource-client"
+import { McpTransport, ResourceClient, ServerEntry } from "@mcp-resources/resource-client"
 import { Effect, type Scope } from "effect"
 import type { ToolHandlers } from "../../src/index.js"
 
@@ -47,7 +47,9 @@ export const harness = (
       yield* Effect.addFinalizer(() => Effect.promise(() => fixture.closeAll()))
       entries.push(ServerEntry.memory(name, fixture.connect, setup.options))
     }
-    const client = yield* ResourceClient.make({ config, servers: entries })
+    const client = yield* ResourceClient.make({ config, servers: entries }).pipe(
+      Effect.provide(McpTransport.layerMemory)
+    )
     const set = yield* client.acquire
     yield* set.awaitAllSettled
     return {
