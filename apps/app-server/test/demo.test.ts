@@ -5,7 +5,7 @@ import { Effect } from "effect"
 import { tempDir, WaitTimeout } from "./utils/AppServerProcess.js"
 
 /** The built demo (`pnpm demo`). */
-const demoJs = fileURLToPath(new URL("../dist/demo.js", import.meta.url))
+const demoJs = fileURLToPath(new URL("../dist/cli/demo.js", import.meta.url))
 
 /** Runs the demo to completion (killed after 90 s); its temp files go to a fresh TMPDIR. */
 const runDemo = Effect.async<{ code: number | null; stdout: string; stderr: string }, WaitTimeout>((resume) => {

@@ -1,4 +1,5 @@
 /** What a scenario reports: table rows for people, result records for `results.json`. */
+import type { Measured } from "./harness.js"
 import { fmtBytes, fmtMs } from "./stats.js"
 
 /** One line of the printed table. */
@@ -14,6 +15,22 @@ export interface Row {
   readonly memory?: number | undefined
   readonly extra?: string
 }
+
+/** The row of a measured task: its median and p95, and its ratio to the scenario's baseline median. */
+export const rowOf = (
+  scenario: string,
+  measured: Measured,
+  base: number,
+  more: Pick<Row, "ratioLabel" | "memory" | "extra"> = {}
+): Row => ({
+  scenario,
+  task: measured.name,
+  n: measured.summary.n,
+  median: measured.summary.median,
+  p95: measured.summary.p95,
+  ratio: measured.summary.median / base,
+  ...more
+})
 
 /** One record of `results.json`: `target` like `"<= 1.5"`, null for figures reported for information. */
 export interface Result {

@@ -7,7 +7,7 @@
 import type { InMemoryFixture } from "@mcp-resources/fixtures"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { interleaved, medianPeakMemory } from "../internal/harness.js"
-import { type Output, type Result, type Row, atMost, info } from "../internal/report.js"
+import { type Output, type Result, type Row, atMost, info, rowOf } from "../internal/report.js"
 import { profileTop } from "../internal/profile.js"
 import type { Context } from "../internal/scenario.js"
 import { connectInMemory, type FixtureSpec, makeStack, sdkClient } from "../internal/fixtures.js"
@@ -86,16 +86,12 @@ export const run = async (ctx: Context): Promise<Output> => {
       [o!, ours],
       [n!, naive]
     ] as const) {
-      rows.push({
-        scenario,
-        task: m.name,
-        n: m.summary.n,
-        median: m.summary.median,
-        p95: m.summary.p95,
-        ratio: m.summary.median / base,
-        ratioLabel: "vs one alone",
-        memory: m === n ? undefined : await medianPeakMemory(fn, memRuns)
-      })
+      rows.push(
+        rowOf(scenario, m, base, {
+          ratioLabel: "vs one alone",
+          memory: m === n ? undefined : await medianPeakMemory(fn, memRuns)
+        })
+      )
     }
     const check = atMost(
       "fan-out 32 servers x 3 pages",

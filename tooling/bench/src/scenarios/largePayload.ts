@@ -5,7 +5,7 @@
  * it after a forced GC, as a multiple of the payload.
  */
 import { interleaved, medianPeakMemory, memoryOnce } from "../internal/harness.js"
-import { type Output, type Result, type Row, atMost, info } from "../internal/report.js"
+import { type Output, type Result, type Row, atMost, info, rowOf } from "../internal/report.js"
 import { profileTop } from "../internal/profile.js"
 import type { Context } from "../internal/scenario.js"
 import { connectInMemory, makeStack, textResult } from "../internal/fixtures.js"
@@ -55,26 +55,14 @@ export const run = async (ctx: Context): Promise<Output> => {
       const memOursOnce = await medianPeakMemory(ours, memRuns, memoryOnce)
       const scenario = `3. large payload ${size.mib} MiB`
       const base = b!.summary.median
-      rows.push({
-        scenario,
-        task: b!.name,
-        n: b!.summary.n,
-        median: base,
-        p95: b!.summary.p95,
-        ratio: 1,
-        memory: memBase
-      })
-      rows.push({
-        scenario,
-        task: o!.name,
-        n: o!.summary.n,
-        median: o!.summary.median,
-        p95: o!.summary.p95,
-        ratio: o!.summary.median / base,
-        ratioLabel: "vs stringify",
-        memory: memOurs,
-        extra: `${((o!.summary.median * 1e6) / bytes).toFixed(2)} ns/B, mem ${(memOurs / bytes).toFixed(2)}x payload`
-      })
+      rows.push(rowOf(scenario, b!, base, { memory: memBase }))
+      rows.push(
+        rowOf(scenario, o!, base, {
+          ratioLabel: "vs stringify",
+          memory: memOurs,
+          extra: `${((o!.summary.median * 1e6) / bytes).toFixed(2)} ns/B, mem ${(memOurs / bytes).toFixed(2)}x payload`
+        })
+      )
       nsPerByte.set(size.mib, (o!.summary.median * 1e6) / bytes)
       const name = `large payload ${size.mib} MiB`
       if (size.mib === 64) {

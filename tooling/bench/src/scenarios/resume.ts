@@ -13,7 +13,7 @@ import { OriginState } from "@mcp-resources/resource-origins"
 import { ThreadStore } from "@mcp-resources/thread-store"
 import { Effect, ManagedRuntime, Random } from "effect"
 import { interleaved, medianPeakMemory } from "../internal/harness.js"
-import { type Output, type Result, type Row, atMost, info } from "../internal/report.js"
+import { type Output, type Result, type Row, atMost, info, rowOf } from "../internal/report.js"
 import { profileTop } from "../internal/profile.js"
 import type { Context } from "../internal/scenario.js"
 
@@ -166,26 +166,12 @@ export const run = async (ctx: Context): Promise<Output> => {
     const base = b!.summary.median
     const memRuns = ctx.quick ? 1 : 5
     const rows: Array<Row> = [
-      {
-        scenario,
-        task: b!.name,
-        n: b!.summary.n,
-        median: base,
-        p95: b!.summary.p95,
-        ratio: 1,
-        memory: await medianPeakMemory(baseline, memRuns)
-      },
-      {
-        scenario,
-        task: o!.name,
-        n: o!.summary.n,
-        median: o!.summary.median,
-        p95: o!.summary.p95,
-        ratio: o!.summary.median / base,
+      rowOf(scenario, b!, base, { memory: await medianPeakMemory(baseline, memRuns) }),
+      rowOf(scenario, o!, base, {
         ratioLabel: "vs SELECT+parse",
         memory: await medianPeakMemory(ours, memRuns),
         extra: `final state: ${expected.origins.length} origins, ${expected.turns.length} turns`
-      }
+      })
     ]
     const check = atMost(
       "resume 10k events (SQLite)",

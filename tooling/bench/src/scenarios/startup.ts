@@ -9,7 +9,7 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { interleaved } from "../internal/harness.js"
 import { JsonRpcChild, timeToFirstLine } from "../internal/jsonRpcChild.js"
-import { type Output, type Result, type Row, atMost, info } from "../internal/report.js"
+import { type Output, type Result, type Row, atMost, info, rowOf } from "../internal/report.js"
 import { loadedPackages, newestProfile, summarizeFile } from "../internal/profile.js"
 import type { Context } from "../internal/scenario.js"
 
@@ -58,15 +58,7 @@ export const run = async (ctx: Context): Promise<Output> => {
     )
     const scenario = "6. start-up (spawn -> first line)"
     const base = f!.summary.median
-    const rows: Array<Row> = [f!, o!, n!].map((m) => ({
-      scenario,
-      task: m.name,
-      n: m.summary.n,
-      median: m.summary.median,
-      p95: m.summary.p95,
-      ratio: m.summary.median / base,
-      ratioLabel: "vs imports floor"
-    }))
+    const rows: Array<Row> = [f!, o!, n!].map((m) => rowOf(scenario, m, base, { ratioLabel: "vs imports floor" }))
     const check = atMost("start-up", "ratio of medians vs effect + SDK import floor", o!.summary.median / base, 1.5)
     const notes: Array<string> = []
     if (check.met === false) {

@@ -5,7 +5,7 @@
  * against the bare `client.readResource` (the floor), at 1 KiB and 1 MiB, on one in-memory fixture.
  */
 import { interleaved, medianPeakMemory } from "../internal/harness.js"
-import { type Output, type Result, type Row, atMost, info } from "../internal/report.js"
+import { type Output, type Result, type Row, atMost, info, rowOf } from "../internal/report.js"
 import { profileTop } from "../internal/profile.js"
 import type { Context } from "../internal/scenario.js"
 import {
@@ -62,16 +62,7 @@ export const run = async (ctx: Context): Promise<Output> => {
         [o!, ours],
         [f!, floor]
       ] as const) {
-        rows.push({
-          scenario,
-          task: m.name,
-          n: m.summary.n,
-          median: m.summary.median,
-          p95: m.summary.p95,
-          ratio: m.summary.median / base,
-          ratioLabel: "vs naive",
-          memory: await medianPeakMemory(fn, memRuns)
-        })
+        rows.push(rowOf(scenario, m, base, { ratioLabel: "vs naive", memory: await medianPeakMemory(fn, memRuns) }))
       }
       const ratio = o!.summary.median / base
       const check = atMost(`tool overhead ${size.label}`, "ratio of medians vs naive host", ratio, size.target)

@@ -10,7 +10,7 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
-import { type RpcClient, RpcError, startServer } from "./cli/rpcClient.js"
+import { type RpcClient, RpcError, startServer } from "./rpcClient.js"
 
 const here = NodePath.dirname(fileURLToPath(import.meta.url))
 const require = createRequire(import.meta.url)
@@ -88,7 +88,7 @@ const main = async (): Promise<number> => {
   const dataDir = NodePath.join(root, "data")
   const logFile = NodePath.join(root, "app-server.log")
   NodeFs.writeFileSync(configPath, exampleConfig())
-  const mainJs = NodePath.join(here, "main.js")
+  const mainJs = NodePath.join(here, "..", "main.js")
   const args = ["--config", configPath, "--data-dir", dataDir]
 
   out("mcp-resources demo: a scripted app-server session (JSON-RPC over stdio)")
