@@ -271,6 +271,36 @@ layer(McpTransport.layerMemory)("ResourceClient (in-memory servers)", (it) => {
     })
   )
 
+  it.scoped("a read in flight holds its set: a removed server closes only once the read has ended", () =>
+    Effect.gen(function* () {
+      const contents = [{ uri: "memo://slow", mimeType: "text/plain", text: "late" }]
+      const srv = yield* fixture({ reads: [{ uri: "memo://slow", delayMs: 100, result: { contents } }] })
+      const client = yield* ResourceClient.make(setupOf([entry("srv", srv)]))
+      yield* settled(client)
+      const reading = yield* Effect.fork(client.readResource("srv", "memo://slow"))
+      yield* until(() => srv.requests.some((r) => r.method === "resources/read"))
+      yield* client.reload(setupOf([]))
+      assert.strictEqual(srv.stats.closed, 0)
+      const result = yield* Fiber.join(reading)
+      assert.deepStrictEqual(result.contents, contents)
+      assert.strictEqual(srv.stats.closed, 1)
+    })
+  )
+
+  it.scoped("an interrupted read lets go of its set: the removed server closes and the read is cancelled", () =>
+    Effect.gen(function* () {
+      const srv = yield* fixture({ reads: [{ uri: "memo://hang", hang: true }] })
+      const client = yield* ResourceClient.make(setupOf([entry("srv", srv)]))
+      yield* settled(client)
+      const reading = yield* Effect.fork(client.readResource("srv", "memo://hang"))
+      yield* until(() => srv.requests.some((r) => r.method === "resources/read"))
+      yield* client.reload(setupOf([]))
+      assert.strictEqual(srv.stats.closed, 0)
+      yield* Fiber.interrupt(reading)
+      yield* until(() => srv.stats.closed === 1)
+    })
+  )
+
   it.scoped("C-6: a disabled server is listed as disabled and is unknown to operations", () =>
     Effect.gen(function* () {
       const off = yield* fixture({})

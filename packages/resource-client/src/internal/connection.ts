@@ -4,7 +4,6 @@
  */
 import { Errors, Messages } from "@mcp-resources/protocol"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
@@ -27,17 +26,18 @@ import {
 } from "effect"
 import { z } from "zod"
 import type { ServerEntry } from "../ServerEntry.js"
+import { MessageTooLargeError, StdioTransport } from "./stdioTransport.js"
 
 /** The name and version the client announces in `initialize`. */
 export const clientInfo = { name: "mcp-resources", version: "0.1.0" } as const
 
-/** Extra milliseconds given to the SDK's own timer so that our (Clock-driven) timeout always fires first. */
+/** Extra milliseconds given to the SDK's own timer when another clock (a TestClock) drives the timeout. */
 const sdkTimerMargin = 1000
 
 /** The class of the live clock, whose `sleep` is a plain timer. */
 const LiveClock = Clock.make().constructor as new (...args: ReadonlyArray<never>) => Clock.Clock
 
-/** The longest delay a timer can have; the live clock never wakes up after a longer one. */
+/** The longest delay a timer can have (a longer one would fire at once). */
 const maxTimerMillis = 2 ** 31 - 1
 
 /** Any JSON-RPC result, unchanged: we decode it ourselves so that no field is stripped before. */
@@ -47,6 +47,15 @@ const AnyResult = z.unknown()
 export interface Capabilities {
   readonly resources: boolean
   readonly tools: boolean
+}
+
+/**
+ * A hold on what a request runs in (a connection set): taken when the request starts and given back
+ * exactly once when it ends, whatever the end; `release` returns what remains to do.
+ */
+export interface Hold {
+  readonly acquire: () => void
+  readonly release: () => Effect.Effect<void>
 }
 
 /** An open connection. Closing its scope closes the transport (child process, HTTP session). */
@@ -61,13 +70,15 @@ export interface Connection {
   /**
    * {@link request} with the result decoded (synchronously) by `decode`, and every failure (the
    * request's, the timeout, the decoding mismatch) prefixed with `context`: one async step in all.
+   * When `hold` is given, it is held for the request's whole run.
    */
   readonly requestDecoded: <A>(
     method: string,
     params: Record<string, unknown> | undefined,
     timeoutMillis: number,
     decode: (raw: unknown) => Either.Either<A, Errors.TransportError>,
-    context: string
+    context: string,
+    hold?: Hold
   ) => Effect.Effect<A, Errors.TransportError | Errors.ServerError>
   /** Completes with the close reason when the transport closes. */
   readonly closed: Deferred.Deferred<string>
@@ -274,10 +285,8 @@ class InFlightList {
   }
 }
 
-const timerFired = (request: { timedOut(): void }): void => request.timedOut()
-
 /**
- * One SDK request in flight: its abort controller, timer and resume in one object rather than a
+ * One SDK request in flight: its abort controller and resume in one object rather than a
  * closure each. Settles once: with the result, the SDK's failure, the close reason, the timeout, or
  * a cancellation (which aborts the SDK request).
  */
@@ -287,7 +296,6 @@ class InFlight<A> implements Linked {
   linked = false
   done = false
   controller: AbortController | undefined = undefined
-  handle: ReturnType<typeof setTimeout> | undefined = undefined
   resume: ((effect: Effect.Effect<A, RequestError>) => void) | undefined = undefined
 
   constructor(
@@ -307,16 +315,19 @@ class InFlight<A> implements Linked {
     if (this.done) return false
     this.done = true
     this.wire.inFlight.remove(this)
-    if (this.handle !== undefined) clearTimeout(this.handle)
     if (abort) this.controller?.abort()
     return true
   }
 
-  /** Sends the request; `timer` arms a timer of our own for the timeout. */
+  /**
+   * Sends the request. On the live clock (`live`) the SDK's timer is the timeout: its expiry cancels the
+   * request and maps to our timeout message. Any other clock drives the timeout itself, so the SDK's
+   * timer gets a margin and never fires first.
+   */
   start(
     resume: (effect: Effect.Effect<A, RequestError>) => void,
     params: Record<string, unknown> | undefined,
-    timer: boolean
+    live: boolean
   ): void {
     this.resume = resume
     // a transport that closes (crash, oversize message) fails the request with the close reason
@@ -329,14 +340,13 @@ class InFlight<A> implements Linked {
     const controller = new AbortController()
     this.controller = controller
     this.wire.inFlight.add(this)
-    const timeoutMillis = this.timeoutMillis
-    if (timer && timeoutMillis <= maxTimerMillis) this.handle = setTimeout(timerFired, timeoutMillis, this)
+    const timeout = Math.min(live ? this.timeoutMillis : this.timeoutMillis + sdkTimerMargin, maxTimerMillis)
     const method = this.method
     this.wire.client
       .request(params === undefined ? { method } : { method, params }, AnyResult, {
         signal: controller.signal,
-        timeout: timeoutMillis + sdkTimerMargin,
-        maxTotalTimeout: timeoutMillis + sdkTimerMargin
+        timeout,
+        maxTotalTimeout: timeout
       })
       .then(
         (raw: unknown) => this.succeeded(raw),
@@ -360,12 +370,6 @@ class InFlight<A> implements Linked {
   closed(reason: string): void {
     if (this.settle(true)) this.resume?.(this.failure(closedError(reason)))
   }
-
-  timedOut(): void {
-    if (this.settle(true)) {
-      this.resume?.(this.failure(transportError("timeout", Messages.timedOutAwaiting(this.method, this.timeoutMillis))))
-    }
-  }
 }
 
 const hostEnvironment = (): Record<string, string> => {
@@ -388,19 +392,14 @@ export const makeTransport = (
   switch (transport._tag) {
     case "stdio":
       return Effect.sync(() => {
-        const stdio = new StdioClientTransport({
+        return new StdioTransport({
           command: transport.command,
-          args: [...transport.args],
+          args: transport.args,
           env: { ...hostEnvironment(), ...transport.env },
           ...(transport.cwd === undefined ? {} : { cwd: transport.cwd }),
-          stderr: "pipe",
-          // the trailing newline of a message of exactly max_message_bytes is still accepted
-          maxBufferSize: entry.maxMessageBytes + 1
+          maxMessageBytes: entry.maxMessageBytes,
+          stderr
         })
-        stdio.stderr?.on("data", (chunk: Buffer) => {
-          stderr(chunk.toString("utf8"))
-        })
-        return stdio
       })
     case "http":
       return Effect.gen(function* () {
@@ -477,8 +476,8 @@ export const open = (
           return Promise.resolve()
         })
         client.onerror = (error) => {
-          // the SDK's stdio ReadBuffer refuses a message over its limit; the stream cannot be resynchronised
-          if (errorMessage(error).startsWith("ReadBuffer exceeded maximum size")) {
+          // stdio refuses a message over the limit; the stream cannot be resynchronised
+          if (error instanceof MessageTooLargeError) {
             pendingReason = Messages.messageExceeds(entry.maxMessageBytes)
             markClosed(pendingReason)
             return
@@ -506,39 +505,40 @@ export const open = (
       tools: declared?.tools !== undefined
     }
     const memory = entry.transport._tag === "memory"
-    /**
-     * One SDK request as a single async effect: fails with the close reason when the transport
-     * closes, and (when `timer` is set) with the timeout message after `timeoutMillis` on a timer of
-     * its own. The result is decoded by `decode`; when `context` is set, every failure is prefixed
-     * with it. Interrupting it cancels the SDK request.
-     */
     const wire: Wire = { client, memory, closedReason, inFlight }
     /**
      * One SDK request as a single async step: fails with the close reason when the transport
-     * closes, and (when `timer` is set) with the timeout message after `timeoutMillis` on a timer of
-     * its own. The result is decoded by `decode`; when `context` is set, every failure is prefixed
-     * with it. Interrupting it cancels the SDK request.
+     * closes, and (when `live`) with the timeout message after `timeoutMillis` on the SDK's timer.
+     * The result is decoded by `decode`; when `context` is set, every failure is prefixed with it.
+     * Interrupting it cancels the SDK request. `hold` is taken before and released after, in the
+     * same mask and match.
      */
     const attempt = <A>(
       method: string,
       params: Record<string, unknown> | undefined,
       timeoutMillis: number,
-      timer: boolean,
+      live: boolean,
       decode: (raw: unknown) => Either.Either<A, Errors.TransportError>,
-      context: string | undefined
+      context: string | undefined,
+      hold: Hold | undefined
     ): Effect.Effect<A, RequestError> =>
       // one mask and one match around a plain async step (cheaper than a canceler, which adds onInterrupt)
       Effect.uninterruptibleMask((restore) => {
         const request = new InFlight(wire, method, timeoutMillis, decode, context)
+        hold?.acquire()
         return Effect.matchCauseEffect(
-          restore(Effect.async<A, RequestError>((resume) => request.start(resume, params, timer))),
+          restore(Effect.async<A, RequestError>((resume) => request.start(resume, params, live))),
           {
             // interrupted (a timeout, the caller): cancel the SDK request; a settled request is left alone
             onFailure: (cause) => {
               request.settle(true)
-              return Effect.failCause(cause)
+              const rest = hold === undefined ? Effect.void : hold.release()
+              return rest === Effect.void ? Effect.failCause(cause) : Effect.zipRight(rest, Effect.failCause(cause))
             },
-            onSuccess: Effect.succeed
+            onSuccess: (value) => {
+              const rest = hold === undefined ? Effect.void : hold.release()
+              return rest === Effect.void ? Effect.succeed(value) : Effect.as(rest, value)
+            }
           }
         )
       })
@@ -547,13 +547,14 @@ export const open = (
       params: Record<string, unknown> | undefined,
       timeoutMillis: number,
       decode: (raw: unknown) => Either.Either<A, Errors.TransportError>,
-      context: string | undefined
+      context: string | undefined,
+      hold: Hold | undefined
     ): Effect.Effect<A, Errors.TransportError | Errors.ServerError> =>
       Effect.clockWith((clock) => {
-        // the live clock sleeps on a plain timer too: do the same without forking a race; any other
-        // clock (a TestClock) drives the timeout itself
-        if (clock instanceof LiveClock) return attempt(method, params, timeoutMillis, true, decode, context)
-        const bounded = attempt(method, params, timeoutMillis, false, decode, undefined).pipe(
+        // the live clock sleeps on a plain timer, as the SDK's timeout does: let that one bound the
+        // request without forking a race; any other clock (a TestClock) drives the timeout itself
+        if (clock instanceof LiveClock) return attempt(method, params, timeoutMillis, true, decode, context, hold)
+        const bounded = attempt(method, params, timeoutMillis, false, decode, undefined, hold).pipe(
           Effect.timeoutFail({
             duration: timeoutMillis,
             onTimeout: () => transportError("timeout", Messages.timedOutAwaiting(method, timeoutMillis))
@@ -562,13 +563,14 @@ export const open = (
         return context === undefined ? bounded : Effect.mapError(bounded, (error) => Errors.withContext(error, context))
       })
     const request = (method: string, params: Record<string, unknown> | undefined, timeoutMillis: number) =>
-      requestWith(method, params, timeoutMillis, keepRaw, undefined)
+      requestWith(method, params, timeoutMillis, keepRaw, undefined, undefined)
     const requestDecoded = <A>(
       method: string,
       params: Record<string, unknown> | undefined,
       timeoutMillis: number,
       decode: (raw: unknown) => Either.Either<A, Errors.TransportError>,
-      context: string
-    ) => requestWith(method, params, timeoutMillis, decode, context)
+      context: string,
+      hold?: Hold
+    ) => requestWith(method, params, timeoutMillis, decode, context, hold)
     return { capabilities, request, requestDecoded, closed, toolsChanged }
   })

@@ -7,7 +7,7 @@ import { Deferred, Effect, Option } from "effect"
 import * as Pagination from "../Pagination.js"
 import type { AggregateResult, ConnectionSet, RequestMeta, ServerConnection, ServerStatus } from "../ResourceClient.js"
 import type { ServerEntry, Setup } from "../ServerEntry.js"
-import { type Connection, decodeResult, decodeResultEither, transportKind } from "./connection.js"
+import { type Connection, decodeResult, decodeResultEither, type Hold, transportKind } from "./connection.js"
 import { withFastPath } from "./readResult.js"
 import * as Server from "./server.js"
 
@@ -63,20 +63,25 @@ export const listResourceTemplatesOn = (connection: Connection, entry: ServerEnt
         )
     : Effect.succeed<Mcp.ListResourceTemplatesResult>({ resourceTemplates: [] })
 
-/** One `resources/read` on a connection: params `{uri}`, plus `_meta` only when given. */
+/**
+ * One `resources/read` on a connection: params `{uri}`, plus `_meta` only when given; `hold` is held
+ * while it runs.
+ */
 export const readResourceOn = (
   connection: Connection,
   entry: ServerEntry,
   uri: string,
-  meta?: RequestMeta
+  meta?: RequestMeta,
+  hold?: Hold
 ): Effect.Effect<Mcp.ReadResourceResult, Errors.TransportError | Errors.ServerError> =>
-  // decoding and the error context inside the request's one async step
+  // decoding, the error context and the hold inside the request's one async step
   connection.requestDecoded(
     "resources/read",
     meta === undefined ? { uri } : { uri, _meta: meta },
     Server.millis(entry.toolTimeoutSec),
     decodeReadResource,
-    Messages.requestContext["resources/read"](entry.name, uri)
+    Messages.requestContext["resources/read"](entry.name, uri),
+    hold
   )
 
 /** A {@link ServerConnection} over one connection. */
@@ -145,21 +150,31 @@ export const make = (
     return yield* listResourceTemplatesOn(connection, handle.entry, cursor)
   })
 
-  // the hot path of read_mcp_resource: no span, no generator; a ready server is used at once
+  /** The set held by one request: taken as it starts, released once it ends. */
+  const requestHold: Hold = {
+    acquire: () => {
+      impl.holders += 1
+    },
+    release: () => release(impl)
+  }
+
+  // the hot path of read_mcp_resource: no span, no generator; a ready server is used at once, and
+  // the request itself holds the set (one mask and match rather than two)
   const readResource = (
     server: string,
     uri: string,
     meta: RequestMeta | undefined
-  ): Effect.Effect<Mcp.ReadResourceResult, Errors.ResourceFailure> => {
-    const handle = handles.get(server)
-    if (handle !== undefined) {
-      const state = handle.state
-      if (state._tag === "ready") return readResourceOn(state.connection, handle.entry, uri, meta)
-    }
-    return Effect.flatMap(ready(server), ({ connection, handle }) =>
-      readResourceOn(connection, handle.entry, uri, meta)
-    )
-  }
+  ): Effect.Effect<Mcp.ReadResourceResult, Errors.ResourceFailure> =>
+    Effect.suspend(() => {
+      const handle = handles.get(server)
+      if (handle !== undefined) {
+        const state = handle.state
+        if (state._tag === "ready") return readResourceOn(state.connection, handle.entry, uri, meta, requestHold)
+      }
+      return heldWith(() =>
+        Effect.flatMap(ready(server), ({ connection, handle }) => readResourceOn(connection, handle.entry, uri, meta))
+      )
+    })
 
   const listTools = Effect.fn("ConnectionSet.listTools")(function* (server: string) {
     const { tools } = yield* ready(server)
@@ -299,7 +314,7 @@ export const make = (
     }),
     listResources: (server, cursor) => held(listResources(server, cursor)),
     listResourceTemplates: (server, cursor) => held(listResourceTemplates(server, cursor)),
-    readResource: (server, uri, meta) => heldWith(() => readResource(server, uri, meta)),
+    readResource,
     listAllResources: (include) => held(listAllResources(include)),
     listAllResourceTemplates: (include) => held(listAllResourceTemplates(include)),
     listTools: (server) => held(listTools(server)),
