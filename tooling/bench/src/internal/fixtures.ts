@@ -19,8 +19,8 @@ export interface Stack {
   readonly runtime: ManagedRuntime.ManagedRuntime<ResourceClient.ResourceClient | LifecycleSink.LifecycleSink, never>
   readonly set: ResourceClient.ConnectionSet
   readonly ctx: ToolHandlers.ToolContext
-  /** Runs one model function call through `ToolHandlers.callTool`. */
-  readonly callTool: (name: string, args: unknown, callId: string) => Promise<ToolHandlers.ToolOutput>
+  /** Runs one model function call through `ToolHandlers.callTool`; the arguments are JSON text, as a model sends them. */
+  readonly callTool: (name: string, argumentsText: string, callId: string) => Promise<ToolHandlers.ToolOutput>
   readonly dispose: () => Promise<void>
 }
 
@@ -55,8 +55,8 @@ export const makeStack = async (
     runtime,
     set,
     ctx,
-    callTool: (name, args, callId) =>
-      runtime.runPromise(ToolHandlers.callTool(ctx, { callId, name, arguments: JSON.stringify(args) })),
+    callTool: (name, argumentsText, callId) =>
+      runtime.runPromise(ToolHandlers.callTool(ctx, { callId, name, arguments: argumentsText })),
     dispose: () => runtime.dispose()
   }
 }

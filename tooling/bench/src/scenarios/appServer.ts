@@ -76,9 +76,11 @@ export const run = async (ctx: Context): Promise<Output> => {
     await client.connect(new StdioClientTransport({ command: fixture.command, args: fixture.args, stderr: "ignore" }))
 
     const baseline = () => client.readResource({ uri })
-    // Warm both paths (the app-server's first read waits for the server's start-up).
-    await drive(inFlight * 4, ours)
-    await drive(inFlight * 4, baseline)
+    // Warm both paths to steady state (the app-server's first read waits for the server's start-up;
+    // its JIT needs some thousands of requests, measured to level off well before 10,000).
+    const warmup = ctx.quick ? inFlight * 4 : 10000
+    await drive(warmup, ours)
+    await drive(warmup, baseline)
 
     const blocks = ctx.quick ? 2 : 6
     const perBlock = ctx.quick ? 256 : 2000

@@ -56,12 +56,12 @@ export const run = async (ctx: Context): Promise<Output> => {
     const expected = serverCount * 3 * itemsPerPage
     let call = 0
     const ours = async () => {
-      const out = await all.callTool("list_mcp_resources", {}, `call-${call++}`)
+      const out = await all.callTool("list_mcp_resources", "{}", `call-${call++}`)
       if (!out.success || out.output.includes("failedServers"))
         throw new Error(`aggregate list failed: ${out.output.slice(0, 300)}`)
     }
     const one = async () => {
-      const out = await alone.callTool("list_mcp_resources", {}, `call-${call++}`)
+      const out = await alone.callTool("list_mcp_resources", "{}", `call-${call++}`)
       if (!out.success || out.output.includes("failedServers"))
         throw new Error(`list failed: ${out.output.slice(0, 300)}`)
     }

@@ -30,7 +30,7 @@ export const run = async (ctx: Context): Promise<Output> => {
     const stack = await makeStack([{ name: "bench", fixture }])
     try {
       let call = 0
-      const args = { server: "bench", uri }
+      const args = JSON.stringify({ server: "bench", uri })
       const ours = async () => {
         const out = await stack.callTool("read_mcp_resource", args, `call-${call++}`)
         if (!out.success || out.output.length > 60000) throw new Error(`unexpected output: ${out.output.slice(0, 200)}`)
