@@ -134,7 +134,8 @@ export const run = async (ctx: Context): Promise<Output> => {
       // One more app-server under the V8 profiler for one block of reads (its own process only).
       const profDir = Path.join(dir, "prof")
       const profiled = await startServer(["--cpu-prof", "--cpu-prof-dir", profDir])
-      await drive(inFlight * 4, profiled.read)
+      // the same warm-up first, so that start-up and the JIT's first tiers weigh little in the profile
+      await drive(warmup, profiled.read)
       await drive(perBlock * 3, profiled.read)
       await profiled.server.close()
       const file = newestProfile(profDir)
