@@ -26,6 +26,7 @@ import {
 } from "effect"
 import { z } from "zod"
 import type { ServerEntry } from "../ServerEntry.js"
+import { RequestSignal } from "./requestSignal.js"
 import { MessageTooLargeError, StdioTransport } from "./stdioTransport.js"
 
 /** The name and version the client announces in `initialize`. */
@@ -286,7 +287,7 @@ class InFlightList {
 }
 
 /**
- * One SDK request in flight: its abort controller and resume in one object rather than a
+ * One SDK request in flight: its abort signal and resume in one object rather than a
  * closure each. Settles once: with the result, the SDK's failure, the close reason, the timeout, or
  * a cancellation (which aborts the SDK request).
  */
@@ -295,7 +296,7 @@ class InFlight<A> implements Linked {
   next: Linked | undefined = undefined
   linked = false
   done = false
-  controller: AbortController | undefined = undefined
+  signal: RequestSignal | undefined = undefined
   resume: ((effect: Effect.Effect<A, RequestError>) => void) | undefined = undefined
 
   constructor(
@@ -315,7 +316,7 @@ class InFlight<A> implements Linked {
     if (this.done) return false
     this.done = true
     this.wire.inFlight.remove(this)
-    if (abort) this.controller?.abort()
+    if (abort) this.signal?.abort()
     return true
   }
 
@@ -337,14 +338,14 @@ class InFlight<A> implements Linked {
       resume(this.failure(closedError(reason)))
       return
     }
-    const controller = new AbortController()
-    this.controller = controller
+    const signal = new RequestSignal()
+    this.signal = signal
     this.wire.inFlight.add(this)
     const timeout = Math.min(live ? this.timeoutMillis : this.timeoutMillis + sdkTimerMargin, maxTimerMillis)
     const method = this.method
     this.wire.client
       .request(params === undefined ? { method } : { method, params }, AnyResult, {
-        signal: controller.signal,
+        signal,
         timeout,
         maxTotalTimeout: timeout
       })
