@@ -12,7 +12,7 @@ import {
   Deferred,
   Effect,
   Either,
-  type Exit,
+  Exit,
   Fiber,
   FiberRef,
   FiberRefs,
@@ -82,6 +82,8 @@ const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 const defectMessage = (defect: unknown): string => (defect instanceof Error ? defect.message : String(defect))
 const isValidId = (u: unknown): u is RequestId => typeof u === "string" || (typeof u === "number" && Number.isFinite(u))
 const idKey = (id: RequestId): string => `${typeof id}:${id}`
+/** A character other than white space (the set `String.prototype.trim` removes). */
+const nonBlank = /\S/
 const CancelParams = Schema.Struct({ id: Schema.Union(Schema.String, Schema.Number) })
 
 /** Builds the dispatcher over the method table. */
@@ -172,11 +174,15 @@ export const make: Effect.Effect<Service, never, Connections | Environment | Sco
         // Requests not ordered on a thread (reads among them) take no place in any queue.
         const ordered = ticket === free ? body : ticket.ready.pipe(Effect.zipRight(body), Effect.ensuring(ticket.done))
         // The answer is sent uninterruptibly once the body ends (`finish` never fails; it logs outside the span).
+        const end = (exit: Exit.Exit<unknown, unknown>) => {
+          state.done = true
+          if (inflight.get(key)?.state === state) inflight.delete(key)
+          return finish(id, method, state, exit, outerSpans)
+        }
         const program = Effect.uninterruptibleMask((restore) =>
-          Effect.flatMap(Effect.exit(restore(ordered)), (exit) => {
-            state.done = true
-            if (inflight.get(key)?.state === state) inflight.delete(key)
-            return finish(id, method, state, exit, outerSpans)
+          Effect.matchCauseEffect(restore(ordered), {
+            onFailure: (cause) => end(Exit.failCause(cause)),
+            onSuccess: (value) => end(Exit.succeed(value))
           })
         )
         // Forked on the dispatcher's runtime, which holds the environment: nothing to provide per request.
@@ -206,7 +212,7 @@ export const make: Effect.Effect<Service, never, Connections | Environment | Sco
 
       const receive = (text: string): Effect.Effect<void> =>
         Effect.suspend(() => {
-          if (text.trim() === "") return Effect.void
+          if (!nonBlank.test(text)) return Effect.void
           let message: unknown
           try {
             message = JSON.parse(text)
@@ -216,10 +222,14 @@ export const make: Effect.Effect<Service, never, Connections | Environment | Sco
           if (!isRecord(message)) return fail(null, codes.invalidRequest, messages.invalidRequest)
           const id = isValidId(message.id) ? message.id : null
           // A bug while checking one message answers that message and never stops the connection.
-          return Effect.catchAllDefect(
-            Effect.suspend(() => dispatch(message, id)),
-            defect(message, id)
-          )
+          let answer: Effect.Effect<void>
+          try {
+            answer = dispatch(message, id)
+          } catch (error) {
+            return defect(message, id)(error)
+          }
+          // a started request answers from its own fiber: nothing more to run here
+          return answer === Effect.void ? answer : Effect.catchAllDefect(answer, defect(message, id))
         })
 
       const dispatch = (message: Record<string, unknown>, id: RequestId | null): Effect.Effect<void> => {
@@ -254,7 +264,8 @@ export const make: Effect.Effect<Service, never, Connections | Environment | Sco
         if (Either.isLeft(prepared)) return fail(id, codes.invalidRequest, prepared.left)
         if (!accepting) return fail(id, codes.internalError, messages.shuttingDown)
         const ticket = ticketFor(prepared.right.threadId, definition.ordering)
-        return Effect.sync(() => start(id, method, (connection) => prepared.right.run({ connection, ticket }), ticket))
+        start(id, method, (connection) => prepared.right.run({ connection, ticket }), ticket)
+        return Effect.void
       }
 
       return {

@@ -281,7 +281,8 @@ export const make = (setup: Setup): Effect.Effect<Service, never, Scope.Scope | 
       listResources: (server, cursor) => Effect.flatMap(latest, (set) => set.listResources(server, cursor)),
       listResourceTemplates: (server, cursor) =>
         Effect.flatMap(latest, (set) => set.listResourceTemplates(server, cursor)),
-      readResource: (server, uri, meta) => Effect.flatMap(latest, (set) => set.readResource(server, uri, meta)),
+      // the hot path: the latest set in one step
+      readResource: (server, uri, meta) => Effect.suspend(() => current!.view.readResource(server, uri, meta)),
       listAllResources: (include) => Effect.flatMap(latest, (set) => set.listAllResources(include)),
       listAllResourceTemplates: (include) => Effect.flatMap(latest, (set) => set.listAllResourceTemplates(include)),
       listTools: (server) => Effect.flatMap(latest, (set) => set.listTools(server)),

@@ -1,7 +1,7 @@
 /** `mcp/resource/read` (alias `mcpServer/resource/read`): plain, call-scoped and threadless reads. No items, no history. */
 import { ResourceClient } from "@mcp-resources/resource-client"
 import { CallScopedRead } from "@mcp-resources/resource-origins"
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
 import { ResourceReadParams } from "../internal/params.js"
 import { invalidRequest, messages, method } from "../Method.js"
 import type { Connection } from "../Connections.js"
@@ -25,6 +25,15 @@ const readWithoutThread = (
     (result) => answer(result.contents, null)
   )
 
+/** A plain read of the latest set (the `_meta` of an apps-server connector when given). */
+const plainRead = (client: ResourceClient.Service, p: typeof ResourceReadParams.Type, connectorId: string | null) =>
+  Effect.map(
+    connectorId === null
+      ? client.readResource(p.server, p.uri)
+      : client.readResource(p.server, p.uri, CallScopedRead.plainReadMeta(connectorId)),
+    (result) => answer(result.contents, null)
+  )
+
 /** A read on a thread: the thread must exist; a call-scoped read of the apps server goes to the call's origin. */
 const readOnThread = (
   client: ResourceClient.Service,
@@ -35,26 +44,25 @@ const readOnThread = (
   originCallId: string | null,
   connectorId: string | null
 ) =>
-  Effect.flatMap(threads.get(connection, threadId), (thread) =>
-    Effect.flatMap(client.config, (config) => {
-      if (originCallId !== null && p.server === config.apps.serverName) {
-        return Effect.map(
-          CallScopedRead.readForCall({ threadId: thread.id, callId: originCallId, uri: p.uri }),
-          (contents) => answer(contents, originCallId)
-        )
-      }
-      const read =
-        connectorId === null
-          ? client.readResource(p.server, p.uri)
-          : client.readResource(p.server, p.uri, CallScopedRead.plainReadMeta(connectorId))
-      return Effect.map(read, (result) => answer(result.contents, null))
-    })
-  )
+  Effect.flatMap(threads.get(connection, threadId), (thread) => {
+    // without an origin call id the read is plain whatever the server: no need for the config
+    if (originCallId === null) return plainRead(client, p, connectorId)
+    return Effect.flatMap(client.config, (config) =>
+      p.server === config.apps.serverName
+        ? Effect.map(
+            CallScopedRead.readForCall({ threadId: thread.id, callId: originCallId, uri: p.uri }),
+            (contents) => answer(contents, originCallId)
+          )
+        : plainRead(client, p, connectorId)
+    )
+  })
 
 const read = method({
   params: ResourceReadParams,
   run: (p, { connection }) =>
-    Effect.flatMap(ResourceClient.ResourceClient, (client) => {
+    // both services in one step, read from the request fiber's context
+    Effect.contextWithEffect((context: Context.Context<ResourceClient.ResourceClient | Threads>) => {
+      const client = Context.get(context, ResourceClient.ResourceClient)
       const threadId = p.threadId ?? null
       const originCallId = p.originCallId ?? null
       const connectorId = p.connectorId ?? null
@@ -62,9 +70,7 @@ const read = method({
         if (originCallId !== null) return Effect.fail(invalidRequest(messages.originCallIdRequiresThreadId))
         return readWithoutThread(client, p, connectorId)
       }
-      return Effect.flatMap(Threads, (threads) =>
-        readOnThread(client, threads, p, connection, threadId, originCallId, connectorId)
-      )
+      return readOnThread(client, Context.get(context, Threads), p, connection, threadId, originCallId, connectorId)
     })
 })
 
