@@ -225,6 +225,9 @@ export const make = (setup: Setup): Effect.Effect<Service, never, Scope.Scope | 
 
     const latestImpl = Effect.sync(() => current!)
     const latest = Effect.map(latestImpl, (set) => set.view)
+    /** Runs an operation on the set that is latest when it runs, in one step. */
+    const onLatest = <A, E>(use: (set: ConnectionSet) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
+      Effect.suspend(() => use(current!.view))
 
     const withServerConnection = <A, E, R>(
       server: string,
@@ -278,16 +281,14 @@ export const make = (setup: Setup): Effect.Effect<Service, never, Scope.Scope | 
       withServerConnection,
       hasServers: () => current?.view.hasServers() ?? false,
       hasServer: (name) => current?.view.hasServer(name) ?? false,
-      listResources: (server, cursor) => Effect.flatMap(latest, (set) => set.listResources(server, cursor)),
-      listResourceTemplates: (server, cursor) =>
-        Effect.flatMap(latest, (set) => set.listResourceTemplates(server, cursor)),
-      // the hot path: the latest set in one step
-      readResource: (server, uri, meta) => Effect.suspend(() => current!.view.readResource(server, uri, meta)),
-      listAllResources: (include) => Effect.flatMap(latest, (set) => set.listAllResources(include)),
-      listAllResourceTemplates: (include) => Effect.flatMap(latest, (set) => set.listAllResourceTemplates(include)),
-      listTools: (server) => Effect.flatMap(latest, (set) => set.listTools(server)),
-      toolInfo: (server, tool) => Effect.flatMap(latest, (set) => set.toolInfo(server, tool)),
-      callTool: (server, tool, args) => Effect.flatMap(latest, (set) => set.callTool(server, tool, args))
+      listResources: (server, cursor) => onLatest((set) => set.listResources(server, cursor)),
+      listResourceTemplates: (server, cursor) => onLatest((set) => set.listResourceTemplates(server, cursor)),
+      readResource: (server, uri, meta) => onLatest((set) => set.readResource(server, uri, meta)),
+      listAllResources: (include) => onLatest((set) => set.listAllResources(include)),
+      listAllResourceTemplates: (include) => onLatest((set) => set.listAllResourceTemplates(include)),
+      listTools: (server) => onLatest((set) => set.listTools(server)),
+      toolInfo: (server, tool) => onLatest((set) => set.toolInfo(server, tool)),
+      callTool: (server, tool, args) => onLatest((set) => set.callTool(server, tool, args))
     }
     return service
   })

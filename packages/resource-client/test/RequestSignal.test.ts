@@ -2,21 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { connectInMemory } from "@mcp-resources/fixtures"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { RequestSignal } from "../src/internal/requestSignal.js"
-
-const outcome = (promise: Promise<unknown>): Promise<string> =>
-  promise.then(
-    () => "resolved",
-    (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error))
-  )
-
-/** Waits until `ready()` holds, failing after `millis`. */
-const until = async (ready: () => boolean, millis = 5000): Promise<void> => {
-  const deadline = Date.now() + millis
-  while (!ready()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting")
-    await new Promise((resolve) => setImmediate(resolve))
-  }
-}
+import { outcome, until } from "./utils/wait.js"
 
 describe("RequestSignal", () => {
   it("abort sets aborted and an AbortError reason, runs each listener once, and only the first time", () => {

@@ -2,6 +2,7 @@ import { Socket } from "node:net"
 import { assert, describe, it, vi } from "@effect/vitest"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { MessageTooLargeError, StdioTransport } from "../src/internal/stdioTransport.js"
+import { outcome, until } from "./utils/wait.js"
 
 /** A transport over `node -e script`, recording what it receives. */
 const open = (script: string, maxMessageBytes = 1000) => {
@@ -26,15 +27,6 @@ const open = (script: string, maxMessageBytes = 1000) => {
     closed()
   }
   return { transport, seen, whenClosed }
-}
-
-/** Waits until `ready()` holds, failing after `millis`. */
-const until = async (ready: () => boolean, millis = 5000): Promise<void> => {
-  const deadline = Date.now() + millis
-  while (!ready()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting")
-    await new Promise((resolve) => setTimeout(resolve, 5))
-  }
 }
 
 /** Keeps a child script alive until its stdin ends (the transport's close). */
@@ -212,9 +204,5 @@ process.stdin.on("end", () => { process.stderr.write("got " + text.trim().split(
 })
 
 const assertRejects = async (promise: Promise<unknown>, message: string): Promise<void> => {
-  const outcome = await promise.then(
-    () => "resolved",
-    (error: unknown) => (error instanceof Error ? error.message : String(error))
-  )
-  assert.strictEqual(outcome, message)
+  assert.strictEqual(await outcome(promise), `Error: ${message}`)
 }
