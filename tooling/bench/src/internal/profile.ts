@@ -13,6 +13,9 @@ interface ProfileNode {
 }
 
 export interface Profile {
+  /** Microseconds on the monotonic clock (`process.hrtime`'s clock on Linux). */
+  readonly startTime?: number
+  readonly endTime?: number
   readonly nodes: ReadonlyArray<ProfileNode>
   readonly samples?: ReadonlyArray<number>
   readonly timeDeltas?: ReadonlyArray<number>
@@ -34,18 +37,41 @@ const where = (url: string, line: number): string => {
   return `${Path.basename(path)}:${line + 1}`
 }
 
-/** Self time by package and the top `top` functions by self time of a V8 CPU profile. */
-export const summarize = (profile: Profile, top = 6): string => {
+/** Microseconds on the clock of V8's CPU profiles (the monotonic clock; the same on Linux). */
+export const profileClockMicros = (): number => Number(process.hrtime.bigint() / 1000n)
+
+/** A time window of a profile, in microseconds of `profileClockMicros`. */
+export interface Window {
+  readonly since: number
+  readonly until: number
+}
+
+/**
+ * Self time by package and the top `top` functions by self time of a V8 CPU profile; with `window`,
+ * only the samples taken within it count. A window that does not start inside the profile's time
+ * span (another clock) counts every sample, and the summary says so.
+ */
+export const summarize = (profile: Profile, top = 6, window?: Window): string => {
   const byNode = new Map<number, ProfileNode>(profile.nodes.map((n) => [n.id, n]))
   const self = new Map<string, number>()
   const byPackage = new Map<string, number>()
   let total = 0
   const samples = profile.samples ?? []
   const deltas = profile.timeDeltas ?? []
+  const { startTime, endTime } = profile
+  const windowed =
+    window !== undefined &&
+    startTime !== undefined &&
+    endTime !== undefined &&
+    window.since >= startTime &&
+    window.since < Math.min(endTime, window.until)
+  let at = startTime ?? 0
   for (let i = 0; i < samples.length; i++) {
+    const dt = deltas[i] ?? 0
+    at += dt
+    if (windowed && (at < window.since || at > window.until)) continue
     const node = byNode.get(samples[i]!)
     if (node === undefined) continue
-    const dt = deltas[i] ?? 0
     const frame = node.callFrame
     const key = `${frame.functionName || "(anonymous)"} ${where(frame.url, frame.lineNumber)}`.trim()
     if (frame.functionName === "(idle)" || frame.functionName === "(program)") continue
@@ -70,12 +96,18 @@ export const summarize = (profile: Profile, top = 6): string => {
     .slice(0, top)
     .map(share)
     .join("; ")
-  return `self time by package: ${packages} | top functions: ${functions}`
+  const span =
+    window === undefined
+      ? ""
+      : windowed
+        ? `${((Math.min(endTime, window.until) - window.since) / 1000).toFixed(0)} ms window; `
+        : "whole profile (the window is outside it); "
+  return `${span}self time by package: ${packages} | top functions: ${functions}`
 }
 
-/** Summarises a `.cpuprofile` file written by `node --cpu-prof`. */
-export const summarizeFile = (file: string, top = 6): string =>
-  summarize(JSON.parse(Fs.readFileSync(file, "utf8")) as Profile, top)
+/** Summarises a `.cpuprofile` file written by `node --cpu-prof` (within `window`, as `summarize`). */
+export const summarizeFile = (file: string, top = 6, window?: Window): string =>
+  summarize(JSON.parse(Fs.readFileSync(file, "utf8")) as Profile, top, window)
 
 /** The newest `.cpuprofile` in a directory (what `node --cpu-prof --cpu-prof-dir DIR` wrote). */
 export const newestProfile = (dir: string): string | undefined =>
