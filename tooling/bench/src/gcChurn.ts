@@ -119,7 +119,7 @@ if (child >= 0) {
     variant === "promise" || variant === "effect-fiber" ? "promise" : "array"
   process.stdout.write(
     `gc-churn: ${loops} loops, ${seconds} s per variant, node ${process.version}\n\n` +
-      "variant        iterations/s  vs baseline  promoted per scavenge  mark-compacts\n"
+      "variant        iterations/s  vs baseline  promoted per scavenge  mark-compacts (process)\n"
   )
   for (const [variant, r] of results) {
     const base = results.get(baselineOf(variant))!
