@@ -1,12 +1,15 @@
 /**
  * Scenario 4, app-server throughput: `mcp/resource/read` with a `threadId` over stdio, 64 threads, 64
  * requests in flight, warm connections to one stdio fixture server; baseline: the raw SDK client
- * reading the same fixture directly (its own stdio child) with 64 in flight. The two alternate in
- * blocks; throughput is requests over the summed wall time of a side's blocks.
+ * reading the same fixture directly (its own stdio child) with 64 in flight. For reference, a minimal
+ * JSON-RPC proxy (`src/minimalProxy.ts`) driven like the app-server: what the same two extra pipe hops
+ * cost with nothing else. The three alternate in blocks; throughput is requests over the summed wall
+ * time of a side's blocks.
  */
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
 import { stdioCommand } from "@mcp-resources/fixtures"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
@@ -16,6 +19,9 @@ import { newestProfile, profileClockMicros, summarizeFile } from "../internal/pr
 import type { Context } from "../internal/scenario.js"
 import { summarize } from "../internal/stats.js"
 import { appServerMain } from "./startup.js"
+
+/** The compiled minimal proxy (this package's `src/minimalProxy.ts`). */
+const minimalProxyMain = fileURLToPath(new URL("../minimalProxy.js", import.meta.url))
 
 const inFlight = 64
 const uri = "memo://doc"
@@ -53,13 +59,8 @@ export const run = async (ctx: Context): Promise<Output> => {
     config,
     JSON.stringify({ mcp_servers: { fixture: { command: fixture.command, args: fixture.args } } })
   )
-  /** An app-server with 64 threads, the fixture configured; `nodeArgs` go before the script (e.g. --cpu-prof). */
-  const startServer = async (nodeArgs: ReadonlyArray<string>) => {
-    const server = new JsonRpcChild(
-      process.execPath,
-      [...nodeArgs, appServerMain, "--config", config, "--data-dir", Path.join(dir, "data")],
-      { ...process.env, MCP_RESOURCES_LOG: "warn" }
-    )
+  /** A JSON-RPC child driven like the app-server: initialized, 64 threads, reads of `uri` on the fixture. */
+  const connect = async (server: JsonRpcChild) => {
     await server.request("initialize", { clientInfo: { name: "bench" } })
     const threads: Array<string> = []
     for (let i = 0; i < inFlight; i++) {
@@ -70,41 +71,56 @@ export const run = async (ctx: Context): Promise<Output> => {
       server.request("mcp/resource/read", { threadId: threads[worker], server: "fixture", uri })
     return { server, read }
   }
+  /** An app-server with the fixture configured; `nodeArgs` go before the script (e.g. --cpu-prof). */
+  const startServer = (nodeArgs: ReadonlyArray<string>) =>
+    connect(
+      new JsonRpcChild(
+        process.execPath,
+        [...nodeArgs, appServerMain, "--config", config, "--data-dir", Path.join(dir, "data")],
+        { ...process.env, MCP_RESOURCES_LOG: "warn" }
+      )
+    )
   const { server, read: ours } = await startServer([])
+  // The reference: the least an app-server can do over the same pipes (no validation, Effect or SDK).
+  const { server: proxyServer, read: proxy } = await connect(
+    new JsonRpcChild(process.execPath, [minimalProxyMain], {
+      ...process.env,
+      MINIMAL_PROXY_SERVER: JSON.stringify({ command: fixture.command, args: fixture.args })
+    })
+  )
   const client = new Client({ name: "naive-host", version: "1.0.0" })
   try {
     await client.connect(new StdioClientTransport({ command: fixture.command, args: fixture.args, stderr: "ignore" }))
 
     const baseline = () => client.readResource({ uri })
-    // Warm both paths to steady state (the app-server's first read waits for the server's start-up;
-    // its JIT needs some thousands of requests, measured to level off well before 10,000).
-    const warmup = ctx.quick ? inFlight * 4 : 10000
-    await drive(warmup, ours)
-    await drive(warmup, baseline)
+    const sides = { base: baseline, ours, proxy }
+    type Side = keyof typeof sides
+    // Warm every path to steady state (the app-server's first read waits for the server's start-up).
+    // Measured in blocks of 2000 reads from start (BENCHMARKS.md): the app-server levels off only
+    // after about 40,000 reads (17-20k req/s between 10,000 and 20,000, 21-23k after 40,000); the raw
+    // SDK client after about 10,000. Every side gets the same warm-up.
+    const warmup = ctx.quick ? inFlight * 4 : 40000
+    for (const side of ["ours", "base", "proxy"] as const) await drive(warmup, sides[side])
 
-    const blocks = ctx.quick ? 2 : 6
+    const blocks = ctx.quick ? 2 : 10
     const perBlock = ctx.quick ? 256 : 2000
-    let oursWall = 0
-    let baseWall = 0
-    const oursLat: Array<number> = []
-    const baseLat: Array<number> = []
+    const wall: Record<Side, number> = { base: 0, ours: 0, proxy: 0 }
+    const latencies: Record<Side, Array<number>> = { base: [], ours: [], proxy: [] }
     for (let b = 0; b < blocks; b++) {
-      const order = b % 2 === 0 ? (["base", "ours"] as const) : (["ours", "base"] as const)
+      const order: ReadonlyArray<Side> = b % 2 === 0 ? ["base", "ours", "proxy"] : ["proxy", "ours", "base"]
       for (const side of order) {
-        const r = await drive(perBlock, side === "ours" ? ours : baseline)
-        if (side === "ours") {
-          oursWall += r.wallMs
-          oursLat.push(...r.latencies)
-        } else {
-          baseWall += r.wallMs
-          baseLat.push(...r.latencies)
-        }
+        const r = await drive(perBlock, sides[side])
+        wall[side] += r.wallMs
+        latencies[side].push(...r.latencies)
       }
     }
-    const oursRps = (blocks * perBlock * 1000) / oursWall
-    const baseRps = (blocks * perBlock * 1000) / baseWall
-    const o = summarize(oursLat)
-    const s = summarize(baseLat)
+    const rps = (side: Side) => (blocks * perBlock * 1000) / wall[side]
+    const oursRps = rps("ours")
+    const baseRps = rps("base")
+    const proxyRps = rps("proxy")
+    const o = summarize(latencies.ours)
+    const s = summarize(latencies.base)
+    const x = summarize(latencies.proxy)
     const scenario = "4. app-server reads, 64 in flight"
     const rows: Array<Row> = [
       {
@@ -125,6 +141,16 @@ export const run = async (ctx: Context): Promise<Output> => {
         ratio: oursRps / baseRps,
         ratioLabel: "throughput vs SDK",
         extra: `${oursRps.toFixed(0)} req/s, p99 ${o.p99.toFixed(2)} ms`
+      },
+      {
+        scenario,
+        task: "minimal proxy (reference)",
+        n: x.n,
+        median: x.median,
+        p95: x.p95,
+        ratio: proxyRps / baseRps,
+        ratioLabel: "throughput vs SDK",
+        extra: `${proxyRps.toFixed(0)} req/s, p99 ${x.p99.toFixed(2)} ms`
       }
     ]
     const name = "app-server throughput (64 threads, 64 in flight)"
@@ -149,13 +175,19 @@ export const run = async (ctx: Context): Promise<Output> => {
       info(name, "requests per second", oursRps),
       info(name, "p50 latency ms", o.median),
       info(name, "p99 latency ms", o.p99),
-      info("raw SDK client (64 in flight)", "requests per second", baseRps)
+      info(name, "throughput / minimal proxy throughput", oursRps / proxyRps),
+      info("raw SDK client (64 in flight)", "requests per second", baseRps),
+      info("minimal proxy (64 in flight)", "requests per second", proxyRps),
+      info("minimal proxy (64 in flight)", "throughput / raw SDK client throughput", proxyRps / baseRps)
     ]
-    ctx.log(`   ours ${oursRps.toFixed(0)} req/s (p50 ${o.median.toFixed(2)} ms), SDK ${baseRps.toFixed(0)} req/s`)
+    ctx.log(
+      `   ours ${oursRps.toFixed(0)} req/s (p50 ${o.median.toFixed(2)} ms), SDK ${baseRps.toFixed(0)} req/s, minimal proxy ${proxyRps.toFixed(0)} req/s`
+    )
     return { rows, results, notes }
   } finally {
     await client.close().catch(() => undefined)
     await server.close()
+    await proxyServer.close()
     Fs.rmSync(dir, { recursive: true, force: true })
   }
 }
