@@ -481,4 +481,54 @@ describe("ordering and shutdown", () => {
         assert.strictEqual(yield* app.exited(), 0)
       })
   )
+
+  it.scopedLive(
+    "cancelled, answered and hanging requests side by side: each is answered exactly once, later ones still run",
+    () =>
+      Effect.gen(function* () {
+        const config = writeConfig(tempDir(), { mcp_servers: { srv: server(srvSpec()) } })
+        const app = yield* startInitialized({ config })
+        const threads: Array<string> = []
+        for (let i = 0; i < 12; i++) threads.push((yield* threadWithTurn(app)).threadId)
+        // one hanging call per thread, then half of them cancelled
+        const calls: Array<number> = []
+        for (const [i, threadId] of threads.entries()) {
+          calls.push(
+            yield* app.send("tool/call", { threadId, turnId: "t1", callId: `h${i}`, name: "mcp__srv__slow", arguments: "" })
+          )
+        }
+        yield* app.waitFor((m) => m.method === "item/started" && app.notifications("item/started").length === 12)
+        const cancelled = calls.slice(0, 6)
+        const hanging = calls.slice(6)
+        for (const id of cancelled) yield* app.notify("$/cancelRequest", { id })
+        for (const id of cancelled) {
+          assert.deepStrictEqual(errorOf(yield* app.response(id)), { code: -32800, message: "Request cancelled" })
+        }
+        // 200 reads in flight at once, over every thread, while six calls still hang
+        const reads: Array<number> = []
+        for (let i = 0; i < 200; i++) {
+          reads.push(
+            yield* app.send("mcp/resource/read", { threadId: threads[i % 12], server: "srv", uri: "test://x" })
+          )
+        }
+        for (const id of reads) {
+          const contents = resultOf(yield* app.response(id)).contents as Array<{ text: string }>
+          assert.strictEqual(contents[0]?.text, "hi")
+        }
+        // a cancel after the answer changes nothing
+        yield* app.notify("$/cancelRequest", { id: reads[0] })
+        assert.isTrue((yield* call(app, threads[0]!, "after", "list_mcp_resources", "{}")).success as boolean)
+        yield* app.endInput
+        for (const id of hanging) {
+          assert.deepStrictEqual(errorOf(yield* app.response(id, "15 seconds")), {
+            code: -32603,
+            message: "server shutting down"
+          })
+        }
+        assert.strictEqual(yield* app.exited(), 0)
+        const answers = new Map<unknown, number>()
+        for (const m of app.messages) if (m.id !== undefined) answers.set(m.id, (answers.get(m.id) ?? 0) + 1)
+        for (const id of [...calls, ...reads]) assert.strictEqual(answers.get(id), 1, `answers to request ${id}`)
+      })
+  )
 })
