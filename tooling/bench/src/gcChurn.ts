@@ -1,6 +1,7 @@
 /**
- * `pnpm --filter @mcp-resources/bench gc-churn`: the measurements behind BENCHMARKS.md's "What triggers
- * the promotion". 64 concurrent loops; each iteration allocates a request object holding some
+ * `pnpm --filter @mcp-resources/bench gc-churn`: the measurements behind BENCHMARKS.md's "Where the
+ * app-server's GC time goes, and why" (an old `Map`/`Set` table that is rehashed leaves an unreachable
+ * old copy that still points at its entries, which the scavenger keeps alive). 64 concurrent loops; each iteration allocates a request object holding some
  * garbage, registers it in a tracking structure, waits one `setImmediate`, and unregisters it. The
  * structure differs per variant and is aged into the old generation before the load starts (as a
  * process's long-lived tables are); each variant runs in a fresh process (the GC state is per
