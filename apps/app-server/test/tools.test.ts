@@ -494,7 +494,13 @@ describe("ordering and shutdown", () => {
         const calls: Array<number> = []
         for (const [i, threadId] of threads.entries()) {
           calls.push(
-            yield* app.send("tool/call", { threadId, turnId: "t1", callId: `h${i}`, name: "mcp__srv__slow", arguments: "" })
+            yield* app.send("tool/call", {
+              threadId,
+              turnId: "t1",
+              callId: `h${i}`,
+              name: "mcp__srv__slow",
+              arguments: ""
+            })
           )
         }
         yield* app.waitFor((m) => m.method === "item/started" && app.notifications("item/started").length === 12)
