@@ -82,14 +82,13 @@ export const run = async (ctx: Context): Promise<Output> => {
     )
   const { server, read: ours } = await startServer([])
   // The reference: the least an app-server can do over the same pipes (no validation, Effect or SDK).
-  const { server: proxyServer, read: proxy } = await connect(
-    new JsonRpcChild(process.execPath, [minimalProxyMain], {
-      ...process.env,
-      MINIMAL_PROXY_SERVER: JSON.stringify({ command: fixture.command, args: fixture.args })
-    })
-  )
+  const proxyServer = new JsonRpcChild(process.execPath, [minimalProxyMain], {
+    ...process.env,
+    MINIMAL_PROXY_SERVER: JSON.stringify({ command: fixture.command, args: fixture.args })
+  })
   const client = new Client({ name: "naive-host", version: "1.0.0" })
   try {
+    const { read: proxy } = await connect(proxyServer)
     await client.connect(new StdioClientTransport({ command: fixture.command, args: fixture.args, stderr: "ignore" }))
 
     const baseline = () => client.readResource({ uri })
