@@ -8,7 +8,7 @@ export default mergeConfig(
   defineConfig({
     test: {
       maxConcurrency: 2,
-      testTimeout: 120_000
+      testTimeout: 180_000
     }
   })
 )

@@ -20,8 +20,8 @@ export const clientScript = NodePath.join(packageDir, "dist", "client.js")
 export const baselineFile = NodePath.join(packageDir, "baseline.json")
 
 /** How long the suite gives our client per scenario (its `--timeout`), and how long we give the suite. */
-export const clientTimeoutMs = 20_000
-const suiteTimeoutMs = 90_000
+export const clientTimeoutMs = 30_000
+const suiteTimeoutMs = 120_000
 
 /** Where the suite's CLI and the Node 22 to run it with are, or why they cannot be used here. */
 export type Tools =
