@@ -128,7 +128,12 @@ export const runScenario = (tools: { readonly node: string; readonly cli: string
     let killed = false
     const timer = setTimeout(() => {
       killed = true
-      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL")
+      // The suite and the client it started share the suite's process group.
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL")
+      } catch {
+        child.kill("SIGKILL") // the group is gone already; make sure the suite is too
+      }
     }, suiteTimeoutMs)
     child.on("error", (error) => {
       clearTimeout(timer)
