@@ -117,7 +117,8 @@ export const layerStreams = (streams: Streams): Layer.Layer<never, never, JsonRp
         })
       // The reader stops after the shutdown (finalizers run in reverse order): requests that arrive
       // while in-flight ones drain are still read, and answered `server shutting down`.
-      yield* Effect.acquireRelease(Effect.forkDaemon(reader), Fiber.interrupt)
+      const reading = yield* Effect.forkDaemon(reader)
+      yield* Effect.addFinalizer(() => Fiber.interrupt(reading))
       // Runs before the connection detaches: in-flight requests still get their answers on stdout.
       yield* Effect.addFinalizer(() => server.shutdown)
     })

@@ -2,7 +2,7 @@
  * Argument handling of the model tools (resource-tools.md section 5): raw text to a JSON object,
  * the list and read field rules, normalisation. Every failure is a model-facing ParameterError.
  */
-import { Errors, Messages } from "@mcp-resources/protocol"
+import { AppServer, Errors, Messages } from "@mcp-resources/protocol"
 import { Either } from "effect"
 
 /** A parsed JSON object, exactly as the model sent it. */
@@ -31,23 +31,6 @@ export interface ReadArguments {
 const fail = (message: string) => Either.left(new Errors.ParameterError({ message }))
 
 /**
- * True when `value` nests objects and arrays deeper than `max` levels. Iterative: arguments are stored
- * and sent with recursive encoders (`JSON.stringify` among them), so the check runs before any of them.
- */
-export const nestsDeeperThan = (value: unknown, max: number): boolean => {
-  const stack: Array<{ readonly value: unknown; readonly depth: number }> = [{ value, depth: 1 }]
-  while (stack.length > 0) {
-    const { value: current, depth } = stack.pop()!
-    if (typeof current !== "object" || current === null) continue
-    if (depth > max) return true
-    for (const child of Object.values(current)) {
-      if (typeof child === "object" && child !== null) stack.push({ value: child, depth: depth + 1 })
-    }
-  }
-  return false
-}
-
-/**
  * Raw argument text to a JSON object (section 5.1): blank text or `null` is no arguments (`null`);
  * invalid JSON, non-object values and nesting deeper than {@link Messages.maxArgumentDepth} fail with
  * the exact messages.
@@ -64,8 +47,9 @@ export const parseRaw = (text: string): Either.Either<JsonObject | null, Errors.
   if (value === null) return Either.right(null)
   const kind = Messages.jsonKind(value)
   if (kind !== "object") return fail(Messages.args.expectedObject(kind))
-  // Nesting deeper than the limit takes at least two characters per level.
-  if (text.length > 2 * Messages.maxArgumentDepth && nestsDeeperThan(value, Messages.maxArgumentDepth)) {
+  // Arguments are stored and sent with recursive encoders (`JSON.stringify` among them): the depth is
+  // checked first, iteratively. Nesting deeper than the limit takes at least two characters per level.
+  if (text.length > 2 * Messages.maxArgumentDepth && AppServer.tooDeep(value, Messages.maxArgumentDepth) !== undefined) {
     return fail(Messages.args.tooDeep(Messages.maxArgumentDepth))
   }
   return Either.right(value as JsonObject)
