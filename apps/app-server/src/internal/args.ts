@@ -84,15 +84,17 @@ export const parseListen = (text: string): ListenAddress => {
   } catch {
     throw refuse()
   }
+  // `URL` drops a port equal to the scheme's default (80, 443): it is read from the text then.
+  const port = url.port !== "" ? url.port : (/:(\d+)\/?$/.exec(text)?.[1] ?? "")
   if (
     (url.protocol !== "ws:" && url.protocol !== "wss:") ||
     url.hostname === "" ||
-    url.port === "" ||
+    port === "" ||
     url.pathname.length > 1
   ) {
     throw refuse()
   }
-  return { host: url.hostname.replace(/^\[|\]$/g, ""), port: Number(url.port), secure: url.protocol === "wss:" }
+  return { host: url.hostname.replace(/^\[|\]$/g, ""), port: Number(port), secure: url.protocol === "wss:" }
 }
 
 /** A number of seconds `>= 0` (decimals allowed), in milliseconds. */
