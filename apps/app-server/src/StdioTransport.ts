@@ -103,18 +103,18 @@ export const layerStreams = (streams: Streams): Layer.Layer<never, never, JsonRp
           })
       )
       const reader = Effect.gen(function* () {
-          while (true) {
-            // Every frame that has arrived, in order (one wait per batch rather than per frame).
-            const batch = yield* Queue.takeBetween(frames, 1, Number.POSITIVE_INFINITY)
-            for (const frame of batch) {
-              if (frame._tag === "end") {
-                yield* Effect.logInfo("standard input ended")
-                return yield* lifecycle.stop
-              }
-              yield* frame._tag === "oversize" ? session.tooLarge : session.receive(frame.text)
+        while (true) {
+          // Every frame that has arrived, in order (one wait per batch rather than per frame).
+          const batch = yield* Queue.takeBetween(frames, 1, Number.POSITIVE_INFINITY)
+          for (const frame of batch) {
+            if (frame._tag === "end") {
+              yield* Effect.logInfo("standard input ended")
+              return yield* lifecycle.stop
             }
+            yield* frame._tag === "oversize" ? session.tooLarge : session.receive(frame.text)
           }
-        })
+        }
+      })
       // The reader stops after the shutdown (finalizers run in reverse order): requests that arrive
       // while in-flight ones drain are still read, and answered `server shutting down`.
       const reading = yield* Effect.forkDaemon(reader)

@@ -103,13 +103,17 @@ const makeHttpServer = (options: ServerOptions): Effect.Effect<Server, ListenErr
     const files = yield* Effect.try({
       try: () => ({ cert: NodeFs.readFileSync(tls.certPath), key: NodeFs.readFileSync(tls.keyPath) }),
       catch: (error) =>
-        new ListenError({ message: `cannot read --tls-cert or --tls-key: ${error instanceof Error ? error.message : String(error)}` })
+        new ListenError({
+          message: `cannot read --tls-cert or --tls-key: ${error instanceof Error ? error.message : String(error)}`
+        })
     })
     return yield* Effect.try({
       try: (): Server =>
         createTlsServer({ ...files, handshakeTimeout: options.limits.handshakeTimeoutMs }, upgradeRequired),
       catch: (error) =>
-        new ListenError({ message: `invalid --tls-cert or --tls-key: ${error instanceof Error ? error.message : String(error)}` })
+        new ListenError({
+          message: `invalid --tls-cert or --tls-key: ${error instanceof Error ? error.message : String(error)}`
+        })
     })
   })
 
@@ -276,7 +280,9 @@ export const layer: Layer.Layer<never, ListenError, JsonRpcServer | AppOptions> 
         const onError = (error: Error) =>
           resume(
             Effect.fail(
-              new ListenError({ message: `cannot listen on ${scheme}://${listen.host}:${listen.port}: ${error.message}` })
+              new ListenError({
+                message: `cannot listen on ${scheme}://${listen.host}:${listen.port}: ${error.message}`
+              })
             )
           )
         http.once("error", onError)

@@ -62,7 +62,16 @@ describe("command line", () => {
 
   it("parses wss:// with its certificate and key, and refuses a remote ws:// without --allow-insecure-remote", () => {
     const options = parseArgs(
-      ["--listen", "wss://10.0.0.1:443", "--allow-remote", "--token-env", "TOK", "--tls-cert", "c.pem", "--tls-key=k.pem"],
+      [
+        "--listen",
+        "wss://10.0.0.1:443",
+        "--allow-remote",
+        "--token-env",
+        "TOK",
+        "--tls-cert",
+        "c.pem",
+        "--tls-key=k.pem"
+      ],
       { TOK: "x" },
       cwd
     )

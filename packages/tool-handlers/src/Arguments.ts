@@ -49,7 +49,10 @@ export const parseRaw = (text: string): Either.Either<JsonObject | null, Errors.
   if (kind !== "object") return fail(Messages.args.expectedObject(kind))
   // Arguments are stored and sent with recursive encoders (`JSON.stringify` among them): the depth is
   // checked first, iteratively. Nesting deeper than the limit takes at least two characters per level.
-  if (text.length > 2 * Messages.maxArgumentDepth && AppServer.tooDeep(value, Messages.maxArgumentDepth) !== undefined) {
+  if (
+    text.length > 2 * Messages.maxArgumentDepth &&
+    AppServer.tooDeep(value, Messages.maxArgumentDepth) !== undefined
+  ) {
     return fail(Messages.args.tooDeep(Messages.maxArgumentDepth))
   }
   return Either.right(value as JsonObject)

@@ -73,7 +73,8 @@ export const sectionTitles: Readonly<Record<string, string>> = {
   crash: "Crash safety: SIGKILL under write load",
   concurrency: "Concurrency: tool calls across threads",
   authorization: "Authorization",
-  transport: "Hardening: app-server transports and dispatcher (WebSocket limits, slow readers, frames, ids, shutdown, TLS)"
+  transport:
+    "Hardening: app-server transports and dispatcher (WebSocket limits, slow readers, frames, ids, shutdown, TLS)"
 }
 
 const machine = (): string => {

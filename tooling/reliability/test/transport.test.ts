@@ -329,7 +329,10 @@ describe("the dispatcher over stdio", () => {
       expect(reload.error?.message).not.toContain(secret)
     }
     const headers = join(dir, "headers.toml")
-    writeFileSync(headers, `[mcp_servers.remote]\nurl = "http://127.0.0.1:9/mcp"\nhttp_headers = "Authorization: Bearer ${secret}"\n`)
+    writeFileSync(
+      headers,
+      `[mcp_servers.remote]\nurl = "http://127.0.0.1:9/mcp"\nhttp_headers = "Authorization: Bearer ${secret}"\n`
+    )
     const refused = AppServerProcess.start({ config: headers, dataDir: temp("headers") })
     apps.push(refused)
     expect((await within(refused.exited, 20_000, "a bad config to stop the server")).code).toBe(1)
@@ -406,7 +409,9 @@ describe("wss:// and remote binds", () => {
     })
     expect((await client.request("thread/list", {})).result).toBeDefined()
     // A plain ws:// client gets no WebSocket from the TLS listener.
-    await expect(openClient(`ws://127.0.0.1:${port}`, { headers: { Authorization: `Bearer ${token}` } })).rejects.toThrow()
+    await expect(
+      openClient(`ws://127.0.0.1:${port}`, { headers: { Authorization: `Bearer ${token}` } })
+    ).rejects.toThrow()
     expect(app.stderr()).not.toContain(token)
 
     const remote = AppServerProcess.start({

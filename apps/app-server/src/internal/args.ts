@@ -77,7 +77,8 @@ export const isLoopback = (host: string): boolean => {
 
 /** Parses `ws://HOST:PORT` or `wss://HOST:PORT`. */
 export const parseListen = (text: string): ListenAddress => {
-  const refuse = () => new UsageError(`--listen: expected ws://HOST:PORT or wss://HOST:PORT, got ${JSON.stringify(text)}`)
+  const refuse = () =>
+    new UsageError(`--listen: expected ws://HOST:PORT or wss://HOST:PORT, got ${JSON.stringify(text)}`)
   let url: URL
   try {
     url = new URL(text)
@@ -100,14 +101,16 @@ export const parseListen = (text: string): ListenAddress => {
 /** A number of seconds `>= 0` (decimals allowed), in milliseconds. */
 const parseSeconds = (flag: string, text: string): number => {
   const n = /^\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN
-  if (!Number.isFinite(n) || n > 86_400) throw new UsageError(`${flag}: expected seconds (0 to 86400), got ${JSON.stringify(text)}`)
+  if (!Number.isFinite(n) || n > 86_400)
+    throw new UsageError(`${flag}: expected seconds (0 to 86400), got ${JSON.stringify(text)}`)
   return Math.round(n * 1000)
 }
 
 /** A whole number `>= 1`. */
 const parseCount = (flag: string, text: string): number => {
   const n = /^\d+$/.test(text) ? Number(text) : Number.NaN
-  if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`${flag}: expected a whole number >= 1, got ${JSON.stringify(text)}`)
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new UsageError(`${flag}: expected a whole number >= 1, got ${JSON.stringify(text)}`)
   return n
 }
 
@@ -204,8 +207,10 @@ export const parseArgs = (
     )
   }
   if ((tlsCert === undefined) !== (tlsKey === undefined)) throw new UsageError("--tls-cert and --tls-key go together")
-  if (listen?.secure === true && tlsCert === undefined) throw new UsageError("--listen wss:// requires --tls-cert and --tls-key")
-  if (tlsCert !== undefined && listen?.secure !== true) throw new UsageError("--tls-cert and --tls-key require --listen wss://HOST:PORT")
+  if (listen?.secure === true && tlsCert === undefined)
+    throw new UsageError("--listen wss:// requires --tls-cert and --tls-key")
+  if (tlsCert !== undefined && listen?.secure !== true)
+    throw new UsageError("--tls-cert and --tls-key require --listen wss://HOST:PORT")
   if (tokenEnv !== undefined) {
     const token = env[tokenEnv]
     if (token === undefined || token === "")
