@@ -10,7 +10,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto"
 import * as NodeFs from "node:fs"
-import type { IncomingMessage, Server } from "node:http"
+import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { createServer } from "node:http"
 import { createServer as createTlsServer } from "node:https"
 import type { Socket } from "node:net"
@@ -95,7 +95,7 @@ const toBuffer = (data: WebSocket.RawData): Buffer =>
 /** The HTTP(S) server of the listener: plain for `ws://`, TLS for `wss://` (the TLS handshake timed like the upgrade). */
 const makeHttpServer = (options: ServerOptions): Effect.Effect<Server, ListenError> =>
   Effect.gen(function* () {
-    const upgradeRequired = (_request: IncomingMessage, response: import("node:http").ServerResponse) => {
+    const upgradeRequired = (_request: IncomingMessage, response: ServerResponse) => {
       response.writeHead(426, { "Content-Type": "text/plain" }).end("Upgrade Required")
     }
     if (options.listen?.secure !== true || options.tls === undefined) return createServer(upgradeRequired)
