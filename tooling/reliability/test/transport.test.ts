@@ -217,7 +217,7 @@ describe("WebSocket frames", () => {
     Figures.add(section, { "cases oversized frame header (20 MiB announced)": 1, "cases binary frame": 1 })
     Figures.note(
       section,
-      `frames: a 20 MiB frame header closed with 1009 after 64 KiB of it; RSS ${before} MiB before, ${after} MiB after (main waited for the whole frame, up to 64 MiB)`
+      `frames: a 20 MiB frame header closed with 1009 after 64 KiB of it; RSS ${before} MiB before, ${after} MiB after (the former 64 MiB limit waited for the rest of the frame)`
     )
     expect(after - before).toBeLessThan(16)
   }, 60_000)
@@ -234,7 +234,7 @@ describe("clients that send but never read", () => {
   const reads = 64
   const bytes = 512 * 1024
 
-  it("a WebSocket client over --max-send-buffer is closed with a log line, and its memory is released", async () => {
+  it("a WebSocket client over --max-send-buffer is closed with a log line, and the server keeps serving a client that reads", async () => {
     const dir = temp("slow-ws")
     const { app, port } = await startWs(["--max-send-buffer", String(limit)], bigReadsConfig(dir, bytes))
     const reader = await initialized(`ws://127.0.0.1:${port}`)
@@ -256,7 +256,7 @@ describe("clients that send but never read", () => {
     Figures.add(section, { "cases slow WebSocket reader": 1 })
     Figures.note(
       section,
-      `slow WebSocket reader: ${reads} reads of ${bytes / 1024} KiB never read, closed over --max-send-buffer ${limit / 1024 / 1024} MiB; RSS ${before} MiB before, ${atClose} MiB at the close, ${after} MiB after (main buffered every answer, and kept it after the client closed)`
+      `slow WebSocket reader: ${reads} reads of ${bytes / 1024} KiB never read, closed over --max-send-buffer ${limit / 1024 / 1024} MiB; RSS ${before} MiB before, ${atClose} MiB at the close, ${after} MiB after one more read (what remains is garbage not yet collected: nothing is queued for a closed connection; issue 16 measured +600 MiB for 1,000 reads of 1 MiB on the unbounded buffer)`
     )
   }, 90_000)
 
@@ -288,7 +288,7 @@ describe("clients that send but never read", () => {
     Figures.add(section, { "cases slow stdio reader": 1 })
     Figures.note(
       section,
-      `slow stdio reader: ${reads} reads of ${bytes / 1024} KiB never read; the server stopped over --max-send-buffer ${limit / 1024 / 1024} MiB; RSS ${before} MiB before, peak ${peak} MiB (main kept buffering)`
+      `slow stdio reader: ${reads} reads of ${bytes / 1024} KiB never read; the server stopped over --max-send-buffer ${limit / 1024 / 1024} MiB; RSS ${before} MiB before, peak ${peak} MiB until the exit (issue 16 measured +600 MiB, still rising, without the cap)`
     )
   }, 90_000)
 })
@@ -375,7 +375,7 @@ describe("the dispatcher over stdio", () => {
     })
     Figures.note(
       section,
-      `after SIGTERM on stdio, a request was answered \`server shutting down\` ${answeredMs} ms after the signal while a call held the 5 s drain (main never answered it)`
+      `after SIGTERM on stdio, a request was answered \`server shutting down\` ${answeredMs} ms after the signal while a call held the 5 s drain (before: never answered)`
     )
   }, 90_000)
 })
