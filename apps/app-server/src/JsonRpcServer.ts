@@ -29,7 +29,7 @@ import { type Environment, methods } from "./handlers/index.js"
 import { InitializeParams, initializeResult } from "./handlers/initialize.js"
 import { decodeParams } from "./internal/params.js"
 import { type QueueTicket, ThreadQueue, free } from "./internal/threadQueue.js"
-import { codes, messages, RpcError } from "./Method.js"
+import { codes, messages, RpcError, requestIdInFlight } from "./Method.js"
 
 /** The largest accepted message: 8 MiB, not counting the newline. */
 export const maxMessageBytes = AppServer.maxLineBytes
@@ -258,6 +258,9 @@ export const make: Effect.Effect<Service, never, Connections | Environment | Sco
             connections.respond(connection, id, initializeResult())
           )
         }
+        // A second request with the id of one in flight would take its place in the table (so that
+        // `$/cancelRequest` reached only the second) and its answer could not be told apart.
+        if (inflight.has(idKey(id))) return fail(id, codes.invalidRequest, requestIdInFlight(id))
         const definition = Object.hasOwn(methods, method) ? methods[method] : undefined
         if (definition === undefined) return fail(id, codes.methodNotFound, messages.methodNotFound(method))
         const prepared = definition.prepare(params)

@@ -23,6 +23,10 @@ export const codes = AppServer.ErrorCode
 /** `-32600` with the given message. */
 export const invalidRequest = (message: string): RpcError => new RpcError({ code: codes.invalidRequest, message })
 
+/** `-32600` for a request whose id is the id of a request of the same connection still in flight. */
+export const requestIdInFlight = (id: string | number): string =>
+  `Invalid request: id ${JSON.stringify(id)} is already used by a request in flight`
+
 /** `-32600` `thread not found: {threadId}` */
 export const threadNotFound = (threadId: string): RpcError => invalidRequest(messages.threadNotFound(threadId))
 

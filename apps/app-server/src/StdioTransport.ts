@@ -1,9 +1,12 @@
 /**
  * JSON-RPC over standard input/output: one message per `\n`-terminated line, lines over 8 MiB answered
  * `Request too large` without being buffered whole. Standard output carries protocol messages only.
- * End of input stops the server.
+ * End of input stops the server; so does a client that does not read (unsent output over
+ * `--max-send-buffer`). Requests that arrive while the server shuts down are answered
+ * `server shutting down`, as on WebSocket.
  */
-import { Effect, Layer, Queue } from "effect"
+import { Effect, Fiber, Layer, Option, Queue, Runtime } from "effect"
+import { AppOptions } from "./AppOptions.js"
 import { JsonRpcServer, maxMessageBytes } from "./JsonRpcServer.js"
 import { type Frame, LineSplitter } from "./internal/lineSplitter.js"
 import { Lifecycle } from "./Lifecycle.js"
@@ -20,19 +23,28 @@ export const layerStreams = (streams: Streams): Layer.Layer<never, never, JsonRp
     Effect.gen(function* () {
       const server = yield* JsonRpcServer
       const lifecycle = yield* Lifecycle
+      const maxSendBuffer = Option.match(yield* Effect.serviceOption(AppOptions), {
+        onNone: () => Number.POSITIVE_INFINITY,
+        onSome: (options) => options.limits.maxSendBufferBytes
+      })
+      const runFork = Runtime.runFork(yield* Effect.runtime<never>())
       const { input, output } = streams
       const ignore = () => {}
       output.on("error", ignore)
       // Messages are buffered and written once per event-loop turn (one write for every response that
       // turn produced), in order, one JSON object per line. Closing the transport writes what is left.
       let pending: Array<string> = []
+      let pendingBytes = 0
       let scheduled: NodeJS.Immediate | undefined
+      // Set once the client stopped reading: nothing more is queued for it and the server stops.
+      let abandoned = false
       const flush = () => {
         scheduled = undefined
         if (pending.length === 0) return
         // One string per batch: the messages joined, each ending in a newline.
         const text = pending.length === 1 ? `${pending[0]!}\n` : `${pending.join("\n")}\n`
         pending = []
+        pendingBytes = 0
         output.write(text)
       }
       yield* Effect.addFinalizer(() =>
@@ -41,8 +53,27 @@ export const layerStreams = (streams: Streams): Layer.Layer<never, never, JsonRp
           flush()
         })
       )
+      const unsent = (): number => pendingBytes + ("writableLength" in output ? Number(output.writableLength) : 0)
       const session = yield* server.attach("stdio", (text) => {
+        if (abandoned) return
+        // What is still unsent is over the cap: the client is not reading, so the only connection goes
+        // (the server stops, as at end of input) instead of buffering without bound.
+        if (unsent() > maxSendBuffer) {
+          abandoned = true
+          pending = []
+          pendingBytes = 0
+          runFork(
+            Effect.zipRight(
+              Effect.logError("standard output is not being read (send buffer over the limit); stopping").pipe(
+                Effect.annotateLogs({ unsentBytes: unsent(), limit: maxSendBuffer })
+              ),
+              lifecycle.stop
+            )
+          )
+          return
+        }
         pending.push(text)
+        pendingBytes += text.length
         if (scheduled === undefined) scheduled = setImmediate(flush)
       })
       const frames = yield* Queue.unbounded<Frame | { readonly _tag: "end" }>()
@@ -71,23 +102,25 @@ export const layerStreams = (streams: Streams): Layer.Layer<never, never, JsonRp
             if ("destroy" in input && typeof input.destroy === "function") input.destroy()
           })
       )
+      const reader = Effect.gen(function* () {
+        while (true) {
+          // Every frame that has arrived, in order (one wait per batch rather than per frame).
+          const batch = yield* Queue.takeBetween(frames, 1, Number.POSITIVE_INFINITY)
+          for (const frame of batch) {
+            if (frame._tag === "end") {
+              yield* Effect.logInfo("standard input ended")
+              return yield* lifecycle.stop
+            }
+            yield* frame._tag === "oversize" ? session.tooLarge : session.receive(frame.text)
+          }
+        }
+      })
+      // The reader stops after the shutdown (finalizers run in reverse order): requests that arrive
+      // while in-flight ones drain are still read, and answered `server shutting down`.
+      const reading = yield* Effect.forkDaemon(reader)
+      yield* Effect.addFinalizer(() => Fiber.interrupt(reading))
       // Runs before the connection detaches: in-flight requests still get their answers on stdout.
       yield* Effect.addFinalizer(() => server.shutdown)
-      yield* Effect.forkScoped(
-        Effect.gen(function* () {
-          while (true) {
-            // Every frame that has arrived, in order (one wait per batch rather than per frame).
-            const batch = yield* Queue.takeBetween(frames, 1, Number.POSITIVE_INFINITY)
-            for (const frame of batch) {
-              if (frame._tag === "end") {
-                yield* Effect.logInfo("standard input ended")
-                return yield* lifecycle.stop
-              }
-              yield* frame._tag === "oversize" ? session.tooLarge : session.receive(frame.text)
-            }
-          }
-        })
-      )
     })
   )
 

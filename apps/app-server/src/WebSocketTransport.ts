@@ -2,15 +2,22 @@
  * JSON-RPC over WebSocket (one message per text frame) with the security rules of
  * app-server-protocol.md section 1: an `Origin` must be allowed by `--allow-origin` (else HTTP 403 at
  * the upgrade) and, with `--token-env`, the token must come as `Authorization: Bearer <token>` or as
- * the subprotocol `bearer.<token>` (else 401), compared in constant time.
+ * the subprotocol `bearer.<token>` (else 401), compared in constant time. `wss://` serves TLS.
+ *
+ * Limits that hold before any token is checked (docs/app-server-security.md): a connection cap, a
+ * handshake timeout, pings and an optional idle timeout, a send-buffer cap, frames refused past 8 MiB
+ * as their header arrives, and binary frames refused. Every refusal or close is logged.
  */
 import { createHash, timingSafeEqual } from "node:crypto"
-import type { IncomingMessage } from "node:http"
+import * as NodeFs from "node:fs"
+import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { createServer } from "node:http"
+import { createServer as createTlsServer } from "node:https"
+import type { Socket } from "node:net"
 import type { Duplex } from "node:stream"
-import { Data, Effect, FiberSet, Layer, Queue } from "effect"
+import { Data, Duration, Effect, FiberSet, Layer, Queue, Schedule } from "effect"
 import { WebSocket, WebSocketServer } from "ws"
-import { AppOptions } from "./AppOptions.js"
+import { AppOptions, type ServerOptions } from "./AppOptions.js"
 import { JsonRpcServer, maxMessageBytes } from "./JsonRpcServer.js"
 
 /** The WebSocket listener could not start. */
@@ -19,8 +26,18 @@ export class ListenError extends Data.TaggedError("ListenError")<{ readonly mess
 /** The subprotocol prefix that carries a bearer token. */
 export const bearerProtocolPrefix = "bearer."
 
-/** Frames above this size close the connection (frames over 8 MiB but under it are answered `Request too large`). */
-export const maxFrameBytes = 64 * 1024 * 1024
+/** Frames above this size (the 8 MiB message limit) close the connection with 1009 as their header arrives. */
+export const maxFrameBytes = maxMessageBytes
+
+/** WebSocket close codes the server uses. */
+export const closeCodes = {
+  /** A binary frame: only text frames carry JSON-RPC. */
+  unsupportedData: 1003,
+  /** A frame over {@link maxFrameBytes} (sent by `ws` itself). */
+  messageTooBig: 1009,
+  /** The idle timeout passed. */
+  idle: 1000
+} as const
 
 const digest = (s: string): Buffer => createHash("sha256").update(s, "utf8").digest()
 
@@ -75,6 +92,37 @@ const refuse = (socket: Duplex, status: 401 | 403) => {
 const toBuffer = (data: WebSocket.RawData): Buffer =>
   Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data)
 
+/** The HTTP(S) server of the listener: plain for `ws://`, TLS for `wss://` (the TLS handshake timed like the upgrade). */
+const makeHttpServer = (options: ServerOptions): Effect.Effect<Server, ListenError> =>
+  Effect.gen(function* () {
+    const upgradeRequired = (_request: IncomingMessage, response: ServerResponse) => {
+      response.writeHead(426, { "Content-Type": "text/plain" }).end("Upgrade Required")
+    }
+    if (options.listen?.secure !== true || options.tls === undefined) return createServer(upgradeRequired)
+    const tls = options.tls
+    const files = yield* Effect.try({
+      try: () => ({ cert: NodeFs.readFileSync(tls.certPath), key: NodeFs.readFileSync(tls.keyPath) }),
+      catch: (error) =>
+        new ListenError({
+          message: `cannot read --tls-cert or --tls-key: ${error instanceof Error ? error.message : String(error)}`
+        })
+    })
+    return yield* Effect.try({
+      try: (): Server =>
+        createTlsServer({ ...files, handshakeTimeout: options.limits.handshakeTimeoutMs }, upgradeRequired),
+      catch: (error) =>
+        new ListenError({
+          message: `invalid --tls-cert or --tls-key: ${error instanceof Error ? error.message : String(error)}`
+        })
+    })
+  })
+
+/** `host:port` of a socket's peer, for log lines. */
+const peerOf = (socket: Duplex): string => {
+  const s = socket as Partial<Socket>
+  return s.remoteAddress === undefined ? "unknown" : `${s.remoteAddress}:${s.remotePort ?? "?"}`
+}
+
 /** Listens on `--listen` until the layer closes; on close, in-flight requests are drained first. */
 export const layer: Layer.Layer<never, ListenError, JsonRpcServer | AppOptions> = Layer.scopedDiscard(
   Effect.gen(function* () {
@@ -82,46 +130,145 @@ export const layer: Layer.Layer<never, ListenError, JsonRpcServer | AppOptions> 
     const server = yield* JsonRpcServer
     const listen = options.listen
     if (listen === undefined) return
+    const limits = options.limits
+    const scheme = listen.secure ? "wss" : "ws"
     const gate = makeGate({
       token: options.tokenEnv === undefined ? undefined : process.env[options.tokenEnv],
       allowOrigins: options.allowOrigins
     })
     const run = yield* FiberSet.makeRuntime<never>()
+    const log = (message: string, annotations: Record<string, unknown> = {}) => {
+      run(Effect.logWarning(message).pipe(Effect.annotateLogs(annotations)))
+    }
     const wss = new WebSocketServer({
       noServer: true,
       maxPayload: maxFrameBytes,
       handleProtocols: (protocols) => gate.selectProtocol(protocols)
     })
-    const http = createServer((_request, response) => {
-      response.writeHead(426, { "Content-Type": "text/plain" }).end("Upgrade Required")
+    const http = yield* makeHttpServer(options)
+    // Every TCP connection counts, handshaking or open; one over the cap is closed by Node on arrival.
+    http.maxConnections = limits.maxConnections
+    http.on("drop", (data?: { readonly remoteAddress?: string; readonly remotePort?: number }) =>
+      log("refused a connection: the connection limit is reached", {
+        peer: `${data?.remoteAddress ?? "unknown"}:${data?.remotePort ?? "?"}`,
+        limit: limits.maxConnections
+      })
+    )
+    // A connection that has not sent its upgrade request within the handshake timeout is closed (a TLS
+    // connection's own handshake is timed by the TLS server with the same value).
+    const handshakes = new Map<Duplex, NodeJS.Timeout>()
+    const endHandshake = (socket: Duplex) => {
+      const timer = handshakes.get(socket)
+      if (timer === undefined) return
+      clearTimeout(timer)
+      handshakes.delete(socket)
+    }
+    http.on(listen.secure ? "secureConnection" : "connection", (socket: Socket) => {
+      const timer = setTimeout(() => {
+        handshakes.delete(socket)
+        log("closed a connection: no WebSocket upgrade within the handshake timeout", {
+          peer: peerOf(socket),
+          timeoutMs: limits.handshakeTimeoutMs
+        })
+        socket.destroy()
+      }, limits.handshakeTimeoutMs)
+      handshakes.set(socket, timer)
+      socket.once("close", () => endHandshake(socket))
     })
     let next = 1
     const serve = (ws: WebSocket) =>
       Effect.scoped(
         Effect.gen(function* () {
           const label = `ws#${next++}`
-          const frames = yield* Queue.unbounded<string | undefined>()
+          const frames = yield* Queue.unbounded<string>()
           const closed = yield* Queue.unbounded<void>()
-          ws.on("message", (data) => {
-            const buf = toBuffer(data)
-            frames.unsafeOffer(buf.length > maxMessageBytes ? undefined : buf.toString("utf8"))
+          const closeWith = (message: string, close: () => void, annotations: Record<string, unknown> = {}) => {
+            if (ws.readyState !== WebSocket.OPEN) return
+            log(message, { connection: label, ...annotations })
+            close()
+          }
+          // Any frame or pong since the last ping proves the peer alive; a message either way since the
+          // last idle check proves the connection in use.
+          let heard = true
+          let active = true
+          ws.on("message", (data, isBinary) => {
+            if (ws.readyState !== WebSocket.OPEN) return
+            heard = true
+            active = true
+            if (isBinary) {
+              return closeWith("closed a connection: binary frame (text frames only)", () =>
+                ws.close(closeCodes.unsupportedData, "text frames only")
+              )
+            }
+            frames.unsafeOffer(toBuffer(data).toString("utf8"))
+          })
+          ws.on("pong", () => {
+            heard = true
           })
           ws.on("close", () => closed.unsafeOffer(undefined))
-          ws.on("error", () => closed.unsafeOffer(undefined))
+          ws.on("error", (error: Error & { code?: string }) => {
+            // `ws` has already sent its close frame (1009 for an oversized frame): release the socket now.
+            log(
+              error.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH"
+                ? "closed a connection: frame over the 8 MiB limit"
+                : "closed a connection: WebSocket protocol error",
+              { connection: label, error: error.message }
+            )
+            ws.terminate()
+            closed.unsafeOffer(undefined)
+          })
           yield* Effect.addFinalizer(() => Effect.sync(() => ws.close()))
           const session = yield* server.attach(label, (text) => {
-            if (ws.readyState === WebSocket.OPEN) ws.send(text)
+            if (ws.readyState !== WebSocket.OPEN) return
+            // A client that does not read: what is still unsent is over the cap, so the connection goes
+            // (its requests are interrupted and everything it held is released).
+            if (ws.bufferedAmount > limits.maxSendBufferBytes) {
+              return closeWith(
+                "closed a connection: the client is not reading (send buffer over the limit)",
+                () => ws.terminate(),
+                { unsentBytes: ws.bufferedAmount, limit: limits.maxSendBufferBytes }
+              )
+            }
+            active = true
+            ws.send(text)
           })
           yield* Effect.logDebug("connection opened").pipe(Effect.annotateLogs({ connection: label }))
-          const loop = Effect.forever(
-            Effect.flatMap(Queue.take(frames), (text) =>
-              text === undefined ? session.tooLarge : session.receive(text)
+          if (limits.pingIntervalMs > 0) {
+            const ping = Effect.sync(() => {
+              if (!heard) {
+                return closeWith("closed a connection: no pong within the ping interval", () => ws.terminate(), {
+                  intervalMs: limits.pingIntervalMs
+                })
+              }
+              heard = false
+              if (ws.readyState === WebSocket.OPEN) ws.ping()
+            })
+            yield* Effect.forkScoped(
+              Effect.repeat(ping, Schedule.spaced(Duration.millis(limits.pingIntervalMs))).pipe(
+                Effect.delay(Duration.millis(limits.pingIntervalMs))
+              )
             )
-          )
+          }
+          if (limits.idleTimeoutMs > 0) {
+            // Closed after between one and two timeouts without a message either way.
+            const check = Effect.sync(() => {
+              if (active) {
+                active = false
+                return
+              }
+              closeWith("closed a connection: idle timeout", () => ws.close(closeCodes.idle, "idle timeout"), {
+                timeoutMs: limits.idleTimeoutMs
+              })
+            })
+            const every = Duration.millis(limits.idleTimeoutMs)
+            yield* Effect.forkScoped(Effect.repeat(check, Schedule.spaced(every)).pipe(Effect.delay(every)))
+          }
+          const loop = Effect.forever(Effect.flatMap(Queue.take(frames), session.receive))
           yield* Effect.raceFirst(loop, Queue.take(closed))
         })
       )
     http.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      endHandshake(socket)
       const refusal = gate.check(request)
       if (refusal !== undefined) return refuse(socket, refusal)
       wss.handleUpgrade(request, socket, head, (ws) => {
@@ -133,7 +280,9 @@ export const layer: Layer.Layer<never, ListenError, JsonRpcServer | AppOptions> 
         const onError = (error: Error) =>
           resume(
             Effect.fail(
-              new ListenError({ message: `cannot listen on ws://${listen.host}:${listen.port}: ${error.message}` })
+              new ListenError({
+                message: `cannot listen on ${scheme}://${listen.host}:${listen.port}: ${error.message}`
+              })
             )
           )
         http.once("error", onError)
@@ -144,6 +293,8 @@ export const layer: Layer.Layer<never, ListenError, JsonRpcServer | AppOptions> 
       }),
       () =>
         Effect.async<void>((resume) => {
+          for (const timer of handshakes.values()) clearTimeout(timer)
+          handshakes.clear()
           for (const client of wss.clients) client.terminate()
           wss.close()
           http.close(() => resume(Effect.void))
@@ -152,7 +303,9 @@ export const layer: Layer.Layer<never, ListenError, JsonRpcServer | AppOptions> 
     )
     const address = http.address()
     const port = typeof address === "object" && address !== null ? address.port : listen.port
-    yield* Effect.logInfo(`listening on ws://${listen.host.includes(":") ? `[${listen.host}]` : listen.host}:${port}`)
+    yield* Effect.logInfo(
+      `listening on ${scheme}://${listen.host.includes(":") ? `[${listen.host}]` : listen.host}:${port}`
+    )
     // Runs before the connections close: in-flight requests still get their answers.
     yield* Effect.addFinalizer(() => server.shutdown)
   })

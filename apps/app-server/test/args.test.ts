@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { parseArgs } from "../src/internal/args.js"
+import { defaultLimits, parseArgs } from "../src/internal/args.js"
 
 const cwd = "/nowhere"
 
@@ -14,6 +14,7 @@ describe("command line", () => {
         "ws://0.0.0.0:8080",
         "--no-stdio",
         "--allow-remote",
+        "--allow-insecure-remote",
         "--token-env",
         "TOK",
         "--allow-origin",
@@ -27,11 +28,14 @@ describe("command line", () => {
     assert.deepStrictEqual(options, {
       configPath: "/nowhere/c.toml",
       dataDir: "/nowhere/d",
-      listen: { host: "0.0.0.0", port: 8080 },
+      listen: { host: "0.0.0.0", port: 8080, secure: false },
       stdio: false,
       allowRemote: true,
+      allowInsecureRemote: true,
       tokenEnv: "TOK",
-      allowOrigins: ["http://a", "http://b"]
+      allowOrigins: ["http://a", "http://b"],
+      tls: undefined,
+      limits: defaultLimits
     })
   })
 
@@ -49,6 +53,63 @@ describe("command line", () => {
     assert.throws(() => parseArgs(["--no-stdio"], {}, cwd), /--listen/)
     assert.throws(() => parseArgs(["--listen", "http://127.0.0.1:1"], {}, cwd), /ws:\/\/HOST:PORT/)
     assert.throws(() => parseArgs(["--bogus"], {}, cwd), /unknown argument/)
-    assert.deepStrictEqual(parseArgs(["--listen", "ws://localhost:9"], {}, cwd).listen, { host: "localhost", port: 9 })
+    assert.deepStrictEqual(parseArgs(["--listen", "ws://localhost:9"], {}, cwd).listen, {
+      host: "localhost",
+      port: 9,
+      secure: false
+    })
+  })
+
+  it("parses wss:// with its certificate and key, and refuses a remote ws:// without --allow-insecure-remote", () => {
+    const options = parseArgs(
+      [
+        "--listen",
+        "wss://10.0.0.1:443",
+        "--allow-remote",
+        "--token-env",
+        "TOK",
+        "--tls-cert",
+        "c.pem",
+        "--tls-key=k.pem"
+      ],
+      { TOK: "x" },
+      cwd
+    )
+    assert.deepStrictEqual(options.listen, { host: "10.0.0.1", port: 443, secure: true })
+    assert.deepStrictEqual(options.tls, { certPath: "/nowhere/c.pem", keyPath: "/nowhere/k.pem" })
+    assert.isFalse(options.allowInsecureRemote)
+    const remote = ["--listen", "ws://10.0.0.1:1", "--allow-remote", "--token-env", "TOK"]
+    assert.throws(() => parseArgs(remote, { TOK: "x" }, cwd), /token in clear.*--allow-insecure-remote/)
+    assert.isTrue(parseArgs([...remote, "--allow-insecure-remote"], { TOK: "x" }, cwd).allowInsecureRemote)
+    assert.throws(() => parseArgs(["--listen", "wss://127.0.0.1:1"], {}, cwd), /requires --tls-cert and --tls-key/)
+    assert.throws(() => parseArgs(["--listen", "wss://127.0.0.1:1", "--tls-cert", "c"], {}, cwd), /go together/)
+    assert.throws(
+      () => parseArgs(["--listen", "ws://127.0.0.1:1", "--tls-cert", "c", "--tls-key", "k"], {}, cwd),
+      /require --listen wss:/
+    )
+  })
+
+  it("parses the transport limits, seconds with decimals, and refuses bad values naming the flag", () => {
+    const options = parseArgs(
+      [
+        ...["--ws-handshake-timeout", "0.5", "--ws-max-connections", "8", "--ws-ping-interval", "0"],
+        ...["--ws-idle-timeout", "120", "--max-send-buffer", "1048576"]
+      ],
+      {},
+      cwd
+    )
+    assert.deepStrictEqual(options.limits, {
+      handshakeTimeoutMs: 500,
+      maxConnections: 8,
+      pingIntervalMs: 0,
+      idleTimeoutMs: 120_000,
+      maxSendBufferBytes: 1_048_576
+    })
+    assert.deepStrictEqual(parseArgs([], {}, cwd).limits, defaultLimits)
+    assert.isAtMost(defaultLimits.handshakeTimeoutMs, 10_000)
+    assert.throws(() => parseArgs(["--ws-handshake-timeout", "0"], {}, cwd), /--ws-handshake-timeout: must be more/)
+    assert.throws(() => parseArgs(["--ws-ping-interval", "-1"], {}, cwd), /--ws-ping-interval: expected seconds/)
+    assert.throws(() => parseArgs(["--ws-max-connections", "0"], {}, cwd), /--ws-max-connections: expected a whole/)
+    assert.throws(() => parseArgs(["--max-send-buffer", "1e6"], {}, cwd), /--max-send-buffer: expected a whole/)
   })
 })

@@ -150,10 +150,19 @@ const decodeRaw = Schema.decodeUnknownEither(RawConfig, { onExcessProperty: "err
 const pathOf = (path: ReadonlyArray<PropertyKey>): string =>
   path.map((k) => (typeof k === "number" ? `[${k}]` : String(k))).join(".")
 
+/** Server keys whose values may be secrets (`env` values, HTTP header values): an error never shows them. */
+const secretKeys: ReadonlySet<PropertyKey> = new Set(["env", "http_headers", "headers"])
+
+const isSecretPath = (path: ReadonlyArray<PropertyKey>): boolean =>
+  (path[0] === "mcp_servers" || path[0] === "mcpServers") && path.length > 2 && secretKeys.has(path[2]!)
+
 const problemOf = (issue: ParseResult.ArrayFormatterIssue): string => {
   if (issue._tag === "Unexpected") return "unknown key"
   if (issue._tag === "Missing") return "is required"
   const type = /^Expected (.*), actual (.*)$/s.exec(issue.message)
+  if (isSecretPath(issue.path)) {
+    return type ? `expected ${type[1]} (the value is not shown)` : "invalid value (the value is not shown)"
+  }
   return type ? `expected ${type[1]}, got ${type[2]}` : issue.message
 }
 

@@ -59,8 +59,12 @@ export const args = {
   missingField: (field: string) => `failed to parse function arguments: missing required field "${field}"`,
   serverMustBeProvided: "server must be provided",
   uriMustBeProvided: "uri must be provided",
-  cursorWithoutServer: "cursor can only be used when a server is specified"
+  cursorWithoutServer: "cursor can only be used when a server is specified",
+  tooDeep: (max: number) => `failed to parse function arguments: arguments are nested deeper than ${max} levels`
 } as const
+
+/** The deepest nesting of objects and arrays accepted in tool arguments (serde_json's default limit). */
+export const maxArgumentDepth = 128
 
 /** `` MCP server '{server}' is disabled by `orchestrator.mcp.enabled` `` */
 export const serverDisabledByOrchestrator = (server: string): string =>

@@ -162,6 +162,27 @@ describe("Config", () => {
       '{"mcp_servers":{"s":{"url":"ftp://x"}}}',
       'c.json: mcp_servers.s.url: must be an http:// or https:// URL, got "ftp://x"'
     ],
+    // `env` and header values may be secrets: the key and the expected type, never the value.
+    [
+      "c.toml",
+      '[mcp_servers.srv]\ncommand = "node"\nenv = { TOKEN = ["s3cret"] }',
+      "c.toml: mcp_servers.srv.env.TOKEN: expected string (the value is not shown)"
+    ],
+    [
+      "c.toml",
+      '[mcp_servers.srv]\ncommand = "node"\nenv = "TOKEN=s3cret"',
+      "c.toml: mcp_servers.srv.env: expected { readonly [x: string]: string } (the value is not shown)"
+    ],
+    [
+      "c.json",
+      '{"mcp_servers":{"s":{"url":"http://x","http_headers":{"Authorization":7}}}}',
+      "c.json: mcp_servers.s.http_headers.Authorization: expected string (the value is not shown)"
+    ],
+    [
+      "d.json",
+      '{"mcpServers":{"s":{"url":"http://x","headers":"Bearer s3cret"}}}',
+      "d.json: mcpServers.s.headers: expected { readonly [x: string]: string } (the value is not shown)"
+    ],
     ["c.json", "[1]", "c.json: the config must be a table (TOML) or an object (JSON)"],
     ["c.yaml", "x: 1", "c.yaml: the config file name must end in .toml or .json"]
   ]

@@ -2,7 +2,7 @@
  * Argument handling of the model tools (resource-tools.md section 5): raw text to a JSON object,
  * the list and read field rules, normalisation. Every failure is a model-facing ParameterError.
  */
-import { Errors, Messages } from "@mcp-resources/protocol"
+import { AppServer, Errors, Messages } from "@mcp-resources/protocol"
 import { Either } from "effect"
 
 /** A parsed JSON object, exactly as the model sent it. */
@@ -32,7 +32,8 @@ const fail = (message: string) => Either.left(new Errors.ParameterError({ messag
 
 /**
  * Raw argument text to a JSON object (section 5.1): blank text or `null` is no arguments (`null`);
- * invalid JSON and non-object values fail with the exact messages.
+ * invalid JSON, non-object values and nesting deeper than {@link Messages.maxArgumentDepth} fail with
+ * the exact messages.
  */
 export const parseRaw = (text: string): Either.Either<JsonObject | null, Errors.ParameterError> => {
   if (text.trim() === "") return Either.right(null)
@@ -45,7 +46,16 @@ export const parseRaw = (text: string): Either.Either<JsonObject | null, Errors.
   }
   if (value === null) return Either.right(null)
   const kind = Messages.jsonKind(value)
-  return kind === "object" ? Either.right(value as JsonObject) : fail(Messages.args.expectedObject(kind))
+  if (kind !== "object") return fail(Messages.args.expectedObject(kind))
+  // Arguments are stored and sent with recursive encoders (`JSON.stringify` among them): the depth is
+  // checked first, iteratively. Nesting deeper than the limit takes at least two characters per level.
+  if (
+    text.length > 2 * Messages.maxArgumentDepth &&
+    AppServer.tooDeep(value, Messages.maxArgumentDepth) !== undefined
+  ) {
+    return fail(Messages.args.tooDeep(Messages.maxArgumentDepth))
+  }
+  return Either.right(value as JsonObject)
 }
 
 const optionalString = (

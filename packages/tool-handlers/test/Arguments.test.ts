@@ -112,6 +112,19 @@ describe("list arguments (resource-tools.md 5.1, 5.2)", () => {
   })
 })
 
+describe("nesting depth", () => {
+  const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`
+
+  it("arguments nested 128 levels deep are accepted; 129 and 5,000 levels are an argument error", () => {
+    success(Arguments.parseRaw(nested(128)))
+    success(Arguments.parseRaw(`{"server":"s","uri":"u","extra":${"[".repeat(127)}${"]".repeat(127)}}`))
+    const message = `${prefix}arguments are nested deeper than 128 levels`
+    assert.strictEqual(failure(Arguments.parseRaw(nested(129))), message)
+    assert.strictEqual(failure(Arguments.parseReadArguments(nested(5000))), message)
+    assert.strictEqual(failure(Arguments.parseListArguments(`{"x":${"[".repeat(5000)}${"]".repeat(5000)}}`)), message)
+  })
+})
+
 describe("read arguments (resource-tools.md 5.3)", () => {
   it("A-15: no arguments miss the server", () => {
     for (const text of ["", "null", "{}"]) {

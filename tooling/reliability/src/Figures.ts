@@ -72,7 +72,9 @@ export const sectionTitles: Readonly<Record<string, string>> = {
   jsonrpc: "Bad input: JSON-RPC lines to the app-server",
   crash: "Crash safety: SIGKILL under write load",
   concurrency: "Concurrency: tool calls across threads",
-  authorization: "Authorization"
+  authorization: "Authorization",
+  transport:
+    "Hardening: app-server transports and dispatcher (WebSocket limits, slow readers, frames, ids, shutdown, TLS)"
 }
 
 const machine = (): string => {

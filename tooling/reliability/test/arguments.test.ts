@@ -46,7 +46,7 @@ const cursors = ["p2", "  p2  ", "nope", "", " "]
 
 /** Failures a model may read: the exact message families of resource-tools.md sections 5–11. */
 const modelFacingFailure = [
-  /^failed to parse function arguments: (arguments are not valid JSON|expected a JSON object, got (null|boolean|number|string|array)|field "(server|cursor|uri)" must be a string, got (null|boolean|number|string|array|object)|missing required field "(server|uri)")$/,
+  /^failed to parse function arguments: (arguments are not valid JSON|expected a JSON object, got (null|boolean|number|string|array)|field "(server|cursor|uri)" must be a string, got (null|boolean|number|string|array|object)|missing required field "(server|uri)"|arguments are nested deeper than 128 levels)$/,
   /^(server|uri) must be provided$/,
   /^cursor can only be used when a server is specified$/,
   /^resources\/list failed: /,
