@@ -251,11 +251,13 @@ export const make: Effect.Effect<Service, never, Connections | Environment | Sco
           const decoded = decodeParams(InitializeParams, params)
           if (Either.isLeft(decoded)) return fail(id, codes.invalidRequest, decoded.left)
           initialized = true
+          const { clientInfo, capabilities } = decoded.right
           return Effect.zipRight(
             Effect.logInfo("client initialized").pipe(
-              Effect.annotateLogs({ connection: label, client: decoded.right.clientInfo.name })
+              Effect.annotateLogs({ connection: label, client: clientInfo.name }),
+              Effect.zipRight(connections.setClient(connection, { clientInfo, capabilities }))
             ),
-            connections.respond(connection, id, initializeResult())
+            connections.respond(connection, id, initializeResult(decoded.right))
           )
         }
         const definition = Object.hasOwn(methods, method) ? methods[method] : undefined
