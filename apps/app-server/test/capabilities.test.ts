@@ -142,8 +142,14 @@ describe("capabilities at initialize", () => {
       yield* a.session.receive(
         JSON.stringify({ id: 8, method: "initialize", params: { clientInfo: { name: "x" }, capabilities: {} } })
       )
-      assert.deepStrictEqual((a.written[1]?.result as { capabilities?: unknown }).capabilities, {
-        toolProfiles: ["codex"]
+      assert.deepStrictEqual(a.written[1], {
+        jsonrpc: "2.0",
+        id: 8,
+        result: {
+          serverInfo: { name: "mcp-resources-app-server", version: "0.1.0" },
+          protocolVersion: 1,
+          capabilities: { toolProfiles: ["codex"] }
+        }
       })
     }).pipe(Effect.provide(dispatcher))
   )
