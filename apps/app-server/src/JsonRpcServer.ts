@@ -84,7 +84,7 @@ const isValidId = (u: unknown): u is RequestId => typeof u === "string" || (type
 const idKey = (id: RequestId): string => `${typeof id}:${id}`
 /** A character other than white space (the set `String.prototype.trim` removes). */
 const nonBlank = /\S/
-const CancelParams = Schema.Struct({ id: Schema.Union(Schema.String, Schema.Number) })
+const CancelParams = AppServer.CancelRequestParams
 
 /** Builds the dispatcher over the method table. */
 export const make: Effect.Effect<Service, never, Connections | Environment | Scope.Scope> = Effect.gen(function* () {

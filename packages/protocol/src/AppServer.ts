@@ -248,6 +248,15 @@ export const ItemNotification = Schema.Struct({ threadId: Schema.String, turnId:
 /** `thread/rolledBack` notification params. */
 export const ThreadRolledBackNotification = Schema.Struct({ threadId: Schema.String, numTurns: NonNegativeInt })
 
+/** `$/cancelRequest` params (a client notification): the id of the request to cancel. */
+export const CancelRequestParams = Schema.Struct({ id: Schema.Union(Schema.String, Schema.Number) })
+
+/** Client notification method name -> params schema (`initialized` is accepted and ignored). */
+export const clientNotifications = {
+  "$/cancelRequest": CancelRequestParams,
+  initialized: Schema.Unknown
+} as const
+
 /** Notification method name -> params schema. */
 export const notifications = {
   "turn/started": TurnStartedNotification,
