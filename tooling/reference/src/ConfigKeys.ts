@@ -106,7 +106,8 @@ export const keys: Readonly<Record<string, KeyDoc>> = {
   persistence: { default: "—", meaning: "Where threads are stored. Read at start only." },
   "persistence.driver": {
     default: json(Config.empty.persistence.driver),
-    meaning: "`sqlite` (`DATA_DIR/state.sqlite`), `postgres` (shared by several app-servers) or `memory` (nothing kept)."
+    meaning:
+      "`sqlite` (`DATA_DIR/state.sqlite`), `postgres` (shared by several app-servers) or `memory` (nothing kept)."
   },
   "persistence.url": {
     default: "`$DATABASE_URL`",

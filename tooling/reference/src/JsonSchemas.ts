@@ -42,10 +42,25 @@ export const methodTypeName = (method: string): string =>
 
 const refTo = (name: string) => ({ $ref: `#/$defs/${name}` })
 
-/** Renames `$ref`s and definition keys through {@link typeName}, recursively. */
+/**
+ * effect marks some schemas with a shared `$id` (`/schemas/unknown`, `/schemas/{}`); repeated, they make
+ * the document ambiguous to validators. They become what the wire carries: any JSON value, and an
+ * object (`Schema.Struct({})`, the params and results without fields).
+ */
+const markers: Readonly<Record<string, JsonSchema>> = {
+  "/schemas/unknown": {},
+  "/schemas/%7B%7D": { type: "object" }
+}
+
+/** Renames `$ref`s and definition keys through {@link typeName} and replaces effect's markers, recursively. */
 const renameRefs = (value: unknown): unknown => {
   if (Array.isArray(value)) return value.map(renameRefs)
   if (typeof value !== "object" || value === null) return value
+  if ("$id" in value && typeof value.$id === "string" && value.$id.startsWith("/schemas/")) {
+    const replacement = markers[value.$id]
+    if (replacement === undefined) throw new Error(`no JSON Schema for effect's ${value.$id}: add it to markers`)
+    return replacement
+  }
   const out: Record<string, unknown> = {}
   for (const [key, child] of Object.entries(value)) {
     out[key] =
@@ -72,6 +87,7 @@ const makeCollector = () => {
       }
       return refTo(name)
     },
+    entryNames: (): ReadonlySet<string> => new Set(Object.keys(entries)),
     defs: (): Record<string, unknown> => {
       const all: Record<string, unknown> = {}
       for (const [name, def] of Object.entries(shared)) all[typeName(name)] = def
@@ -79,12 +95,44 @@ const makeCollector = () => {
         if (Object.hasOwn(all, name)) throw new Error(`two definitions are named ${name}`)
         all[name] = def
       }
-      return renameRefs(Object.fromEntries(Object.entries(all).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))) as Record<
-        string,
-        unknown
-      >
+      return renameRefs(
+        Object.fromEntries(Object.entries(all).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      ) as Record<string, unknown>
     }
   }
+}
+
+/**
+ * In draft-07 the keywords beside a `$ref` are ignored, and effect writes refinements of a named schema
+ * that way (`{"$ref":"#/$defs/Int","exclusiveMinimum":0}`): such a node gets the target inlined, its own
+ * keywords on top. Definitions no longer referenced (and not named entries) are then dropped.
+ */
+const inlineRefSiblings = (document: JsonSchema, entries: ReadonlySet<string>): JsonSchema => {
+  const defs = (document.$defs ?? {}) as Record<string, JsonSchema>
+  const walk = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(walk)
+    if (typeof value !== "object" || value === null) return value
+    const node = value as JsonSchema
+    if (typeof node.$ref === "string" && Object.keys(node).length > 1) {
+      const { $ref, ...local } = node
+      const target = defs[$ref.replace("#/$defs/", "")]
+      if (target === undefined) throw new Error(`no definition for ${$ref}`)
+      return walk({ ...target, ...local })
+    }
+    return Object.fromEntries(Object.entries(node).map(([key, child]) => [key, walk(child)]))
+  }
+  const walked = walk(document) as JsonSchema
+  const text = JSON.stringify({ ...walked, $defs: undefined })
+  const used = new Set<string>()
+  const visit = (name: string) => {
+    if (used.has(name)) return
+    used.add(name)
+    for (const match of JSON.stringify(walkedDefs[name]).matchAll(/"#\/\$defs\/([^"]+)"/g)) visit(match[1]!)
+  }
+  const walkedDefs = (walked.$defs ?? {}) as Record<string, JsonSchema>
+  for (const match of text.matchAll(/"#\/\$defs\/([^"]+)"/g)) visit(match[1]!)
+  for (const name of entries) visit(name)
+  return { ...walked, $defs: Object.fromEntries(Object.entries(walkedDefs).filter(([name]) => used.has(name))) }
 }
 
 /** The method a method name is an alias of (`mcpServer/resource/read` → `mcp/resource/read`), or itself. */
@@ -115,17 +163,20 @@ export const appServerDocument = (): JsonSchema => {
   for (const [method, schema] of Object.entries(AppServer.clientNotifications)) {
     clientNotifications[method] = { params: collector.add(`${methodTypeName(method)}Params`, schema) }
   }
-  return {
-    $schema: draft,
-    title: "mcp-resources app-server protocol",
-    description:
-      "JSON-RPC 2.0 methods, results and notifications of the mcp-resources app-server. Generated from the Effect Schemas of @mcp-resources/protocol; do not edit.",
-    "x-protocolVersion": AppServer.protocolVersion,
-    "x-methods": methods,
-    "x-notifications": notifications,
-    "x-clientNotifications": clientNotifications,
-    $defs: collector.defs()
-  }
+  return inlineRefSiblings(
+    {
+      $schema: draft,
+      title: "mcp-resources app-server protocol",
+      description:
+        "JSON-RPC 2.0 methods, results and notifications of the mcp-resources app-server. Generated from the Effect Schemas of @mcp-resources/protocol; do not edit.",
+      "x-protocolVersion": AppServer.protocolVersion,
+      "x-methods": methods,
+      "x-notifications": notifications,
+      "x-clientNotifications": clientNotifications,
+      $defs: collector.defs()
+    },
+    collector.entryNames()
+  )
 }
 
 /** The config file document (TOML tables or JSON objects of the same shape; unknown keys are refused). */
@@ -137,7 +188,7 @@ export const configDocument = (): JsonSchema => {
   })
   const defs: Record<string, unknown> = {}
   for (const [name, def] of Object.entries(shared)) defs[typeName(name)] = def
-  return renameRefs({
+  const document = renameRefs({
     $schema: draft,
     title: "mcp-resources config file",
     description:
@@ -145,6 +196,7 @@ export const configDocument = (): JsonSchema => {
     ...root,
     $defs: defs
   }) as JsonSchema
+  return inlineRefSiblings(document, new Set())
 }
 
 /** The text of a generated document as committed: two-space JSON and a final newline. */

@@ -113,18 +113,10 @@ export const runtimeAndTools: ReadonlyArray<MessageDoc> = [
     Messages.args.mustBeString("{field}", "{kind}"),
     "a field is present but not a string (for the list tools `null` counts as absent)"
   ),
-  m(
-    "args.missingField",
-    Messages.args.missingField("{field}"),
-    "`read_mcp_resource` without `server` or `uri`"
-  ),
+  m("args.missingField", Messages.args.missingField("{field}"), "`read_mcp_resource` without `server` or `uri`"),
   m("args.serverMustBeProvided", Messages.args.serverMustBeProvided, "`read_mcp_resource` with a blank `server`"),
   m("args.uriMustBeProvided", Messages.args.uriMustBeProvided, "`read_mcp_resource` with a blank `uri`"),
-  m(
-    "args.cursorWithoutServer",
-    Messages.args.cursorWithoutServer,
-    "a list tool with a `cursor` and no `server`"
-  ),
+  m("args.cursorWithoutServer", Messages.args.cursorWithoutServer, "a list tool with a `cursor` and no `server`"),
   m(
     "serverDisabledByOrchestrator",
     Messages.serverDisabledByOrchestrator("{server}"),
@@ -270,11 +262,7 @@ export const skills: ReadonlyArray<MessageDoc> = [
   ),
   m("duplicateCursor", SkillMessages.duplicateCursor, "warning: a `nextCursor` came back twice"),
   m("truncated", SkillMessages.truncated, "warning: a cap was reached (the catalog is `truncated: true`)"),
-  m(
-    "skipped",
-    SkillMessages.skipped(7).replace("7", "{n}"),
-    "warning: n `mcp/skill` resources were not valid skills"
-  ),
+  m("skipped", SkillMessages.skipped(7).replace("7", "{n}"), "warning: n `mcp/skill` resources were not valid skills"),
   m(
     "resourceMismatch",
     SkillMessages.resourceMismatch,
