@@ -160,7 +160,10 @@ export const CallToolResult: Schema.Schema<typeof CallToolResultShape.Type> = Sc
     type: "object",
     required: ["content"],
     properties: {
-      content: { type: "array", items: { type: "object", required: ["type"], properties: { type: { type: "string" } } } },
+      content: {
+        type: "array",
+        items: { type: "object", required: ["type"], properties: { type: { type: "string" } } }
+      },
       structuredContent: { type: "object" },
       isError: { type: "boolean" },
       _meta: { type: "object" }

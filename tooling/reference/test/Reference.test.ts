@@ -45,10 +45,7 @@ describe("the app-server JSON Schema", () => {
 
   it("names params and result for every method the server answers, and params for every notification", () => {
     assert.deepStrictEqual(Object.keys(methods), Object.keys(AppServer.methods))
-    assert.deepStrictEqual(
-      Object.keys(document["x-notifications"] as object),
-      Object.keys(AppServer.notifications)
-    )
+    assert.deepStrictEqual(Object.keys(document["x-notifications"] as object), Object.keys(AppServer.notifications))
     for (const entry of Object.values(methods)) {
       schema(defName(entry.params))
       schema(defName(entry.result))
@@ -60,7 +57,11 @@ describe("the app-server JSON Schema", () => {
     ["InitializeParams", { clientInfo: { name: "t" }, capabilities: { serverRequests: ["elicitation"] } }, true],
     ["InitializeParams", { clientInfo: {} }, false],
     ["InitializeParams", { clientInfo: { name: "t" }, capabilities: { serverRequests: "elicitation" } }, false],
-    ["InitializeResult", { serverInfo: { name: "mcp-resources-app-server", version: "0.1.0" }, protocolVersion: 1 }, true],
+    [
+      "InitializeResult",
+      { serverInfo: { name: "mcp-resources-app-server", version: "0.1.0" }, protocolVersion: 1 },
+      true
+    ],
     [
       "InitializeResult",
       {
@@ -79,14 +80,24 @@ describe("the app-server JSON Schema", () => {
     ["ThreadListResult", { threads: [{ id: "a", ephemeral: true, createdAt: "2026-12-01T20:00:00.000Z" }] }, true],
     ["ThreadRollbackParams", { threadId: "a", numTurns: 0 }, true],
     ["ThreadRollbackParams", { threadId: "a", numTurns: -1 }, false],
-    ["ToolCallParams", { threadId: "a", turnId: "t1", callId: "c1", name: "list_mcp_resources", arguments: "{}" }, true],
+    [
+      "ToolCallParams",
+      { threadId: "a", turnId: "t1", callId: "c1", name: "list_mcp_resources", arguments: "{}" },
+      true
+    ],
     ["ToolCallParams", { threadId: "a", turnId: "t1", callId: "c1", name: "x", arguments: {} }, false],
     ["ToolCallResult", { callId: "c1", output: '{"resources":[]}', success: true }, true],
     [
       "ToolListResult",
       {
         tools: [
-          { type: "function", name: "read_mcp_resource", description: "d", strict: false, parameters: { type: "object" } }
+          {
+            type: "function",
+            name: "read_mcp_resource",
+            description: "d",
+            strict: false,
+            parameters: { type: "object" }
+          }
         ]
       },
       true
@@ -94,7 +105,13 @@ describe("the app-server JSON Schema", () => {
     ["McpResourceReadParams", { threadId: null, originCallId: null, server: "s", uri: "u", connectorId: null }, true],
     [
       "McpResourceReadResult",
-      { contents: [{ uri: "u", mimeType: "text/plain", text: "x" }, { uri: "v", blob: "AA==" }], originCallId: null },
+      {
+        contents: [
+          { uri: "u", mimeType: "text/plain", text: "x" },
+          { uri: "v", blob: "AA==" }
+        ],
+        originCallId: null
+      },
       true
     ],
     ["McpResourceReadResult", { contents: [{ uri: "u" }], originCallId: null }, false],
@@ -103,7 +120,9 @@ describe("the app-server JSON Schema", () => {
     [
       "SkillsListResult",
       {
-        skills: [{ name: "p:s", description: "", package: "skill://p/s", mainResource: "skill://p/s/SKILL.md", visible: true }],
+        skills: [
+          { name: "p:s", description: "", package: "skill://p/s", mainResource: "skill://p/s/SKILL.md", visible: true }
+        ],
         warnings: [],
         truncated: false
       },
@@ -225,6 +244,9 @@ describe("generated blocks", () => {
       () => fill("x.md", "<!-- BEGIN GENERATED: b -->\n<!-- END GENERATED: b -->", {}),
       "x.md: no generator for the block b"
     )
-    assert.throws(() => fill("x.md", "<!-- BEGIN GENERATED: b -->\n", { b: "" }), "x.md: generated block b has no END marker")
+    assert.throws(
+      () => fill("x.md", "<!-- BEGIN GENERATED: b -->\n", { b: "" }),
+      "x.md: generated block b has no END marker"
+    )
   })
 })
