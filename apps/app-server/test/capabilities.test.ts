@@ -43,6 +43,10 @@ const attach = (label: string) =>
     return { session, written }
   })
 
+/** The version-1 `initialize` result, and the result a client that declares capabilities gets. */
+const v1Result = { serverInfo: { name: "mcp-resources-app-server", version: "0.1.0" }, protocolVersion: 1 }
+const withCapabilities = { ...v1Result, capabilities: { toolProfiles: ["codex"] } }
+
 describe("capabilities at initialize", () => {
   it.scoped("the server requests a client declares are kept per connection and readable by later code", () =>
     Effect.gen(function* () {
@@ -63,16 +67,12 @@ describe("capabilities at initialize", () => {
       assert.deepStrictEqual(a.written[0], {
         jsonrpc: "2.0",
         id: 1,
-        result: {
-          serverInfo: { name: "mcp-resources-app-server", version: "0.1.0" },
-          protocolVersion: 1,
-          capabilities: { toolProfiles: ["codex"] }
-        }
+        result: withCapabilities
       })
       assert.deepStrictEqual(b.written[0], {
         jsonrpc: "2.0",
         id: 1,
-        result: { serverInfo: { name: "mcp-resources-app-server", version: "0.1.0" }, protocolVersion: 1 }
+        result: v1Result
       })
       // Connection ids are given in attach order; both are open.
       const [idA, idB] = [1, 2]
@@ -145,11 +145,7 @@ describe("capabilities at initialize", () => {
       assert.deepStrictEqual(a.written[1], {
         jsonrpc: "2.0",
         id: 8,
-        result: {
-          serverInfo: { name: "mcp-resources-app-server", version: "0.1.0" },
-          protocolVersion: 1,
-          capabilities: { toolProfiles: ["codex"] }
-        }
+        result: withCapabilities
       })
     }).pipe(Effect.provide(dispatcher))
   )
@@ -165,16 +161,9 @@ describe("capabilities at initialize", () => {
             capabilities: { serverRequests: ["elicitation", "some/future/request"] }
           })
         )
-        assert.deepStrictEqual(withCaps, {
-          serverInfo: { name: "mcp-resources-app-server", version: "0.1.0" },
-          protocolVersion: 1,
-          capabilities: { toolProfiles: ["codex"] }
-        })
+        assert.deepStrictEqual(withCaps, withCapabilities)
         const plain = yield* start({ args: ["--data-dir", tempDir()] })
-        assert.deepStrictEqual(resultOf(yield* plain.request("initialize", { clientInfo: { name: "t" } })), {
-          serverInfo: { name: "mcp-resources-app-server", version: "0.1.0" },
-          protocolVersion: 1
-        })
+        assert.deepStrictEqual(resultOf(yield* plain.request("initialize", { clientInfo: { name: "t" } })), v1Result)
         assert.deepStrictEqual(
           errorOf(yield* plain.request("initialize", { clientInfo: { name: "t" }, capabilities: {} })),
           { code: -32600, message: "Already initialized" }

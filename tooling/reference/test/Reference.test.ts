@@ -52,6 +52,17 @@ describe("the app-server JSON Schema", () => {
     }
   })
 
+  const startedItem = {
+    type: "mcpToolCall",
+    id: "c1",
+    server: "codex",
+    tool: "list_mcp_resources",
+    arguments: null,
+    status: "inProgress",
+    result: null,
+    error: null,
+    durationMs: null
+  }
   const samples: ReadonlyArray<readonly [string, unknown, boolean]> = [
     ["InitializeParams", { clientInfo: { name: "t", version: "1" } }, true],
     ["InitializeParams", { clientInfo: { name: "t" }, capabilities: { serverRequests: ["elicitation"] } }, true],
@@ -131,17 +142,14 @@ describe("the app-server JSON Schema", () => {
     ["SkillsReadResult", { resource: "skill://p/s/SKILL.md", contents: "# s", next_cursor: null }, true],
     ["SkillsReadResult", { resource: "skill://p/s/SKILL.md", contents: "# s", next_cursor: "c" }, false],
     ["TurnStartedNotification", { threadId: "a", turnId: "t1" }, true],
+    ["ItemStartedNotification", { threadId: "a", turnId: "t1", item: startedItem }, true],
     [
       "ItemCompletedNotification",
       {
         threadId: "a",
         turnId: "t1",
         item: {
-          type: "mcpToolCall",
-          id: "c1",
-          server: "codex",
-          tool: "list_mcp_resources",
-          arguments: null,
+          ...startedItem,
           status: "completed",
           result: { content: [{ type: "text", text: '{"resources":[]}' }], isError: false },
           error: null,
@@ -155,17 +163,7 @@ describe("the app-server JSON Schema", () => {
       {
         threadId: "a",
         turnId: "t1",
-        item: {
-          type: "mcpToolCall",
-          id: "c1",
-          server: "codex",
-          tool: "list_mcp_resources",
-          arguments: {},
-          status: "running",
-          result: null,
-          error: null,
-          durationMs: null
-        }
+        item: { ...startedItem, status: "running" }
       },
       false
     ],
