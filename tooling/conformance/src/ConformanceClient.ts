@@ -1,0 +1,121 @@
+/**
+ * What the conformance client does against one scenario's server, through the public API of our
+ * packages only: the resource client connects (initialize, first `tools/list`) to a streamable HTTP
+ * entry, and the tool handlers list the model-visible tools and call each one as a model would.
+ */
+import { Config } from "@mcp-resources/protocol"
+import { ResourceClient, ServerEntry } from "@mcp-resources/resource-client"
+import { LifecycleSink, ToolHandlers } from "@mcp-resources/tool-handlers"
+import { Data, Effect, Either, Option } from "effect"
+
+/** The name of the one server entry; its tools are `mcp__conformance__{tool}`. */
+export const serverName = "conformance"
+
+/** The client could not do what the scenario asks: the reason, as the user of our packages would see it. */
+export class ConformanceClientError extends Data.TaggedError("ConformanceClientError")<{
+  readonly message: string
+}> {}
+
+/** One tool call the client made and what the model would have read. */
+export interface ToolCallOutcome {
+  readonly name: string
+  readonly arguments: string
+  readonly output: string
+  readonly success: boolean
+}
+
+/** What happened against the server: the model-visible tools and every call made. */
+export interface Outcome {
+  readonly tools: ReadonlyArray<string>
+  readonly calls: ReadonlyArray<ToolCallOutcome>
+}
+
+type JsonSchema = Readonly<Record<string, unknown>>
+
+const isObject = (value: unknown): value is JsonSchema =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/**
+ * Arguments a model would plausibly send for a tool's parameter schema: every required property gets
+ * a value of its type (numbers count up from 2, so `add_numbers` gets `{"a":2,"b":3}`); optional ones
+ * are left out. `None` when a required property has a type this client cannot make up.
+ */
+export const argumentsFor = (parameters: JsonSchema): Option.Option<Record<string, unknown>> => {
+  const properties = isObject(parameters.properties) ? parameters.properties : {}
+  const required = Array.isArray(parameters.required)
+    ? parameters.required.filter((key): key is string => typeof key === "string")
+    : []
+  const args: Record<string, unknown> = {}
+  let nextNumber = 2
+  for (const key of required) {
+    const property = properties[key]
+    const type = isObject(property) ? property.type : undefined
+    if (type === "number" || type === "integer") args[key] = nextNumber++
+    else if (type === "string") args[key] = "conformance"
+    else if (type === "boolean") args[key] = true
+    else return Option.none()
+  }
+  return Option.some(args)
+}
+
+/** The config of the one HTTP entry, through the same decoder as a config file. */
+const configFor = (url: string): Effect.Effect<Config.Config, ConformanceClientError> =>
+  Either.match(
+    Config.decode({ mcp_servers: { [serverName]: { url, startup_timeout_sec: 15, tool_timeout_sec: 15 } } }, url),
+    {
+      onLeft: (error) => Effect.fail(new ConformanceClientError({ message: error.message })),
+      onRight: Effect.succeed
+    }
+  )
+
+/**
+ * Connects to `url`, lists the tools and calls each one whose arguments can be made up. Fails when
+ * the server does not become ready or a tool call does not succeed.
+ */
+export const run = (url: string): Effect.Effect<Outcome, ConformanceClientError> =>
+  Effect.gen(function* () {
+    const config = yield* configFor(url)
+    const outcome = yield* Effect.scoped(
+      Effect.gen(function* () {
+        const client = yield* ResourceClient.ResourceClient
+        const set = yield* client.acquire
+        const status = yield* set.awaitSettled(serverName)
+        if (Option.isNone(status) || status.value.status !== "ready") {
+          const detail = Option.match(status, {
+            onNone: () => "is not in the connection set",
+            onSome: (s) => `is ${s.status}${s.error === undefined ? "" : `: ${s.error}`}`
+          })
+          return yield* new ConformanceClientError({ message: `server '${serverName}' ${detail}` })
+        }
+        const ctx: ToolHandlers.ToolContext = {
+          set,
+          config,
+          orchestratorMcpEnabled: true,
+          truncation: config.truncation
+        }
+        const prefix = `mcp__${serverName}__`
+        const tools = (yield* ToolHandlers.listTools(ctx)).filter((spec) => spec.name.startsWith(prefix))
+        yield* Effect.logInfo(`tools: ${tools.map((spec) => spec.name).join(", ") || "(none)"}`)
+        const calls: Array<ToolCallOutcome> = []
+        for (const [index, spec] of tools.entries()) {
+          const args = argumentsFor(spec.parameters)
+          if (Option.isNone(args)) {
+            yield* Effect.logInfo(`${spec.name}: not called (a required parameter has a type we cannot make up)`)
+            continue
+          }
+          const call = { callId: `call-${index + 1}`, name: spec.name, arguments: JSON.stringify(args.value) }
+          const { output, success } = yield* ToolHandlers.callTool(ctx, call)
+          yield* Effect.logInfo(`${spec.name}(${call.arguments}) -> ${success ? "ok" : "failed"}: ${output}`)
+          calls.push({ name: spec.name, arguments: call.arguments, output, success })
+        }
+        return { tools: tools.map((spec) => spec.name), calls }
+      })
+    ).pipe(Effect.provide([ResourceClient.layer(ServerEntry.fromConfig(config)), LifecycleSink.layerNoop]))
+    const failed = outcome.calls.filter((call) => !call.success)
+    if (failed.length > 0) {
+      return yield* new ConformanceClientError({
+        message: failed.map((call) => `${call.name} failed: ${call.output}`).join("; ")
+      })
+    }
+    return outcome
+  })
