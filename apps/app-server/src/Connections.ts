@@ -2,7 +2,8 @@
  * The registry of open client connections (stdio and WebSocket) and the one place outgoing messages
  * are encoded: every message carries `"jsonrpc":"2.0"`.
  */
-import { Context, Effect, Layer, type Scope } from "effect"
+import type { AppServer } from "@mcp-resources/protocol"
+import { Context, Effect, Layer, Option, type Scope } from "effect"
 
 /** A JSON-RPC request id: a string or a number. */
 export type RequestId = string | number
@@ -12,6 +13,13 @@ export interface Connection {
   readonly id: number
   readonly label: string
   readonly write: (text: string) => void
+}
+
+/** What a connection's client declared at `initialize`. */
+export interface ClientSession {
+  readonly clientInfo: { readonly name: string; readonly version?: string }
+  /** Undefined when the client sent no `capabilities` (a protocol version 1 client). */
+  readonly capabilities: AppServer.ClientCapabilities | undefined
 }
 
 /** The operations of the registry. */
@@ -26,6 +34,12 @@ export interface Service {
     id: RequestId | null,
     error: { readonly code: number; readonly message: string }
   ) => Effect.Effect<void>
+  /** Records what the connection's client declared at `initialize` (kept until the connection closes). */
+  readonly setClient: (connection: Connection, client: ClientSession) => Effect.Effect<void>
+  /** What the client of an open connection declared at `initialize`; none before it and once closed. */
+  readonly client: (connectionId: number) => Effect.Effect<Option.Option<ClientSession>>
+  /** Whether the client of an open connection declared that it answers the server-to-client request `request`. */
+  readonly answers: (connectionId: number, request: string) => Effect.Effect<boolean>
   /** Sends a notification to each of the given connections that is still open. */
   readonly notify: (connectionIds: Iterable<number>, method: string, params: unknown) => Effect.Effect<void>
 }
@@ -38,6 +52,7 @@ const encode = (message: unknown): string => JSON.stringify(message)
 /** Builds the registry. */
 export const make: Effect.Effect<Service> = Effect.sync(() => {
   const open = new Map<number, Connection>()
+  const clients = new Map<number, ClientSession>()
   let next = 1
   const send = (connection: Connection, message: unknown) =>
     Effect.sync(() => {
@@ -51,8 +66,19 @@ export const make: Effect.Effect<Service> = Effect.sync(() => {
           open.set(connection.id, connection)
           return connection
         }),
-        (connection) => Effect.sync(() => open.delete(connection.id))
+        (connection) =>
+          Effect.sync(() => {
+            open.delete(connection.id)
+            clients.delete(connection.id)
+          })
       ),
+    setClient: (connection, client) =>
+      Effect.sync(() => {
+        if (open.get(connection.id) === connection) clients.set(connection.id, client)
+      }),
+    client: (connectionId) => Effect.sync(() => Option.fromNullable(clients.get(connectionId))),
+    answers: (connectionId, request) =>
+      Effect.sync(() => clients.get(connectionId)?.capabilities?.serverRequests?.includes(request) ?? false),
     respond: (connection, id, result) => send(connection, { jsonrpc: "2.0", id, result }),
     respondError: (connection, id, error) =>
       send(connection, { jsonrpc: "2.0", id, error: { code: error.code, message: error.message } }),

@@ -84,7 +84,7 @@ const isValidId = (u: unknown): u is RequestId => typeof u === "string" || (type
 const idKey = (id: RequestId): string => `${typeof id}:${id}`
 /** A character other than white space (the set `String.prototype.trim` removes). */
 const nonBlank = /\S/
-const CancelParams = Schema.Struct({ id: Schema.Union(Schema.String, Schema.Number) })
+const CancelParams = AppServer.CancelRequestParams
 
 /** Builds the dispatcher over the method table. */
 export const make: Effect.Effect<Service, never, Connections | Environment | Scope.Scope> = Effect.gen(function* () {
@@ -251,11 +251,13 @@ export const make: Effect.Effect<Service, never, Connections | Environment | Sco
           const decoded = decodeParams(InitializeParams, params)
           if (Either.isLeft(decoded)) return fail(id, codes.invalidRequest, decoded.left)
           initialized = true
+          const { clientInfo, capabilities } = decoded.right
           return Effect.zipRight(
             Effect.logInfo("client initialized").pipe(
-              Effect.annotateLogs({ connection: label, client: decoded.right.clientInfo.name })
+              Effect.annotateLogs({ connection: label, client: clientInfo.name }),
+              Effect.zipRight(connections.setClient(connection, { clientInfo, capabilities }))
             ),
-            connections.respond(connection, id, initializeResult())
+            connections.respond(connection, id, initializeResult(decoded.right))
           )
         }
         // A second request with the id of one in flight would take its place in the table (so that

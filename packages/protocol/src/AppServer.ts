@@ -63,14 +63,52 @@ export const protocolVersion = 1
 
 const NonNegativeInt = Schema.Int.pipe(Schema.nonNegative()).annotations({ identifier: "integer >= 0" })
 
+/** The tool profiles this server offers: `codex` (the resource tools and MCP tool calls of today). */
+export const toolProfiles = ["codex"] as const
+
+/**
+ * What a client declares at `initialize`: the server-to-client requests it answers (for example
+ * `elicitation`). Names the server does not know are kept and ignored, so that a newer client works
+ * with an older server. Later client capabilities are added as optional fields.
+ */
+export const ClientCapabilities = Schema.Struct({
+  serverRequests: opt(
+    Schema.Array(Schema.String).annotations({
+      description: "The server-to-client requests this client answers, e.g. elicitation."
+    })
+  )
+}).annotations({ identifier: "ClientCapabilities" })
+/** What a client declares at `initialize`. */
+export type ClientCapabilities = typeof ClientCapabilities.Type
+
+/**
+ * The optional capabilities this server offers, named in the `initialize` result. Each later
+ * capability (change notifications, widget methods, server requests) is added as a field.
+ */
+export const ServerCapabilities = Schema.Struct({
+  toolProfiles: Schema.Array(Schema.String).annotations({
+    description: "The tool profiles this server offers (today: codex). Clients ignore names they do not know."
+  })
+}).annotations({ identifier: "ServerCapabilities" })
+/** The optional capabilities this server offers. */
+export type ServerCapabilities = typeof ServerCapabilities.Type
+
+/** The capabilities of this server. */
+export const serverCapabilities: ServerCapabilities = { toolProfiles: toolProfiles }
+
 /** `initialize` params. */
 export const InitializeParams = Schema.Struct({
-  clientInfo: Schema.Struct({ name: Schema.String, version: opt(Schema.String) })
+  clientInfo: Schema.Struct({ name: Schema.String, version: opt(Schema.String) }),
+  capabilities: opt(ClientCapabilities)
 })
-/** `initialize` result. */
+/**
+ * `initialize` result. `capabilities` is present exactly when the client sent `capabilities` (even
+ * `{}`): a client of protocol version 1 that declares nothing gets the version-1 result unchanged.
+ */
 export const InitializeResult = Schema.Struct({
   serverInfo: Schema.Struct({ name: Schema.Literal(serverName), version: Schema.String }),
-  protocolVersion: Schema.Literal(protocolVersion)
+  protocolVersion: Schema.Literal(protocolVersion),
+  capabilities: opt(ServerCapabilities)
 })
 
 /** The per-thread config override of `thread/start`. */
@@ -209,6 +247,15 @@ export const TurnStartedNotification = Schema.Struct({ threadId: Schema.String, 
 export const ItemNotification = Schema.Struct({ threadId: Schema.String, turnId: Schema.String, item: McpToolCallItem })
 /** `thread/rolledBack` notification params. */
 export const ThreadRolledBackNotification = Schema.Struct({ threadId: Schema.String, numTurns: NonNegativeInt })
+
+/** `$/cancelRequest` params (a client notification): the id of the request to cancel. */
+export const CancelRequestParams = Schema.Struct({ id: Schema.Union(Schema.String, Schema.Number) })
+
+/** Client notification method name -> params schema (`initialized` is accepted and ignored). */
+export const clientNotifications = {
+  "$/cancelRequest": CancelRequestParams,
+  initialized: Schema.Unknown
+} as const
 
 /** Notification method name -> params schema. */
 export const notifications = {

@@ -85,7 +85,9 @@ export const empty: Config = {
 
 const StringMap = Schema.Record({ key: Schema.String, value: Schema.String })
 const Seconds = Schema.Number.pipe(
-  Schema.filter((n) => (n > 0 && n <= 86400) || "must be a number of seconds with 0 < t <= 86400")
+  Schema.filter((n) => (n > 0 && n <= 86400) || "must be a number of seconds with 0 < t <= 86400", {
+    jsonSchema: { exclusiveMinimum: 0, maximum: 86400 }
+  })
 )
 const Enabled = Schema.Struct({ enabled: opt(Schema.Boolean) })
 

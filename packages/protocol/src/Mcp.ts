@@ -16,7 +16,8 @@ const isJsonObject = (u: unknown): u is { readonly [x: string]: unknown } =>
 export const JsonObject: Schema.Schema<{ readonly [x: string]: unknown }> = Schema.declare(isJsonObject, {
   identifier: "JsonObject",
   description: "a JSON object",
-  arbitrary: () => (fc) => fc.dictionary(fc.string(), fc.jsonValue())
+  arbitrary: () => (fc) => fc.dictionary(fc.string(), fc.jsonValue()),
+  jsonSchema: { type: "object" }
 })
 /** A JSON object whose values are passed through unchanged. */
 export type JsonObject = typeof JsonObject.Type
@@ -153,7 +154,21 @@ const isCallToolResultShape = Schema.is(CallToolResultShape)
 export const CallToolResult: Schema.Schema<typeof CallToolResultShape.Type> = Schema.declare(isCallToolResultShape, {
   identifier: "CallToolResult",
   description: "a tools/call result",
-  arbitrary: () => Arbitrary.makeLazy(CallToolResultShape)
+  arbitrary: () => Arbitrary.makeLazy(CallToolResultShape),
+  // The JSON Schema of CallToolResultShape (a declaration has none of its own).
+  jsonSchema: {
+    type: "object",
+    required: ["content"],
+    properties: {
+      content: {
+        type: "array",
+        items: { type: "object", required: ["type"], properties: { type: { type: "string" } } }
+      },
+      structuredContent: { type: "object" },
+      isError: { type: "boolean" },
+      _meta: { type: "object" }
+    }
+  }
 })
 /** A `tools/call` result. */
 export type CallToolResult = typeof CallToolResult.Type

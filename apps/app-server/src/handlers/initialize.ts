@@ -9,10 +9,14 @@ export const serverName = AppServer.serverName
 export const serverVersion: string = (createRequire(import.meta.url)("../../package.json") as { version: string })
   .version
 
-/** The `initialize` result. */
-export const initializeResult = () => ({
+/**
+ * The `initialize` result. The server's `capabilities` are added exactly when the client declared its
+ * own (even `{}`), so that a client of protocol version 1 sees the version-1 result unchanged.
+ */
+export const initializeResult = (params: AppServer.Params<"initialize">): AppServer.Result<"initialize"> => ({
   serverInfo: { name: serverName, version: serverVersion },
-  protocolVersion: AppServer.protocolVersion
+  protocolVersion: AppServer.protocolVersion,
+  ...(params.capabilities !== undefined ? { capabilities: AppServer.serverCapabilities } : {})
 })
 
 export { InitializeParams } from "../internal/params.js"

@@ -1,0 +1,116 @@
+/**
+ * What each config key means and its default. The keys, their types and bounds come from the config
+ * file's JSON Schema (generated from `protocol` Config.RawConfig); defaults are read from the protocol's
+ * own values where it has them. Generation fails when a key of the schema is missing here, or when an
+ * entry here names no key, so that a new key cannot land undocumented.
+ */
+import { Config, Truncation } from "@mcp-resources/protocol"
+
+/** The documentation of one key. */
+export interface KeyDoc {
+  /** The default as written in the file (`true`, `10`, `"codex_apps"`), or how absence is read. */
+  readonly default: string
+  readonly meaning: string
+}
+
+const d = Config.serverDefaults
+const json = (value: unknown) => `\`${JSON.stringify(value)}\``
+
+/** Path (`NAME` for a key you choose) → documentation. */
+export const keys: Readonly<Record<string, KeyDoc>> = {
+  mcp_servers: { default: "no servers", meaning: "The MCP servers, one table per server; `NAME` is its name." },
+  "mcp_servers.NAME.command": {
+    default: "—",
+    meaning: "A stdio server: the program to start. Exactly one of `command` and `url`."
+  },
+  "mcp_servers.NAME.args": { default: "`[]`", meaning: "Arguments of `command`." },
+  "mcp_servers.NAME.env": {
+    default: "`{}`",
+    meaning: "Variables added to the inherited environment of `command`. Values never appear in logs or listings."
+  },
+  "mcp_servers.NAME.cwd": { default: "the app-server's", meaning: "Working directory of `command`." },
+  "mcp_servers.NAME.url": {
+    default: "—",
+    meaning: "A streamable HTTP server: its `http://` or `https://` URL. Exactly one of `command` and `url`."
+  },
+  "mcp_servers.NAME.bearer_token_env_var": {
+    default: "none",
+    meaning:
+      "HTTP only: every request carries `Authorization: Bearer <value of this variable>`; an unset variable makes the server `failed`."
+  },
+  "mcp_servers.NAME.http_headers": { default: "`{}`", meaning: "HTTP only: headers sent with every request." },
+  "mcp_servers.NAME.enabled": {
+    default: json(d.enabled),
+    meaning: "`false`: the server is listed as `disabled` and never started."
+  },
+  "mcp_servers.NAME.startup_timeout_sec": {
+    default: json(d.startupTimeoutSec),
+    meaning: "Seconds for connect, `initialize` and the first tool list together."
+  },
+  "mcp_servers.NAME.tool_timeout_sec": {
+    default: json(d.toolTimeoutSec),
+    meaning: "Seconds for each request to the server, and for all pages of one list together."
+  },
+  "mcp_servers.NAME.max_message_bytes": {
+    default: `${json(d.maxMessageBytes)} (64 MiB)`,
+    meaning: "stdio only: the largest message accepted from the server; a larger one makes the server `failed`."
+  },
+  mcpServers: {
+    default: "no servers",
+    meaning: "JSON files only: the desktop hosts' form, instead of `mcp_servers` (never both)."
+  },
+  "mcpServers.NAME.type": {
+    default: "from the fields",
+    meaning: "`stdio` needs `command`; `http` and `streamable-http` need `url`; `sse` is refused."
+  },
+  "mcpServers.NAME.command": { default: "—", meaning: "As `mcp_servers.NAME.command`." },
+  "mcpServers.NAME.args": { default: "`[]`", meaning: "As `mcp_servers.NAME.args`." },
+  "mcpServers.NAME.env": { default: "`{}`", meaning: "As `mcp_servers.NAME.env`." },
+  "mcpServers.NAME.cwd": { default: "the app-server's", meaning: "As `mcp_servers.NAME.cwd`." },
+  "mcpServers.NAME.url": { default: "—", meaning: "As `mcp_servers.NAME.url`." },
+  "mcpServers.NAME.headers": { default: "`{}`", meaning: "As `mcp_servers.NAME.http_headers`." },
+  "mcpServers.NAME.enabled": { default: json(d.enabled), meaning: "As `mcp_servers.NAME.enabled`." },
+  orchestrator: { default: "—", meaning: "Switches for the apps server's features." },
+  "orchestrator.mcp": { default: "—", meaning: "The model tools' access to the apps server." },
+  "orchestrator.mcp.enabled": {
+    default: json(Config.empty.orchestrator.mcpEnabled),
+    meaning:
+      "`false`: the model's resource tools cannot see the apps server (a thread's `config.orchestratorMcpEnabled` overrides it)."
+  },
+  "orchestrator.skills": { default: "—", meaning: "The skills methods." },
+  "orchestrator.skills.enabled": {
+    default: json(Config.empty.orchestrator.skillsEnabled),
+    meaning: "`false`: `skills/list` is empty and `skills/read` fails."
+  },
+  apps: { default: "—", meaning: "The apps server and its connectors." },
+  "apps.server_name": {
+    default: json(Config.empty.apps.serverName),
+    meaning: "Which configured server is the apps server (widgets, skills, connectors)."
+  },
+  "apps.connectors": { default: "`{}`", meaning: "Per-connector policy; `NAME` is a connector id." },
+  "apps.connectors.NAME.enabled": {
+    default: "`true`",
+    meaning: "`false`: every tool of the connector is hidden, refused and not readable as a widget origin."
+  },
+  "apps.connectors.NAME.tools": { default: "`{}`", meaning: "Per-tool policy; `NAME` is the raw MCP tool name." },
+  "apps.connectors.NAME.tools.NAME.enabled": { default: "`true`", meaning: "`false`: this one tool is disabled." },
+  truncation: { default: "—", meaning: "How model-facing output is shortened." },
+  "truncation.mode": {
+    default: json(Truncation.defaultPolicy.mode),
+    meaning: "`bytes` counts UTF-8 bytes; `tokens` estimates 4 bytes per token."
+  },
+  "truncation.limit": {
+    default: json(Truncation.defaultPolicy.limit),
+    meaning: "The budget, multiplied by 1.2 (rounded up) when applied."
+  },
+  persistence: { default: "—", meaning: "Where threads are stored. Read at start only." },
+  "persistence.driver": {
+    default: json(Config.empty.persistence.driver),
+    meaning:
+      "`sqlite` (`DATA_DIR/state.sqlite`), `postgres` (shared by several app-servers) or `memory` (nothing kept)."
+  },
+  "persistence.url": {
+    default: "`$DATABASE_URL`",
+    meaning: "The PostgreSQL connection URL (driver `postgres`)."
+  }
+}

@@ -1,0 +1,297 @@
+/**
+ * Every exact message of the packages, rendered with `{placeholders}` for the reference. The texts come
+ * from the message modules themselves (`protocol` Messages and AppServer, `resource-origins`
+ * CallScopedRead, `skills` SkillMessages); what this file adds is when each one is produced. A test
+ * checks that every export of those modules is listed here, so a new message cannot go undocumented.
+ */
+import { AppServer, Messages } from "@mcp-resources/protocol"
+import { CallScopedRead } from "@mcp-resources/resource-origins"
+import { SkillMessages } from "@mcp-resources/skills"
+
+/** One documented message. */
+export interface MessageDoc {
+  /** The export's path in its module, e.g. `args.invalidJson`. */
+  readonly key: string
+  readonly text: string
+  readonly when: string
+}
+
+const m = (key: string, text: string, when: string): MessageDoc => ({ key, text, when })
+
+/** Exports of the message modules that are helpers, not messages. */
+export const helpers: Readonly<Record<string, ReadonlyArray<string>>> = {
+  Messages: ["formatDuration", "jsonKind"],
+  AppServerMessages: [],
+  CallScopedRead: ["defaultRequestMetaKey", "callScopedMeta", "plainReadMeta", "readForCall"],
+  SkillMessages: []
+}
+
+/** `protocol` Messages: the connection runtime and the model tools. */
+export const runtimeAndTools: ReadonlyArray<MessageDoc> = [
+  m("unknownServer", Messages.unknownServer("{server}"), "the server name is not an enabled server of the set"),
+  m(
+    "failedToGetClient",
+    Messages.failedToGetClient("{error}"),
+    "the server is `failed` (startup failure or crash); `{error}` is its status message"
+  ),
+  m(
+    "timedOutAwaiting",
+    Messages.timedOutAwaiting("{method}", 300_000),
+    "a request ran past the server's `tool_timeout_sec` (here 300 s); the duration is written `300s`, `30s` or `500ms`"
+  ),
+  m(
+    "startupTimedOut",
+    Messages.startupTimedOut(10_000),
+    "startup (connect, `initialize`, first tool list) ran past `startup_timeout_sec` (here 10 s)"
+  ),
+  m("connectionClosed", Messages.connectionClosed, "the transport closed without giving a reason"),
+  m(
+    "messageExceeds",
+    Messages.messageExceeds(67108864),
+    "a stdio server sent a message over `max_message_bytes` (here the default); the server becomes `failed`"
+  ),
+  m(
+    "requestContext.resources/list",
+    Messages.requestContext["resources/list"]("{server}"),
+    "context before the cause of a failed list page"
+  ),
+  m(
+    "requestContext.resources/templates/list",
+    Messages.requestContext["resources/templates/list"]("{server}"),
+    "context before the cause of a failed template list page"
+  ),
+  m(
+    "requestContext.resources/read",
+    Messages.requestContext["resources/read"]("{server}", "{uri}"),
+    "context before the cause of a failed read"
+  ),
+  m(
+    "requestContext.tools/call",
+    Messages.requestContext["tools/call"]("{server}"),
+    "context before the cause of a failed tool call"
+  ),
+  m(
+    "requestContext.tools/list",
+    Messages.requestContext["tools/list"]("{server}"),
+    "context before the cause of a failed tool catalog page (logged)"
+  ),
+  m("pagination.pageLimit", Messages.pagination.pageLimit("{method}"), "a list needed more than 100 pages"),
+  m("pagination.itemLimit", Messages.pagination.itemLimit("{method}"), "a list held more than 2048 items"),
+  m(
+    "pagination.cursorTooLarge",
+    Messages.pagination.cursorTooLarge("{method}"),
+    "a `nextCursor` was longer than 65536 bytes"
+  ),
+  m(
+    "pagination.repeatedCursor",
+    Messages.pagination.repeatedCursor("{method}"),
+    "a `nextCursor` came back that this collection had already followed"
+  ),
+  m(
+    "pagination.timedOut",
+    Messages.pagination.timedOut("{method}", 300_000),
+    "all pages together ran past the deadline (the server's `tool_timeout_sec`, here 300 s)"
+  ),
+  m(
+    "aggregateLog.resources",
+    Messages.aggregateLog.resources("{server}", "{error}"),
+    "warning logged when one server fails in an all-servers resource list"
+  ),
+  m(
+    "aggregateLog.templates",
+    Messages.aggregateLog.templates("{server}", "{error}"),
+    "warning logged when one server fails in an all-servers template list"
+  ),
+  m("args.invalidJson", Messages.args.invalidJson, "the argument text is not blank and not JSON"),
+  m(
+    "args.expectedObject",
+    Messages.args.expectedObject("{kind}"),
+    "the arguments are JSON but not an object (`{kind}` is `array`, `string`, `number` or `boolean`)"
+  ),
+  m(
+    "args.mustBeString",
+    Messages.args.mustBeString("{field}", "{kind}"),
+    "a field is present but not a string (for the list tools `null` counts as absent)"
+  ),
+  m("args.missingField", Messages.args.missingField("{field}"), "`read_mcp_resource` without `server` or `uri`"),
+  m("args.serverMustBeProvided", Messages.args.serverMustBeProvided, "`read_mcp_resource` with a blank `server`"),
+  m("args.uriMustBeProvided", Messages.args.uriMustBeProvided, "`read_mcp_resource` with a blank `uri`"),
+  m("args.cursorWithoutServer", Messages.args.cursorWithoutServer, "a list tool with a `cursor` and no `server`"),
+  m(
+    "serverDisabledByOrchestrator",
+    Messages.serverDisabledByOrchestrator("{server}"),
+    "a single-server list or a read of the apps server while `orchestrator.mcp.enabled` is false"
+  ),
+  m("toolFailure.list", Messages.toolFailure.list("{chain}"), "`list_mcp_resources` failed after its arguments"),
+  m(
+    "toolFailure.templates",
+    Messages.toolFailure.templates("{chain}"),
+    "`list_mcp_resource_templates` failed after its arguments"
+  ),
+  m("toolFailure.read", Messages.toolFailure.read("{chain}"), "`read_mcp_resource` failed after its arguments"),
+  m("toolFailure.call", Messages.toolFailure.call("{chain}"), "an `mcp__{server}__{tool}` call's request failed"),
+  m("unsupportedCall", Messages.unsupportedCall("{name}"), "`tool/call` with a name that is not offered")
+]
+
+/** `protocol` AppServer.messages: the app-server's JSON-RPC errors, with their codes. */
+export const appServer: ReadonlyArray<MessageDoc & { readonly code: number | undefined }> = [
+  { ...m("parseError", AppServer.messages.parseError, "a line or frame is not JSON (`id: null`)"), code: -32700 },
+  {
+    ...m("requestTooLarge", AppServer.messages.requestTooLarge, "a line over 8 MiB, discarded unread (`id: null`)"),
+    code: -32600
+  },
+  {
+    ...m(
+      "invalidRequest",
+      AppServer.messages.invalidRequest,
+      "JSON that is not a request or notification: a batch array, a bad `jsonrpc`, `method`, `id` or `params`"
+    ),
+    code: -32600
+  },
+  {
+    ...m(
+      "invalidParams",
+      AppServer.messages.invalidParams("{detail}"),
+      "params that do not match the method's schema; `{detail}` names the first offending field"
+    ),
+    code: -32600
+  },
+  {
+    ...m("notInitialized", AppServer.messages.notInitialized, "any request but `initialize` before it succeeded"),
+    code: -32600
+  },
+  {
+    ...m("alreadyInitialized", AppServer.messages.alreadyInitialized, "a second `initialize` on the connection"),
+    code: -32600
+  },
+  { ...m("methodNotFound", AppServer.messages.methodNotFound("{method}"), "an unknown method"), code: -32601 },
+  {
+    ...m("requestCancelled", AppServer.messages.requestCancelled, "the request was cancelled by `$/cancelRequest`"),
+    code: -32800
+  },
+  {
+    ...m(
+      "shuttingDown",
+      AppServer.messages.shuttingDown,
+      "a request arrived during shutdown, or was still running when the 5 s grace period ended"
+    ),
+    code: -32603
+  },
+  { ...m("threadNotFound", AppServer.messages.threadNotFound("{threadId}"), "an unknown thread id"), code: -32600 },
+  {
+    ...m(
+      "turnNotFound",
+      AppServer.messages.turnNotFound("{turnId}"),
+      "`tool/call` naming a turn never started in the thread, or rolled back"
+    ),
+    code: -32600
+  },
+  {
+    ...m(
+      "duplicateCallId",
+      AppServer.messages.duplicateCallId("{callId}"),
+      "`tool/call` with a call id that already produced items in the thread's current history"
+    ),
+    code: -32600
+  },
+  {
+    ...m(
+      "originCallIdRequiresThreadId",
+      AppServer.messages.originCallIdRequiresThreadId,
+      "`mcp/resource/read` with an `originCallId` and no `threadId`"
+    ),
+    code: -32600
+  },
+  {
+    ...m(
+      "modifiedConcurrently",
+      AppServer.messages.modifiedConcurrently("{threadId}"),
+      "an append lost a race with another process sharing the PostgreSQL store"
+    ),
+    code: -32603
+  },
+  {
+    ...m(
+      "callCancelled",
+      AppServer.messages.callCancelled,
+      "not a JSON-RPC error: the `error.message` of the item of a cancelled `tool/call`"
+    ),
+    code: undefined
+  }
+]
+
+/** `resource-origins` CallScopedRead: the nine checks of a call-scoped widget read, in order. */
+export const origins: ReadonlyArray<MessageDoc> = [
+  m("notFound", CallScopedRead.notFound, "1. no remembered origin has that call id"),
+  m(
+    "serverUnavailable",
+    CallScopedRead.serverUnavailable("{appsServerName}"),
+    "2. the apps server is not an enabled server of the latest set, or not `ready` once its startup settled"
+  ),
+  m("resourceMismatch", CallScopedRead.resourceMismatch, "3. the requested `uri` is not the origin's resource"),
+  m("ambiguousAccount", CallScopedRead.ambiguousAccount, "4. the original call passed a `link_id` of another account"),
+  m("toolUnavailable", CallScopedRead.toolUnavailable, "5. the apps server no longer lists the origin's tool"),
+  m(
+    "connectorMismatch",
+    CallScopedRead.connectorMismatch,
+    "6. the tool's `_meta.connector_id` is no longer the origin's connector"
+  ),
+  m("linkMismatch", CallScopedRead.linkMismatch, "7. the tool's `_meta.link_id` is no longer the origin's link"),
+  m(
+    "explicitLinkRequired",
+    CallScopedRead.explicitLinkRequired,
+    "8. the origin has no link and the tool requires one (`_meta._codex_apps.requires_explicit_link_id`)"
+  ),
+  m(
+    "disabledByAppConfiguration",
+    CallScopedRead.disabledByAppConfiguration,
+    "9. `[apps.connectors.C]` or `[apps.connectors.C.tools.N]` has `enabled = false`"
+  )
+]
+
+/** `skills` SkillMessages. */
+export const skills: ReadonlyArray<MessageDoc> = [
+  m("disabled", SkillMessages.disabled, "`skills/read` while `orchestrator.skills.enabled` is false"),
+  m("listFailed", SkillMessages.listFailed("{chain}"), "a discovery page failed"),
+  m("listFailedContext", SkillMessages.listFailedContext, "the context of `listFailed`"),
+  m("discoveryTimedOut", SkillMessages.discoveryTimedOut, "discovery ran past its 10 s deadline"),
+  m(
+    "discoveryStopped",
+    `${SkillMessages.discoveryStopped(2, "{message}").replace("2 resource pages", "{n} resource page(s)")}`,
+    "warning: a page after the first failed; `page` when n is 1, else `pages`"
+  ),
+  m("duplicateCursor", SkillMessages.duplicateCursor, "warning: a `nextCursor` came back twice"),
+  m("truncated", SkillMessages.truncated, "warning: a cap was reached (the catalog is `truncated: true`)"),
+  m("skipped", SkillMessages.skipped(7).replace("7", "{n}"), "warning: n `mcp/skill` resources were not valid skills"),
+  m(
+    "resourceMismatch",
+    SkillMessages.resourceMismatch,
+    "`skills/read`: a URI is not a valid skill URI, or `resource` is not inside `package`"
+  ),
+  m(
+    "clientNotConfigured",
+    SkillMessages.clientNotConfigured,
+    "library use without a resource client (the app-server always has one)"
+  ),
+  m("readTimedOut", SkillMessages.readTimedOut, "`skills/read` ran past 10 s"),
+  m(
+    "readFailedContext",
+    SkillMessages.readFailedContext("{resource}"),
+    "context before the chain of a failed `skills/read`"
+  ),
+  m(
+    "noMatchingText",
+    SkillMessages.noMatchingText("{resource}"),
+    "the read returned no text content with the requested `uri`"
+  ),
+  m("readTooLarge", SkillMessages.readTooLarge("{resource}"), "the text is over 1 MiB")
+]
+
+/** The keys a module exports as messages: its exports minus helpers, objects of templates flattened one level. */
+export const exportedKeys = (module: Readonly<Record<string, unknown>>, skip: ReadonlyArray<string>) =>
+  Object.entries(module)
+    .filter(([key]) => !skip.includes(key))
+    .flatMap(([key, value]) =>
+      typeof value === "object" && value !== null ? Object.keys(value).map((inner) => `${key}.${inner}`) : [key]
+    )
+    .sort()
