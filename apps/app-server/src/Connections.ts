@@ -28,6 +28,8 @@ export interface Service {
   ) => Effect.Effect<void>
   /** Sends a notification to each of the given connections that is still open. */
   readonly notify: (connectionIds: Iterable<number>, method: string, params: unknown) => Effect.Effect<void>
+  /** Runs `listener` with the id of every connection that closes from now on (after it is unregistered). */
+  readonly onClose: (listener: (connectionId: number) => Effect.Effect<void>) => Effect.Effect<void>
 }
 
 /** The connection registry tag. Layer: `layer`. */
@@ -38,6 +40,7 @@ const encode = (message: unknown): string => JSON.stringify(message)
 /** Builds the registry. */
 export const make: Effect.Effect<Service> = Effect.sync(() => {
   const open = new Map<number, Connection>()
+  const closeListeners: Array<(connectionId: number) => Effect.Effect<void>> = []
   let next = 1
   const send = (connection: Connection, message: unknown) =>
     Effect.sync(() => {
@@ -51,7 +54,11 @@ export const make: Effect.Effect<Service> = Effect.sync(() => {
           open.set(connection.id, connection)
           return connection
         }),
-        (connection) => Effect.sync(() => open.delete(connection.id))
+        (connection) =>
+          Effect.zipRight(
+            Effect.sync(() => open.delete(connection.id)),
+            Effect.forEach(closeListeners, (listener) => listener(connection.id), { discard: true })
+          )
       ),
     respond: (connection, id, result) => send(connection, { jsonrpc: "2.0", id, result }),
     respondError: (connection, id, error) =>
@@ -60,7 +67,8 @@ export const make: Effect.Effect<Service> = Effect.sync(() => {
       Effect.sync(() => {
         const text = encode({ jsonrpc: "2.0", method, params })
         for (const id of connectionIds) open.get(id)?.write(text)
-      })
+      }),
+    onClose: (listener) => Effect.sync(() => void closeListeners.push(listener))
   })
 })
 

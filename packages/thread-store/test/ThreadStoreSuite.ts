@@ -419,6 +419,29 @@ export const threadStoreSuite = (
         })
       )
 
+      it.scoped("a schema a newer release migrated is refused, naming both versions, and left unchanged", () =>
+        Effect.gen(function* () {
+          const { backend: b, store } = yield* fresh
+          yield* store.create(thread("th"))
+          yield* b.query!("INSERT INTO thread_store_migrations (version, name) VALUES (7, 'from_the_future')")
+          const error = yield* Effect.flip(build(b.open()))
+          assert.deepStrictEqual(
+            { reason: error.reason, message: error.message },
+            {
+              reason: "storage",
+              message:
+                "cannot open the thread store: its schema is at version 7, newer than version 1, the newest this version of mcp-resources knows; upgrade mcp-resources, or use another data directory or database"
+            }
+          )
+          const versions = yield* b.query!("SELECT version FROM thread_store_migrations ORDER BY version")
+          assert.deepStrictEqual(
+            versions.map((r) => Number(r.version)),
+            [1, 7]
+          )
+          assert.deepStrictEqual(yield* store.get("th"), Option.some(thread("th")))
+        })
+      )
+
       it.scoped("a corrupt record is a storage error naming the thread and seq, never dropped", () =>
         Effect.gen(function* () {
           const { backend: b, store } = yield* fresh

@@ -19,6 +19,8 @@ export interface ServerOptions {
   readonly allowRemote: boolean
   readonly tokenEnv: string | undefined
   readonly allowOrigins: ReadonlyArray<string>
+  /** `--thread-idle-timeout SECONDS`: how long a persistent thread no connection holds stays loaded (absent: the default, 300 s). */
+  readonly threadIdleTimeoutMs?: number
 }
 
 /** A command line the server refuses to start with. */
@@ -29,7 +31,7 @@ export class UsageError extends Error {
 /** The usage text printed with a {@link UsageError}. */
 export const usage =
   "usage: mcp-resources-app-server [--config PATH] [--data-dir DIR] [--listen ws://HOST:PORT] [--no-stdio] " +
-  "[--allow-remote] [--token-env VAR] [--allow-origin ORIGIN]..."
+  "[--allow-remote] [--token-env VAR] [--allow-origin ORIGIN]... [--thread-idle-timeout SECONDS]"
 
 /** True for `localhost`, `127.0.0.0/8` and `::1`. */
 export const isLoopback = (host: string): boolean => {
@@ -64,6 +66,7 @@ export const parseArgs = (
   let allowRemote = false
   let tokenEnv: string | undefined
   const allowOrigins: Array<string> = []
+  let threadIdleTimeoutMs: number | undefined
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
     const eq = arg.indexOf("=")
@@ -98,6 +101,16 @@ export const parseArgs = (
       case "--allow-origin":
         allowOrigins.push(value())
         break
+      case "--thread-idle-timeout": {
+        const text = value()
+        const seconds = Number(text)
+        if (text.trim() === "" || !Number.isFinite(seconds) || seconds < 0 || seconds > 2_000_000)
+          throw new UsageError(
+            `--thread-idle-timeout: expected a number of seconds from 0 to 2000000, got ${JSON.stringify(text)}`
+          )
+        threadIdleTimeoutMs = Math.round(seconds * 1000)
+        break
+      }
       default:
         throw new UsageError(`unknown argument: ${arg}`)
     }
@@ -128,6 +141,7 @@ export const parseArgs = (
     stdio,
     allowRemote,
     tokenEnv,
-    allowOrigins
+    allowOrigins,
+    ...(threadIdleTimeoutMs !== undefined ? { threadIdleTimeoutMs } : {})
   }
 }
