@@ -176,9 +176,11 @@ export const make = Effect.gen(function* () {
   const ephemeralStore = Context.get(yield* Layer.build(ThreadStore.layerMemory), ThreadStore.ThreadStore)
   const loaded = new Map<string, LoadedThread>()
   const loading = yield* Effect.makeSemaphore(1)
-  // Background work (idle checks, lost results, interrupted items) ends with the service.
+  // Background work (idle checks, lost results, interrupted items) ends with the service: interruptible
+  // even when forked from a finalizer or an uninterruptible record (each append stays whole).
   const scope = yield* Effect.scope
-  const background = <A, E>(effect: Effect.Effect<A, E>) => Effect.asVoid(Effect.forkIn(effect, scope))
+  const background = <A, E>(effect: Effect.Effect<A, E>) =>
+    Effect.asVoid(Effect.forkIn(Effect.interruptible(effect), scope))
 
   // Every Thread handed out is one of ours.
   const internal = (thread: Thread): LoadedThread => thread as LoadedThread
@@ -495,7 +497,11 @@ export const make = Effect.gen(function* () {
       .withPermits(1)(
         Effect.suspend(() =>
           loaded.get(t.id) === t && t.subscribers.size === 0
-            ? Effect.zipRight(unload(t), Effect.asVoid(ephemeralStore.remove(t.id)))
+            ? Effect.all([
+                unload(t),
+                ephemeralStore.remove(t.id),
+                Effect.logInfo("thread unloaded").pipe(Effect.annotateLogs({ threadId: t.id, reason: "ephemeral" }))
+              ])
             : Effect.void
         )
       )

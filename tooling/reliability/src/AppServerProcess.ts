@@ -48,6 +48,8 @@ export interface AppServer {
   readonly write: (data: string | Buffer) => Promise<void>
   /** Waits until a message matching `predicate` has arrived (already or later). */
   readonly waitFor: (predicate: (m: Message) => boolean, timeoutMs?: number) => Promise<Message>
+  /** Waits until `count` lines of standard error (from the start) matched `pattern`. */
+  readonly waitForStderr: (pattern: RegExp, count?: number, timeoutMs?: number) => Promise<void>
   /** Resident set size of the child in KiB (`/proc/PID/status` VmRSS), undefined when gone. */
   readonly rssKiB: () => number | undefined
   /** Resolves with the exit code/signal. */
@@ -75,11 +77,29 @@ export const start = (options: StartOptions = {}): AppServer => {
   let stderr = ""
   let pending = ""
   let stderrBytes = 0
+  let stderrLine = ""
+  const stderrWaiters = new Set<{ readonly pattern: RegExp; seen: number; readonly check: () => void }>()
+  const stderrLines: Array<string> = []
   child.stderr!.setEncoding("utf8")
   child.stderr!.on("data", (chunk: string) => {
     // Keep the head and a bounded tail: enough to explain a failure, never unbounded.
     stderrBytes += chunk.length
     stderr = (stderr + chunk).slice(-64 * 1024)
+    stderrLine += chunk
+    let nl = stderrLine.indexOf("\n")
+    while (nl >= 0) {
+      const line = stderrLine.slice(0, nl)
+      stderrLine = stderrLine.slice(nl + 1)
+      nl = stderrLine.indexOf("\n")
+      // Lines are kept (bounded) so that a waiter registered later still counts the earlier ones.
+      if (stderrLines.length < 10_000) stderrLines.push(line.slice(0, 500))
+      for (const waiter of [...stderrWaiters]) {
+        if (waiter.pattern.test(line)) {
+          waiter.seen++
+          waiter.check()
+        }
+      }
+    }
   })
   child.stdout!.setEncoding("utf8")
   child.stdout!.on("data", (chunk: string) => {
@@ -153,6 +173,29 @@ export const start = (options: StartOptions = {}): AppServer => {
   const response = (id: string | number, timeoutMs = 10_000) =>
     waitFor((m) => m.id === id && m.method === undefined, timeoutMs)
   const request = (method: string, params?: unknown, timeoutMs = 10_000) => response(send(method, params), timeoutMs)
+  const waitForStderr = (pattern: RegExp, count = 1, timeoutMs = 10_000): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const waiter = {
+        pattern,
+        seen: stderrLines.filter((line) => pattern.test(line)).length,
+        check: () => {
+          if (waiter.seen < count) return
+          stderrWaiters.delete(waiter)
+          clearTimeout(timer)
+          resolve()
+        }
+      }
+      const timer = setTimeout(() => {
+        stderrWaiters.delete(waiter)
+        reject(
+          new Error(
+            `timed out after ${timeoutMs} ms waiting for ${count} stderr lines matching ${pattern} (saw ${waiter.seen}); stderr: ${stderr.slice(-2000)}`
+          )
+        )
+      }, timeoutMs)
+      stderrWaiters.add(waiter)
+      waiter.check()
+    })
   const rssKiB = (): number | undefined => {
     try {
       const status = readFileSync(`/proc/${child.pid}/status`, "utf8")
@@ -184,6 +227,7 @@ export const start = (options: StartOptions = {}): AppServer => {
     response,
     write,
     waitFor,
+    waitForStderr,
     rssKiB,
     exited,
     close
