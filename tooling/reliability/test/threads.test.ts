@@ -352,23 +352,28 @@ describe("threads and the thread store", () => {
       }
     }
     try {
+      // One connection holds five threads, each bound to the set of its turn, across five reloads.
       const rounds = 5
       const threads: Array<string> = []
-      for (let round = 0; round < rounds; round++) {
-        const client = await wsClient(`ws://127.0.0.1:${port}`)
-        try {
-          const threadId = threadIdOf(await client.request("thread/start", {}))
+      const holder = await wsClient(`ws://127.0.0.1:${port}`)
+      let held = 0
+      try {
+        for (let round = 0; round < rounds; round++) {
+          const threadId = threadIdOf(await holder.request("thread/start", {}))
           threads.push(threadId)
-          expect((await client.request("turn/start", { threadId })).result).toBeDefined()
-        } finally {
-          await client.close()
+          expect((await holder.request("turn/start", { threadId })).result).toBeDefined()
+          expect((await server.request("config/mcpServer/reload", {}, 20_000)).result).toEqual({})
         }
-        expect((await server.request("config/mcpServer/reload", {}, 20_000)).result).toEqual({})
+        // Held threads keep their bindings until their next turn, as before.
+        held = children()
+        expect(held, "MCP children while a connection holds the threads").toBeGreaterThanOrEqual(rounds)
+      } finally {
+        await holder.close()
       }
+      // The connection closed: after the idle time every thread unloads and its binding is released.
       await server.waitForStderr(/thread unloaded.*reason=idle/, rounds, 30_000)
-      const before = children()
       const deadline = Date.now() + 15_000
-      let after = before
+      let after = children()
       while (after > 1 && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 100))
         after = children()
@@ -399,8 +404,8 @@ describe("threads and the thread store", () => {
       const listed = await server.request("thread/list", {})
       expect((listed.result?.threads as Array<{ id: string }>).map((t) => t.id)).not.toContain(ephemeralId)
       Figures.add(section, {
-        [`MCP children after ${rounds} reloads, threads idle, before unloading settled`]: before,
-        [`MCP children after ${rounds} reloads, every idle thread unloaded`]: after,
+        [`MCP children after ${rounds} reloads, a connection holding the threads`]: held,
+        [`MCP children after ${rounds} reloads, the connection closed and every idle thread unloaded`]: after,
         "ephemeral threads ended with their connection": 1
       })
     } finally {
