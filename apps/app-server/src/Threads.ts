@@ -394,7 +394,9 @@ export const make = Effect.gen(function* () {
   const recordLost = (t: LoadedThread, turnId: string, item: ToolCallItem.McpToolCallItem) =>
     recordCompleted(t, turnId, item).pipe(
       Effect.retry({ schedule: lostResultRetry, while: isStoreFailure }),
-      Effect.zipRight(Effect.logInfo("recorded a lost result as failed").pipe(Effect.annotateLogs({ callId: item.id }))),
+      Effect.zipRight(
+        Effect.logInfo("recorded a lost result as failed").pipe(Effect.annotateLogs({ callId: item.id }))
+      ),
       Effect.catchAll((error) =>
         Effect.logWarning(`could not record the lost result of ${item.id}: ${error.message}`).pipe(
           Effect.annotateLogs({ threadId: t.id })

@@ -51,4 +51,16 @@ describe("command line", () => {
     assert.throws(() => parseArgs(["--bogus"], {}, cwd), /unknown argument/)
     assert.deepStrictEqual(parseArgs(["--listen", "ws://localhost:9"], {}, cwd).listen, { host: "localhost", port: 9 })
   })
+
+  it("--thread-idle-timeout takes seconds (fractions allowed) and refuses anything else, naming the flag", () => {
+    assert.strictEqual(parseArgs(["--thread-idle-timeout", "0.25"], {}, cwd).threadIdleTimeoutMs, 250)
+    assert.strictEqual(parseArgs(["--thread-idle-timeout=600"], {}, cwd).threadIdleTimeoutMs, 600_000)
+    assert.isFalse("threadIdleTimeoutMs" in parseArgs([], {}, cwd))
+    for (const bad of ["", "-1", "abc", "Infinity", "3000000"]) {
+      assert.throws(
+        () => parseArgs(["--thread-idle-timeout", bad], {}, cwd),
+        `--thread-idle-timeout: expected a number of seconds from 0 to 2000000, got ${JSON.stringify(bad)}`
+      )
+    }
+  })
 })

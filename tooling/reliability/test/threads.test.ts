@@ -47,6 +47,7 @@ const Sqlite = createRequire(join(repoDir, "packages", "thread-store", "package.
 const storeRuntime = (filename: string) => ManagedRuntime.make(ThreadStore.layerSqlite({ filename }))
 
 const threadIdOf = (m: Message) => (m.result!.thread as { id: string }).id
+const threadIds = (m: Message) => ((m.result?.threads ?? []) as Array<{ id: string }>).map((t) => t.id)
 
 describe("threads and the thread store", () => {
   it("rollbacks on 24 unknown 3 MiB thread ids are answered `thread not found` and hold no memory (64 MiB heap)", async () => {
@@ -142,7 +143,9 @@ describe("threads and the thread store", () => {
       expect(turned.result, JSON.stringify(turned.error)).toEqual({ turn: { id: "t1" } })
       // The read was answered while the write waited for the lock: it did not queue behind it.
       expect(server.messages.indexOf(listed)).toBeLessThan(server.messages.indexOf(turned))
-      Figures.add(section, { "unrelated request answered while another process held the write lock (ms)": listedAfterMs })
+      Figures.add(section, {
+        "unrelated request answered while another process held the write lock (ms)": listedAfterMs
+      })
     } finally {
       if (locked) db.exec("COMMIT")
       db.close()
@@ -256,7 +259,9 @@ describe("threads and the thread store", () => {
               yield* Effect.promise(() =>
                 other.runPromise(
                   Effect.flatMap(ThreadStore.ThreadStore, (s) =>
-                    Effect.flatMap(s.lastSeq(id), (seq) => s.append(id, seq, { _tag: "turnStarted", turnId: "elsewhere" }))
+                    Effect.flatMap(s.lastSeq(id), (seq) =>
+                      s.append(id, seq, { _tag: "turnStarted", turnId: "elsewhere" })
+                    )
                   )
                 )
               )
@@ -387,7 +392,7 @@ describe("threads and the thread store", () => {
       })
       expect((await server.request("turn/start", { threadId })).result).toBeDefined()
       const tools = await server.request("tool/list", { threadId }, 20_000)
-      expect((tools.result?.tools as Array<{ name: string }>).map((t) => t.name)).toContain(
+      expect(((tools.result?.tools ?? []) as Array<{ name: string }>).map((t) => t.name)).toContain(
         "mcp__codex_apps__best_buy_product_search"
       )
 
@@ -396,13 +401,13 @@ describe("threads and the thread store", () => {
       try {
         ephemeralId = threadIdOf(await client.request("thread/start", { ephemeral: true }))
         const listed = await server.request("thread/list", {})
-        expect((listed.result?.threads as Array<{ id: string }>).map((t) => t.id)).toContain(ephemeralId)
+        expect(threadIds(listed)).toContain(ephemeralId)
       } finally {
         await client.close()
       }
       await server.waitForStderr(/thread unloaded.*reason=ephemeral/, 1, 20_000)
       const listed = await server.request("thread/list", {})
-      expect((listed.result?.threads as Array<{ id: string }>).map((t) => t.id)).not.toContain(ephemeralId)
+      expect(threadIds(listed)).not.toContain(ephemeralId)
       Figures.add(section, {
         [`MCP children after ${rounds} reloads, a connection holding the threads`]: held,
         [`MCP children after ${rounds} reloads, the connection closed and every idle thread unloaded`]: after,

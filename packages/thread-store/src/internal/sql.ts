@@ -63,7 +63,9 @@ export const make: Effect.Effect<Service, ThreadStoreError, SqlClient.SqlClient>
     sqlite: () => Effect.retry({ schedule: busySchedule, while: isBusy }),
     orElse: () => (effect) => effect
   })
-  yield* retryBusy(migrate).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(failed("cannot migrate the thread store")(e))))
+  yield* retryBusy(migrate).pipe(
+    Effect.catchTag("SqlError", (e) => Effect.fail(failed("cannot migrate the thread store")(e)))
+  )
 
   const threadRow = (id: string) =>
     sql<ThreadRow>`SELECT id, created_at, config FROM threads WHERE id = ${id}`.pipe(
@@ -109,7 +111,8 @@ export const make: Effect.Effect<Service, ThreadStoreError, SqlClient.SqlClient>
         if (Option.isNone(row)) return Option.none()
         return Option.some(yield* toInfo(row.value))
       },
-      (effect, id) => Effect.catchTag(retryBusy(effect), "SqlError", (e) => Effect.fail(failed(`cannot read thread ${id}`)(e)))
+      (effect, id) =>
+        Effect.catchTag(retryBusy(effect), "SqlError", (e) => Effect.fail(failed(`cannot read thread ${id}`)(e)))
     ),
     list: Effect.fn("ThreadStore.list")(
       function* () {
@@ -131,7 +134,8 @@ export const make: Effect.Effect<Service, ThreadStoreError, SqlClient.SqlClient>
           })
         )
       },
-      (effect, id) => Effect.catchTag(retryBusy(effect), "SqlError", (e) => Effect.fail(failed(`cannot delete thread ${id}`)(e)))
+      (effect, id) =>
+        Effect.catchTag(retryBusy(effect), "SqlError", (e) => Effect.fail(failed(`cannot delete thread ${id}`)(e)))
     ),
     append: Effect.fn("ThreadStore.append")(
       function* (id: string, expectedSeq: number, event: ThreadEvent.ThreadEvent) {
@@ -187,7 +191,8 @@ export const make: Effect.Effect<Service, ThreadStoreError, SqlClient.SqlClient>
         if (row === undefined) return yield* Effect.fail(notFound(id))
         return Number(row.last_seq)
       },
-      (effect, id) => Effect.catchTag(retryBusy(effect), "SqlError", (e) => Effect.fail(failed(`cannot read thread ${id}`)(e)))
+      (effect, id) =>
+        Effect.catchTag(retryBusy(effect), "SqlError", (e) => Effect.fail(failed(`cannot read thread ${id}`)(e)))
     )
   }
 })
