@@ -61,6 +61,21 @@ export interface AppServer {
   ) => Promise<{ code: number | null; signal: NodeJS.Signals | null }>
 }
 
+/** A chunk handler that calls `onLine` with each complete line (without its newline), in order. */
+const splitLines = (onLine: (line: string) => void) => {
+  let pending = ""
+  return (chunk: string): void => {
+    pending += chunk
+    let nl = pending.indexOf("\n")
+    while (nl >= 0) {
+      const line = pending.slice(0, nl)
+      pending = pending.slice(nl + 1)
+      nl = pending.indexOf("\n")
+      onLine(line)
+    }
+  }
+}
+
 /** Starts the app-server; `initialize` is not sent (see {@link startInitialized}). */
 export const start = (options: StartOptions = {}): AppServer => {
   const args = [mainJs]
@@ -75,47 +90,37 @@ export const start = (options: StartOptions = {}): AppServer => {
   const strayLines: Array<string> = []
   const waiters = new Set<{ predicate: (m: Message) => boolean; resolve: (m: Message) => void }>()
   let stderr = ""
-  let pending = ""
   let stderrBytes = 0
-  let stderrLine = ""
   const stderrWaiters = new Set<{ readonly pattern: RegExp; seen: number; readonly check: () => void }>()
   const stderrLines: Array<string> = []
+  const stderrChunk = splitLines((line) => {
+    // Lines are kept (bounded) so that a waiter registered later still counts the earlier ones.
+    if (stderrLines.length < 10_000) stderrLines.push(line.slice(0, 500))
+    for (const waiter of [...stderrWaiters]) {
+      if (waiter.pattern.test(line)) {
+        waiter.seen++
+        waiter.check()
+      }
+    }
+  })
   child.stderr!.setEncoding("utf8")
   child.stderr!.on("data", (chunk: string) => {
     // Keep the head and a bounded tail: enough to explain a failure, never unbounded.
     stderrBytes += chunk.length
     stderr = (stderr + chunk).slice(-64 * 1024)
-    stderrLine += chunk
-    let nl = stderrLine.indexOf("\n")
-    while (nl >= 0) {
-      const line = stderrLine.slice(0, nl)
-      stderrLine = stderrLine.slice(nl + 1)
-      nl = stderrLine.indexOf("\n")
-      // Lines are kept (bounded) so that a waiter registered later still counts the earlier ones.
-      if (stderrLines.length < 10_000) stderrLines.push(line.slice(0, 500))
-      for (const waiter of [...stderrWaiters]) {
-        if (waiter.pattern.test(line)) {
-          waiter.seen++
-          waiter.check()
-        }
-      }
-    }
+    stderrChunk(chunk)
   })
   child.stdout!.setEncoding("utf8")
-  child.stdout!.on("data", (chunk: string) => {
-    pending += chunk
-    let nl = pending.indexOf("\n")
-    while (nl >= 0) {
-      const line = pending.slice(0, nl)
-      pending = pending.slice(nl + 1)
-      nl = pending.indexOf("\n")
-      if (line.trim() === "") continue
+  child.stdout!.on(
+    "data",
+    splitLines((line) => {
+      if (line.trim() === "") return
       let message: Message
       try {
         message = JSON.parse(line) as Message
       } catch {
         strayLines.push(line.slice(0, 200))
-        continue
+        return
       }
       messages.push(message)
       for (const waiter of [...waiters]) {
@@ -124,8 +129,8 @@ export const start = (options: StartOptions = {}): AppServer => {
           waiter.resolve(message)
         }
       }
-    }
-  })
+    })
+  )
   // Writes after the child died must not crash the test process.
   child.stdin!.on("error", () => {})
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>

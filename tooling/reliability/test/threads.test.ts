@@ -14,12 +14,11 @@ import type { ThreadEvent } from "@mcp-resources/protocol"
 import { ThreadStore } from "@mcp-resources/thread-store"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { afterAll, describe, expect, inject, it } from "vitest"
-import WebSocket from "ws"
 import { AppServerProcess, Figures, Misbehave } from "../src/index.js"
 import { repoDir } from "../src/Figures.js"
 import type { Message } from "../src/AppServerProcess.js"
 import { freePort, readStore, tempDir, writeConfig } from "./utils/app.js"
-import { startInProcess } from "./utils/inProcess.js"
+import { startInProcess, wsClient } from "./utils/clients.js"
 
 const section = "threads"
 const temps: Array<{ remove: () => void }> = []
@@ -479,70 +478,3 @@ describe("threads and the thread store", () => {
     }
   }, 180_000)
 })
-
-/** A WebSocket client of the app-server, initialized. */
-const wsClient = async (url: string) => {
-  const ws = new WebSocket(url)
-  const messages: Array<Message> = []
-  const waiters = new Set<{ readonly id: string; readonly resolve: (m: Message) => void }>()
-  ws.on("message", (data) => {
-    const message = JSON.parse(String(data)) as Message
-    messages.push(message)
-    for (const waiter of [...waiters]) {
-      if (message.id === waiter.id && message.method === undefined) {
-        waiters.delete(waiter)
-        waiter.resolve(message)
-      }
-    }
-  })
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("WebSocket did not open")), 10_000)
-    ws.once("open", () => {
-      clearTimeout(timer)
-      resolve()
-    })
-    ws.once("error", (error) => {
-      clearTimeout(timer)
-      reject(error)
-    })
-  })
-  let next = 1
-  const request = (method: string, params?: unknown, timeoutMs = 15_000): Promise<Message> =>
-    new Promise((resolve, reject) => {
-      const id = `ws-${next++}`
-      const timer = setTimeout(() => {
-        waiters.delete(waiter)
-        reject(new Error(`timed out waiting for ${method}`))
-      }, timeoutMs)
-      const waiter = {
-        id,
-        resolve: (m: Message) => {
-          clearTimeout(timer)
-          resolve(m)
-        }
-      }
-      waiters.add(waiter)
-      ws.send(JSON.stringify({ id, method, params }))
-    })
-  const close = () =>
-    new Promise<void>((resolve) => {
-      if (ws.readyState === WebSocket.CLOSED) return resolve()
-      const timer = setTimeout(() => {
-        ws.terminate()
-        resolve()
-      }, 5_000)
-      ws.once("close", () => {
-        clearTimeout(timer)
-        resolve()
-      })
-      ws.close()
-    })
-  try {
-    const init = await request("initialize", { clientInfo: { name: "reliability-ws" } })
-    if (init.error !== undefined) throw new Error(`initialize failed: ${init.error.message}`)
-  } catch (error) {
-    await close()
-    throw error
-  }
-  return { request, close, messages }
-}
