@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
  * The app-server program: `node dist/main.js --config PATH --data-dir DIR [--listen ws://HOST:PORT]
- * [--no-stdio] [--allow-remote] [--token-env VAR] [--allow-origin ORIGIN]...`. Runs until standard
- * input ends or SIGINT/SIGTERM, then shuts down gracefully and exits 0; `--help` prints the usage and exits 0.
+ * [--no-stdio] [--allow-remote] [--token-env VAR] [--allow-origin ORIGIN]... [--thread-idle-timeout SECONDS]`.
+ * Runs until standard input ends or SIGINT/SIGTERM, then shuts down gracefully and exits 0; `--help`
+ * prints the usage and exits 0.
  */
 // The module itself, not the package index (which loads every Node platform module: HTTP, cluster, sockets…).
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
