@@ -355,6 +355,10 @@ export const threadStoreSuite = (
         assert.strictEqual(loaded.lastSeq, 10_001)
         assert.isTrue(loaded.records.every((r, i) => r.seq === i + 1))
         assert.deepStrictEqual(loaded.records[10_000]!.event, ev.item("t9998", "c9999"))
+        // Across the SQL layers' read pages (128 rows): every record once, in order.
+        const later = yield* store.since("big", 4_999)
+        assert.strictEqual(later.length, 5_002)
+        assert.isTrue(later.every((r, i) => r.seq === i + 5_000))
       })
     )
 
