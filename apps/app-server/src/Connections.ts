@@ -42,6 +42,8 @@ export interface Service {
   readonly answers: (connectionId: number, request: string) => Effect.Effect<boolean>
   /** Sends a notification to each of the given connections that is still open. */
   readonly notify: (connectionIds: Iterable<number>, method: string, params: unknown) => Effect.Effect<void>
+  /** Runs `listener` with the id of every connection that closes from now on (after it is unregistered). */
+  readonly onClose: (listener: (connectionId: number) => Effect.Effect<void>) => Effect.Effect<void>
 }
 
 /** The connection registry tag. Layer: `layer`. */
@@ -53,6 +55,7 @@ const encode = (message: unknown): string => JSON.stringify(message)
 export const make: Effect.Effect<Service> = Effect.sync(() => {
   const open = new Map<number, Connection>()
   const clients = new Map<number, ClientSession>()
+  const closeListeners: Array<(connectionId: number) => Effect.Effect<void>> = []
   let next = 1
   const send = (connection: Connection, message: unknown) =>
     Effect.sync(() => {
@@ -67,10 +70,13 @@ export const make: Effect.Effect<Service> = Effect.sync(() => {
           return connection
         }),
         (connection) =>
-          Effect.sync(() => {
-            open.delete(connection.id)
-            clients.delete(connection.id)
-          })
+          Effect.zipRight(
+            Effect.sync(() => {
+              open.delete(connection.id)
+              clients.delete(connection.id)
+            }),
+            Effect.forEach(closeListeners, (listener) => listener(connection.id), { discard: true })
+          )
       ),
     setClient: (connection, client) =>
       Effect.sync(() => {
@@ -86,7 +92,8 @@ export const make: Effect.Effect<Service> = Effect.sync(() => {
       Effect.sync(() => {
         const text = encode({ jsonrpc: "2.0", method, params })
         for (const id of connectionIds) open.get(id)?.write(text)
-      })
+      }),
+    onClose: (listener) => Effect.sync(() => void closeListeners.push(listener))
   })
 })
 

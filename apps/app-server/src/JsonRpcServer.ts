@@ -28,7 +28,7 @@ import { type Connection, Connections, type RequestId } from "./Connections.js"
 import { type Environment, methods } from "./handlers/index.js"
 import { InitializeParams, initializeResult } from "./handlers/initialize.js"
 import { decodeParams } from "./internal/params.js"
-import { type QueueTicket, ThreadQueue, free } from "./internal/threadQueue.js"
+import { type QueueTicket, ThreadQueues, free } from "./internal/threadQueue.js"
 import { codes, messages, RpcError, requestIdInFlight } from "./Method.js"
 
 /** The largest accepted message: 8 MiB, not counting the newline. */
@@ -91,21 +91,11 @@ export const make: Effect.Effect<Service, never, Connections | Environment | Sco
   const connections = yield* Connections
   const fibers = yield* FiberSet.make<void>()
   const runFork = yield* FiberSet.runtime(fibers)<Environment>()
-  const queues = new Map<string, ThreadQueue>()
+  const queues = new ThreadQueues()
   const everything = new Set<Map<string, InFlight>>()
   let accepting = true
   const stopped = yield* Deferred.make<void>()
   let stopping = false
-
-  const ticketFor = (threadId: string | undefined, ordering: "exclusive" | "call" | "none"): QueueTicket => {
-    if (threadId === undefined || ordering === "none") return free
-    let queue = queues.get(threadId)
-    if (queue === undefined) {
-      queue = new ThreadQueue()
-      queues.set(threadId, queue)
-    }
-    return queue.enter(ordering)
-  }
 
   const attach = (label: string, write: (text: string) => void) =>
     Effect.gen(function* () {
@@ -268,7 +258,7 @@ export const make: Effect.Effect<Service, never, Connections | Environment | Sco
         const prepared = definition.prepare(params)
         if (Either.isLeft(prepared)) return fail(id, codes.invalidRequest, prepared.left)
         if (!accepting) return fail(id, codes.internalError, messages.shuttingDown)
-        const ticket = ticketFor(prepared.right.threadId, definition.ordering)
+        const ticket = queues.enter(prepared.right.threadId, definition.ordering)
         start(id, method, (connection) => prepared.right.run({ connection, ticket }), ticket)
         return Effect.void
       }

@@ -42,16 +42,26 @@ const webSocketLayer = Layer.unwrapEffect(
   Effect.promise(() => import("./WebSocketTransport.js")).pipe(Effect.map((module) => module.layer))
 )
 
-/** The whole server for the given options: the config file is read at start (an invalid one fails the layer). */
-export const layer = (options: AppOptions.ServerOptions) =>
+/**
+ * The whole server for the given options: the config file is read at start (an invalid one fails the
+ * layer). `overrides.store` replaces the store `[persistence]` chooses (tests wrap a store with it).
+ */
+export const layer = (
+  options: AppOptions.ServerOptions,
+  overrides: {
+    readonly store?: Layer.Layer<ThreadStore.ThreadStore, ThreadStore.ThreadStoreError>
+  } = {}
+) =>
   Layer.unwrapEffect(
     Effect.gen(function* () {
       const config = yield* loadConfig(options.configPath)
-      const persistence = ThreadStore.layerFromConfig({
-        driver: config.persistence.driver,
-        url: config.persistence.url,
-        dataDir: options.dataDir
-      })
+      const persistence =
+        overrides.store ??
+        ThreadStore.layerFromConfig({
+          driver: config.persistence.driver,
+          url: config.persistence.url,
+          dataDir: options.dataDir
+        })
       const client = ResourceClient.layer(ServerEntry.fromConfig(config))
       const services = Layer.mergeAll(
         OriginStore.layerFromResourceClient,

@@ -3,17 +3,23 @@
  * state, store sequence and subscribed connections. Every event is appended to the thread's store
  * (durable) before the notification that follows from it is sent; records another process appended
  * are applied first.
+ *
+ * Threads end: an ephemeral thread with the last connection subscribed to it, a persistent one that no
+ * connection holds after the idle time (`--thread-idle-timeout`, its binding released; `thread/resume`
+ * loads it again). Loading closes the started items that can no longer finish as failed `interrupted`.
  */
-import type { ThreadEvent } from "@mcp-resources/protocol"
+import type { ThreadEvent, ToolCallItem } from "@mcp-resources/protocol"
 import { ResourceClient } from "@mcp-resources/resource-client"
 import { OriginStore } from "@mcp-resources/resource-origins"
 import { Skills } from "@mcp-resources/skills"
 import { ThreadStore } from "@mcp-resources/thread-store"
 import type { ToolHandlers } from "@mcp-resources/tool-handlers"
-import { Clock, Context, Effect, Exit, Layer, Option, Schema, Scope } from "effect"
+import { Clock, Context, Duration, Effect, Exit, Layer, Option, Schedule, Schema, Scope } from "effect"
 import { randomUUID } from "node:crypto"
+import { AppOptions } from "./AppOptions.js"
 import type { Connection } from "./Connections.js"
 import { Connections } from "./Connections.js"
+import { failedItem, interruptedMessage } from "./internal/items.js"
 import { ThreadConfig } from "./internal/params.js"
 import { type RpcError, threadNotFound } from "./Method.js"
 
@@ -45,6 +51,12 @@ interface LoadedThread extends Thread {
   readonly history: Array<HistoryTurn>
   lastSeq: number
   binding: Binding | undefined
+  /** When a request last looked the thread up (Clock millis): the idle time counts from here. */
+  lastUsed: number
+  /** Tool contexts and records in progress: a busy thread is not unloaded. */
+  busy: number
+  /** An idle-unload check is scheduled. */
+  idleCheck: boolean
 }
 
 /** A row of `thread/list`. */
@@ -80,6 +92,18 @@ export interface Service {
     event: ThreadEvent.ThreadEvent,
     notification?: { readonly method: string; readonly params: unknown }
   ) => Effect.Effect<void, ThreadStore.ThreadStoreError | RpcError>
+  /**
+   * Records the completed item of a call whose tool already ran, then sends `item/completed`. The
+   * append has no precondition, so a lost race is retried after catching up, and a storage failure a
+   * few times. When it still cannot be stored the call fails with the cause, and `lost(cause)` (a failed
+   * item) is recorded in the background as soon as the store accepts writes again.
+   */
+  readonly recordCompletion: (
+    thread: Thread,
+    turnId: string,
+    item: ToolCallItem.McpToolCallItem,
+    lost: (cause: string) => ToolCallItem.McpToolCallItem
+  ) => Effect.Effect<void, ThreadStore.ThreadStoreError | RpcError>
   /** The turn is in the thread's current history (started and not rolled back). */
   readonly hasTurn: (thread: Thread, turnId: string) => boolean
   /** The call id produced items in the thread's current history. */
@@ -97,6 +121,40 @@ export interface Service {
 export class Threads extends Context.Tag("@mcp-resources/app-server/Threads")<Threads, Service>() {}
 
 const decodeConfig = Schema.decodeUnknownOption(ThreadConfig)
+
+/** How long a persistent thread no connection holds stays loaded, unless `--thread-idle-timeout` says otherwise. */
+export const defaultIdleTimeoutMs = 300_000
+
+/**
+ * On a store other processes write too (PostgreSQL), a started item found open at load is closed as
+ * `interrupted` only once its call's tool timeout plus this margin has passed: a call still running in
+ * another instance finishes (or times out) before then.
+ */
+export const interruptMarginMs = 30_000
+
+/** A completed append that lost a race or hit a storage failure is retried this often before the call fails. */
+const completionRetry = Schedule.exponential("20 millis").pipe(Schedule.intersect(Schedule.recurs(5)))
+
+/** A lost result's failed item is retried until the store accepts it: 100 ms doubling, at most 1 s apart. */
+const lostResultRetry = Schedule.exponential("100 millis").pipe(Schedule.union(Schedule.spaced("1 second")))
+
+const isStoreFailure = (error: unknown): boolean =>
+  error instanceof ThreadStore.ThreadStoreError && error.reason !== "notFound"
+
+const itemNotification = (kind: "started" | "completed", threadId: string, turnId: string, item: unknown) => ({
+  method: `item/${kind}`,
+  params: { threadId, turnId, item }
+})
+
+/** The started items of `events` with no completion, with their turn. */
+const openItems = (events: ReadonlyArray<ThreadEvent.ThreadEvent>) => {
+  const open = new Map<string, { readonly turnId: string; readonly item: ToolCallItem.McpToolCallItem }>()
+  for (const event of events) {
+    if (event._tag === "itemStarted") open.set(event.item.id, { turnId: event.turnId, item: event.item })
+    else if (event._tag === "itemCompleted") open.delete(event.item.id)
+  }
+  return [...open.values()]
+}
 const lastTurn = (thread: LoadedThread, turnId: unknown): HistoryTurn | undefined => {
   for (let i = thread.history.length - 1; i >= 0; i--)
     if (thread.history[i]!.turnId === turnId) return thread.history[i]
@@ -110,9 +168,19 @@ export const make = Effect.gen(function* () {
   const skills = yield* Skills.Skills
   const durable = yield* ThreadStore.ThreadStore
   const connections = yield* Connections
+  const options = yield* Effect.serviceOption(AppOptions)
+  const idleTimeoutMs = Option.match(options, {
+    onNone: () => defaultIdleTimeoutMs,
+    onSome: (o) => o.threadIdleTimeoutMs ?? defaultIdleTimeoutMs
+  })
   const ephemeralStore = Context.get(yield* Layer.build(ThreadStore.layerMemory), ThreadStore.ThreadStore)
   const loaded = new Map<string, LoadedThread>()
   const loading = yield* Effect.makeSemaphore(1)
+  // Background work (idle checks, lost results, interrupted items) ends with the service: interruptible
+  // even when forked from a finalizer or an uninterruptible record (each append stays whole).
+  const scope = yield* Effect.scope
+  const background = <A, E>(effect: Effect.Effect<A, E>) =>
+    Effect.asVoid(Effect.forkIn(Effect.interruptible(effect), scope))
 
   // Every Thread handed out is one of ours.
   const internal = (thread: Thread): LoadedThread => thread as LoadedThread
@@ -138,10 +206,11 @@ export const make = Effect.gen(function* () {
     }
   }
 
+  // A thread unloaded meanwhile (a late record of a call that was running) leaves no origin state behind.
   const observe = (thread: LoadedThread, event: ThreadEvent.ThreadEvent) =>
     Effect.zipRight(
       Effect.sync(() => apply(thread, event)),
-      origins.observe(thread.id, event)
+      Effect.suspend(() => (loaded.get(thread.id) === thread ? origins.observe(thread.id, event) : Effect.void))
     )
 
   const catchUp = (thread: LoadedThread) =>
@@ -164,9 +233,10 @@ export const make = Effect.gen(function* () {
         }
         const info = yield* durable.get(threadId)
         if (Option.isNone(info)) return yield* Effect.fail(threadNotFound(threadId))
-        // The whole record list, in one query: the turn and call-id history that `tool/call` checks
-        // reaches back past compactions, while the origin state is rebuilt from the newest
-        // compaction's checkpoint and the records after it (OriginState.rebuild finds it).
+        yield* Effect.logInfo("loading thread").pipe(Effect.annotateLogs({ threadId }))
+        // The whole record list (read in pages that let other requests run): the turn and call-id
+        // history that `tool/call` checks reaches back past compactions, while the origin state is
+        // rebuilt from the newest compaction's checkpoint and the records after it (OriginState.rebuild finds it).
         const records = yield* durable.since(threadId, 0)
         const thread: LoadedThread = {
           id: threadId,
@@ -178,13 +248,17 @@ export const make = Effect.gen(function* () {
           subscribers: new Set([connection.id]),
           history: [],
           lastSeq: records.at(-1)?.seq ?? 0,
-          binding: undefined
+          binding: undefined,
+          lastUsed: yield* Clock.currentTimeMillis,
+          busy: 0,
+          idleCheck: false
         }
         const events = records.map((r) => r.event)
         for (const event of events) apply(thread, event)
         yield* origins.load(threadId, events)
         loaded.set(threadId, thread)
         yield* Effect.logInfo("thread loaded").pipe(Effect.annotateLogs({ threadId, records: events.length }))
+        yield* closeInterrupted(thread, openItems(events))
         return thread
       })
     )
@@ -205,17 +279,26 @@ export const make = Effect.gen(function* () {
         subscribers: new Set([connection.id]),
         history: [],
         lastSeq: 0,
-        binding: undefined
+        binding: undefined,
+        lastUsed: yield* Clock.currentTimeMillis,
+        busy: 0,
+        idleCheck: false
       }
       loaded.set(id, thread)
       yield* origins.load(id, [])
       return thread
     })
 
+  const touch = (thread: LoadedThread) =>
+    Effect.map(Clock.currentTimeMillis, (now) => {
+      thread.lastUsed = now
+      return thread
+    })
+
   const get: Service["get"] = (connection, threadId) =>
     Effect.suspend(() => {
       const found = loaded.get(threadId)
-      return found !== undefined ? Effect.succeed(found) : load(connection, threadId)
+      return found !== undefined ? touch(found) : load(connection, threadId)
     })
 
   const list: Service["list"] = Effect.gen(function* () {
@@ -278,11 +361,20 @@ export const make = Effect.gen(function* () {
       return t.lock.withPermits(1)(whileStored(t)(catchUp(t)))
     })
 
+  /** Counts `effect` as work on the thread (an idle check waits for it). */
+  const busyWith = <A, E, R>(t: LoadedThread, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.acquireUseRelease(
+      Effect.sync(() => t.busy++),
+      () => effect,
+      () => Effect.sync(() => t.busy--)
+    )
+
   const record: Service["record"] = (thread, event, notification) =>
     Effect.suspend(() => {
       const t = internal(thread)
-      return t.lock
-        .withPermits(1)(
+      return busyWith(
+        t,
+        t.lock.withPermits(1)(
           Effect.gen(function* () {
             yield* whileStored(t)(catchUp(t))
             t.lastSeq = yield* whileStored(t)(t.store.append(t.id, t.lastSeq, event))
@@ -292,8 +384,143 @@ export const make = Effect.gen(function* () {
             }
           })
         )
-        .pipe(Effect.uninterruptible)
+      ).pipe(Effect.uninterruptible)
     })
+
+  const recordCompleted = (t: LoadedThread, turnId: string, item: ToolCallItem.McpToolCallItem) =>
+    record(t, { _tag: "itemCompleted", turnId, item }, itemNotification("completed", t.id, turnId, item))
+
+  // In the background, until the store takes it (or the thread is gone): the call already failed.
+  const recordLost = (t: LoadedThread, turnId: string, item: ToolCallItem.McpToolCallItem) =>
+    recordCompleted(t, turnId, item).pipe(
+      Effect.retry({ schedule: lostResultRetry, while: isStoreFailure }),
+      Effect.zipRight(
+        Effect.logInfo("recorded a lost result as failed").pipe(Effect.annotateLogs({ callId: item.id }))
+      ),
+      Effect.catchAll((error) =>
+        Effect.logWarning(`could not record the lost result of ${item.id}: ${error.message}`).pipe(
+          Effect.annotateLogs({ threadId: t.id })
+        )
+      )
+    )
+
+  const recordCompletion: Service["recordCompletion"] = (thread, turnId, item, lost) =>
+    Effect.suspend(() => {
+      const t = internal(thread)
+      return recordCompleted(t, turnId, item).pipe(
+        Effect.retry({ schedule: completionRetry, while: isStoreFailure }),
+        Effect.tapError((error) =>
+          error instanceof ThreadStore.ThreadStoreError && isStoreFailure(error)
+            ? Effect.zipRight(
+                Effect.logWarning(`could not store the result of ${item.id}: ${error.message}`).pipe(
+                  Effect.annotateLogs({ threadId: t.id })
+                ),
+                background(recordLost(t, turnId, lost(error.message)))
+              )
+            : Effect.void
+        )
+      )
+    })
+
+  /**
+   * Closes the started items that can no longer finish as failed `interrupted`: at once when this
+   * process is the store's only writer (SQLite holds its database exclusively; memory), otherwise
+   * (PostgreSQL) once each call's tool timeout plus {@link interruptMarginMs} has passed with the item
+   * still open, so that a call running in another instance is left alone.
+   */
+  const closeInterrupted = (
+    t: LoadedThread,
+    items: ReadonlyArray<{ readonly turnId: string; readonly item: ToolCallItem.McpToolCallItem }>
+  ) =>
+    Effect.gen(function* () {
+      if (items.length === 0) return
+      const interrupted = (item: ToolCallItem.McpToolCallItem) => failedItem(item, interruptedMessage, null)
+      const warn = (callId: string) => (error: { readonly message: string }) =>
+        Effect.logWarning(`could not close the interrupted item ${callId}: ${error.message}`).pipe(
+          Effect.annotateLogs({ threadId: t.id })
+        )
+      if (t.store.shared !== true) {
+        for (const { turnId, item } of items) {
+          yield* recordCompleted(t, turnId, interrupted(item)).pipe(Effect.catchAll(warn(item.id)))
+        }
+        yield* Effect.logInfo("closed interrupted items").pipe(
+          Effect.annotateLogs({ threadId: t.id, items: items.length })
+        )
+        return
+      }
+      const config = yield* client.config
+      const fromSeq = t.lastSeq
+      for (const { turnId, item } of items) {
+        const timeoutSec = config.mcpServers.find((server) => server.name === item.server)?.toolTimeoutSec ?? 300
+        const later = Effect.gen(function* () {
+          yield* Effect.sleep(Duration.millis(timeoutSec * 1000 + interruptMarginMs))
+          // Unloaded meanwhile: the next load looks again.
+          if (loaded.get(t.id) !== t) return
+          const since = yield* t.store.since(t.id, fromSeq)
+          if (since.some((r) => r.event._tag === "itemCompleted" && r.event.item.id === item.id)) return
+          yield* recordCompleted(t, turnId, interrupted(item))
+        }).pipe(Effect.catchAll(warn(item.id)))
+        yield* background(later)
+      }
+    })
+
+  const unloadIdle = (t: LoadedThread) =>
+    t.lock.withPermits(1)(
+      Effect.suspend(() =>
+        loaded.get(t.id) === t && t.subscribers.size === 0 && t.busy === 0
+          ? Effect.zipRight(
+              unload(t),
+              Effect.logInfo("thread unloaded").pipe(Effect.annotateLogs({ threadId: t.id, reason: "idle" }))
+            )
+          : Effect.void
+      )
+    )
+
+  /** Unloads a persistent thread once no connection holds it and no request used it for the idle time. */
+  const scheduleIdle = (t: LoadedThread): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      if (t.idleCheck) return Effect.void
+      t.idleCheck = true
+      const check: Effect.Effect<void> = Effect.gen(function* () {
+        for (;;) {
+          if (loaded.get(t.id) !== t || t.subscribers.size > 0) return
+          const wait = t.lastUsed + idleTimeoutMs - (yield* Clock.currentTimeMillis)
+          if (wait > 0) yield* Effect.sleep(Duration.millis(wait))
+          else if (t.busy > 0) yield* Effect.sleep(Duration.millis(Math.min(idleTimeoutMs, 1000)))
+          else return yield* unloadIdle(t)
+        }
+      }).pipe(Effect.ensuring(Effect.sync(() => (t.idleCheck = false))))
+      return background(check)
+    })
+
+  /** An ephemeral thread ends with the last connection subscribed to it. */
+  const endEphemeral = (t: LoadedThread) =>
+    t.lock
+      .withPermits(1)(
+        Effect.suspend(() =>
+          loaded.get(t.id) === t && t.subscribers.size === 0
+            ? Effect.all([
+                unload(t),
+                ephemeralStore.remove(t.id),
+                Effect.logInfo("thread unloaded").pipe(Effect.annotateLogs({ threadId: t.id, reason: "ephemeral" }))
+              ])
+            : Effect.void
+        )
+      )
+      .pipe(Effect.catchAll((error) => Effect.logWarning(`could not end ephemeral thread ${t.id}: ${error.message}`)))
+
+  /** A connection closed: it no longer holds its threads. */
+  const detach = (connectionId: number) =>
+    Effect.forEach(
+      [...loaded.values()],
+      (t) => {
+        if (!t.subscribers.delete(connectionId) || t.subscribers.size > 0) return Effect.void
+        return t.ephemeral ? background(endEphemeral(t)) : scheduleIdle(t)
+      },
+      { discard: true }
+    )
+
+  yield* connections.onClose(detach)
 
   const hasTurn: Service["hasTurn"] = (thread, turnId) => internal(thread).history.some((t) => t.turnId === turnId)
   const hasCall: Service["hasCall"] = (thread, callId) => internal(thread).history.some((t) => t.callIds.has(callId))
@@ -319,9 +546,10 @@ export const make = Effect.gen(function* () {
         truncation: t.config.truncation ?? config.truncation
       })
       const binding = t.binding
-      if (binding === undefined) return yield* Effect.scoped(Effect.flatMap(client.acquire, (set) => use(context(set))))
+      if (binding === undefined)
+        return yield* busyWith(t, Effect.scoped(Effect.flatMap(client.acquire, (set) => use(context(set)))))
       binding.users++
-      return yield* use(context(binding.set)).pipe(
+      return yield* busyWith(t, use(context(binding.set))).pipe(
         Effect.ensuring(
           Effect.suspend(() => {
             binding.users--
@@ -342,13 +570,14 @@ export const make = Effect.gen(function* () {
         const found = loaded.get(threadId)
         if (found === undefined) return load(connection, threadId)
         found.subscribers.add(connection.id)
-        return Effect.succeed(found)
+        return touch(found)
       }),
     get,
     list,
     remove,
     refresh,
     record,
+    recordCompletion,
     hasTurn,
     hasCall,
     rebind,

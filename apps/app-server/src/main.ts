@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The app-server program: `node dist/main.js --config PATH --data-dir DIR [--listen ws://HOST:PORT]
- * [--no-stdio] [--allow-remote] [--token-env VAR] [--allow-origin ORIGIN]...` plus `wss://` and the
+ * [--no-stdio] [--allow-remote] [--token-env VAR] [--allow-origin ORIGIN]... [--thread-idle-timeout SECONDS]` plus `wss://` and the
  * transport limits (`usage` lists every flag; the README explains them). Runs until standard
  * input ends or SIGINT/SIGTERM, then shuts down gracefully and exits 0; `--help` prints the usage and exits 0.
  */

@@ -112,4 +112,16 @@ describe("command line", () => {
     assert.throws(() => parseArgs(["--ws-max-connections", "0"], {}, cwd), /--ws-max-connections: expected a whole/)
     assert.throws(() => parseArgs(["--max-send-buffer", "1e6"], {}, cwd), /--max-send-buffer: expected a whole/)
   })
+
+  it("--thread-idle-timeout takes seconds (fractions allowed) and refuses anything else, naming the flag", () => {
+    assert.strictEqual(parseArgs(["--thread-idle-timeout", "0.25"], {}, cwd).threadIdleTimeoutMs, 250)
+    assert.strictEqual(parseArgs(["--thread-idle-timeout=600"], {}, cwd).threadIdleTimeoutMs, 600_000)
+    assert.isFalse("threadIdleTimeoutMs" in parseArgs([], {}, cwd))
+    for (const bad of ["", "-1", "abc", "Infinity", "3000000"]) {
+      assert.throws(
+        () => parseArgs(["--thread-idle-timeout", bad], {}, cwd),
+        `--thread-idle-timeout: expected a number of seconds from 0 to 2000000, got ${JSON.stringify(bad)}`
+      )
+    }
+  })
 })

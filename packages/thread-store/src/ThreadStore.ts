@@ -64,6 +64,11 @@ export interface Service {
   readonly since: (id: string, seq: number) => Effect.Effect<ReadonlyArray<StoredRecord>, ThreadStoreError>
   /** The seq of the thread's last record, 0 when it has none. */
   readonly lastSeq: (id: string) => Effect.Effect<number, ThreadStoreError>
+  /**
+   * True when other processes may append to the same threads at the same time (PostgreSQL; SQLite
+   * opened without `exclusive`); absent or false when this process is the only writer.
+   */
+  readonly shared?: boolean
 }
 
 /** The ThreadStore service tag. Layers: `layerMemory`, `layerSqlite`, `layerPg`, `layerFromConfig`. */
@@ -83,11 +88,21 @@ const loadDriver = <A>(name: string, load: () => Promise<A>): Effect.Effect<A, T
 const loadSqlite = loadDriver("SQLite", () => import("./internal/sqlite.js"))
 const loadPg = loadDriver("PostgreSQL", () => import("./internal/pg.js"))
 
-/** SQLite file (WAL, `synchronous = FULL`, busy timeout), migrated at start; the connection closes with the layer. */
-export const layerSqlite = (options: { readonly filename: string }): Layer.Layer<ThreadStore, ThreadStoreError> =>
+/**
+ * SQLite file (WAL, `synchronous = FULL`), migrated at start; the connection closes with the layer. A
+ * database another process holds busy never blocks the event loop: the operation is retried on a
+ * schedule (about 5 s in all) before it fails. With `exclusive`, the layer holds `{filename}.lock`
+ * while it is open and fails when a live process holds it (one app-server per database).
+ */
+export const layerSqlite = (options: {
+  readonly filename: string
+  readonly exclusive?: boolean
+}): Layer.Layer<ThreadStore, ThreadStoreError> =>
   Layer.scoped(
     ThreadStore,
-    Effect.flatMap(loadSqlite, (driver) => driver.makeSqlite(options.filename))
+    Effect.flatMap(loadSqlite, (driver) =>
+      driver.makeSqlite(options.filename, options.exclusive === true ? { exclusive: true } : {})
+    )
   ).pipe(Layer.provide(Reactivity.layer))
 
 /** PostgreSQL (several processes sharing threads), migrated at start; the pool closes with the layer. */
@@ -101,11 +116,13 @@ export const layerPg = (options: {
     )
   ).pipe(Layer.provide(Reactivity.layer))
 
-/** SQLite at `{dataDir}/state.sqlite`, the directory created first (when missing). */
+/** SQLite at `{dataDir}/state.sqlite`, the directory created first (when missing), held exclusively. */
 const layerSqliteIn = (dataDir: string): Layer.Layer<ThreadStore, ThreadStoreError> =>
   Layer.scoped(
     ThreadStore,
-    Effect.flatMap(loadSqlite, (driver) => Effect.flatMap(driver.sqliteFile(dataDir), driver.makeSqlite))
+    Effect.flatMap(loadSqlite, (driver) =>
+      Effect.flatMap(driver.sqliteFile(dataDir), (filename) => driver.makeSqlite(filename, { exclusive: true }))
+    )
   ).pipe(Layer.provide(Reactivity.layer))
 
 /** The `[persistence]` settings of a deployment, plus the data directory. */
@@ -119,7 +136,7 @@ export interface PersistenceOptions {
 
 /**
  * The layer a deployment's `[persistence]` settings choose: `memory`; `sqlite` at `{dataDir}/state.sqlite`
- * (the directory created if missing); `postgres` at `url`, else `DATABASE_URL` (read through `Config`).
+ * (the directory created if missing; held exclusively, see `layerSqlite`); `postgres` at `url`, else `DATABASE_URL` (read through `Config`).
  */
 export const layerFromConfig = (options: PersistenceOptions): Layer.Layer<ThreadStore, ThreadStoreError> =>
   Layer.unwrapEffect(

@@ -355,6 +355,10 @@ export const threadStoreSuite = (
         assert.strictEqual(loaded.lastSeq, 10_001)
         assert.isTrue(loaded.records.every((r, i) => r.seq === i + 1))
         assert.deepStrictEqual(loaded.records[10_000]!.event, ev.item("t9998", "c9999"))
+        // Across the SQL layers' read pages (128 rows): every record once, in order.
+        const later = yield* store.since("big", 4_999)
+        assert.strictEqual(later.length, 5_002)
+        assert.isTrue(later.every((r, i) => r.seq === i + 5_000))
       })
     )
 
@@ -416,6 +420,29 @@ export const threadStoreSuite = (
           assert.deepStrictEqual(yield* two.get("th"), Option.some(thread("th")))
           const versions = yield* b.query!("SELECT version FROM thread_store_migrations")
           assert.strictEqual(versions.length, 1)
+        })
+      )
+
+      it.scoped("a schema a newer release migrated is refused, naming both versions, and left unchanged", () =>
+        Effect.gen(function* () {
+          const { backend: b, store } = yield* fresh
+          yield* store.create(thread("th"))
+          yield* b.query!("INSERT INTO thread_store_migrations (version, name) VALUES (7, 'from_the_future')")
+          const error = yield* Effect.flip(build(b.open()))
+          assert.deepStrictEqual(
+            { reason: error.reason, message: error.message },
+            {
+              reason: "storage",
+              message:
+                "cannot open the thread store: its schema is at version 7, newer than version 1, the newest this version of mcp-resources knows; upgrade mcp-resources, or use another data directory or database"
+            }
+          )
+          const versions = yield* b.query!("SELECT version FROM thread_store_migrations ORDER BY version")
+          assert.deepStrictEqual(
+            versions.map((r) => Number(r.version)),
+            [1, 7]
+          )
+          assert.deepStrictEqual(yield* store.get("th"), Option.some(thread("th")))
         })
       )
 

@@ -1,10 +1,16 @@
-import { existsSync } from "node:fs"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Exit, Scope } from "effect"
 import { ThreadStore } from "../src/index.js"
 import { build, ev, threadStoreSuite } from "./ThreadStoreSuite.js"
 import { sqliteQuery, tempDir } from "./utils/sqlite.js"
+
+/** better-sqlite3 itself: another connection, as a second process would hold one. */
+const Sqlite = createRequire(import.meta.url)("better-sqlite3") as new (
+  file: string
+) => { exec(sql: string): void; close(): void }
 
 threadStoreSuite(
   "sqlite",
@@ -56,6 +62,61 @@ describe("ThreadStore SQLite layer", () => {
       const error = yield* Effect.flip(build(ThreadStore.layerSqlite({ filename: join(dir, "missing", "x.sqlite") })))
       assert.strictEqual(error.reason, "storage")
       assert.match(error.message, /^cannot open the SQLite thread store /)
+    })
+  )
+
+  it.scoped("an exclusive store holds {filename}.lock: a second one is refused naming the data directory and pid", () =>
+    Effect.gen(function* () {
+      const dataDir = yield* tempDir
+      const filename = join(dataDir, "state.sqlite")
+      const scope = yield* Scope.make()
+      yield* build(ThreadStore.layerFromConfig({ driver: "sqlite", dataDir })).pipe(Scope.extend(scope))
+      assert.strictEqual(readFileSync(`${filename}.lock`, "utf8"), `${process.pid}\n`)
+      // A live holder that is another process: our parent stands in for a second app-server.
+      writeFileSync(`${filename}.lock`, `${process.ppid}\n`)
+      const error = yield* Effect.flip(build(ThreadStore.layerSqlite({ filename, exclusive: true })))
+      assert.deepStrictEqual(
+        { reason: error.reason, message: error.message },
+        {
+          reason: "storage",
+          message: `cannot open the SQLite thread store ${filename}: the data directory ${dataDir} is in use by another app-server (pid ${process.ppid}); stop it, or give this one another --data-dir`
+        }
+      )
+      // Not ours any more: closing the first store leaves the other process's lock alone.
+      yield* Scope.close(scope, Exit.void)
+      assert.isTrue(existsSync(`${filename}.lock`))
+      // A lock whose process is gone is stale and taken over; it is removed when the store closes.
+      writeFileSync(`${filename}.lock`, "999999999\n")
+      const second = yield* Scope.make()
+      const store = yield* build(ThreadStore.layerSqlite({ filename, exclusive: true })).pipe(Scope.extend(second))
+      assert.isFalse(store.shared === true)
+      assert.strictEqual(readFileSync(`${filename}.lock`, "utf8"), `${process.pid}\n`)
+      yield* Scope.close(second, Exit.void)
+      assert.isFalse(existsSync(`${filename}.lock`))
+      // Without `exclusive` no lock is taken, and the store says other processes may write too.
+      const open = yield* build(ThreadStore.layerSqlite({ filename }))
+      assert.isTrue(open.shared === true)
+      assert.isFalse(existsSync(`${filename}.lock`))
+    })
+  )
+
+  it.scopedLive("another connection's write lock is waited for off the event loop, then the append goes through", () =>
+    Effect.gen(function* () {
+      const filename = join(yield* tempDir, "state.sqlite")
+      const store = yield* build(ThreadStore.layerSqlite({ filename }))
+      yield* store.create({ id: "th", createdAt: "2026-01-01T00:00:00.000Z", config: null })
+      const other = new Sqlite(filename)
+      yield* Effect.addFinalizer(() => Effect.sync(() => other.close()))
+      other.exec("BEGIN IMMEDIATE")
+      let ticks = 0
+      const timer = setInterval(() => ticks++, 5)
+      yield* Effect.addFinalizer(() => Effect.sync(() => clearInterval(timer)))
+      const append = yield* Effect.fork(store.append("th", 0, ev.turn("t1")))
+      // The event loop keeps turning while the append waits for the lock.
+      while (ticks < 3) yield* Effect.promise(() => new Promise((r) => setTimeout(r, 5)))
+      other.exec("COMMIT")
+      assert.strictEqual(yield* append.await.pipe(Effect.flatten), 1)
+      assert.isAtLeast(ticks, 3)
     })
   )
 })

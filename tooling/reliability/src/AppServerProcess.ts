@@ -48,6 +48,8 @@ export interface AppServer {
   readonly write: (data: string | Buffer) => Promise<void>
   /** Waits until a message matching `predicate` has arrived (already or later). */
   readonly waitFor: (predicate: (m: Message) => boolean, timeoutMs?: number) => Promise<Message>
+  /** Waits until `count` lines of standard error (from the start) matched `pattern`. */
+  readonly waitForStderr: (pattern: RegExp, count?: number, timeoutMs?: number) => Promise<void>
   /** Resident set size of the child in KiB (`/proc/PID/status` VmRSS), undefined when gone. */
   readonly rssKiB: () => number | undefined
   /** Resolves with the exit code/signal. */
@@ -57,6 +59,21 @@ export interface AppServer {
     signal?: NodeJS.Signals,
     graceMs?: number
   ) => Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+}
+
+/** A chunk handler that calls `onLine` with each complete line (without its newline), in order. */
+const splitLines = (onLine: (line: string) => void) => {
+  let pending = ""
+  return (chunk: string): void => {
+    pending += chunk
+    let nl = pending.indexOf("\n")
+    while (nl >= 0) {
+      const line = pending.slice(0, nl)
+      pending = pending.slice(nl + 1)
+      nl = pending.indexOf("\n")
+      onLine(line)
+    }
+  }
 }
 
 /** Starts the app-server; `initialize` is not sent (see {@link startInitialized}). */
@@ -73,29 +90,37 @@ export const start = (options: StartOptions = {}): AppServer => {
   const strayLines: Array<string> = []
   const waiters = new Set<{ predicate: (m: Message) => boolean; resolve: (m: Message) => void }>()
   let stderr = ""
-  let pending = ""
   let stderrBytes = 0
+  const stderrWaiters = new Set<{ readonly pattern: RegExp; seen: number; readonly check: () => void }>()
+  const stderrLines: Array<string> = []
+  const stderrChunk = splitLines((line) => {
+    // Lines are kept (bounded) so that a waiter registered later still counts the earlier ones.
+    if (stderrLines.length < 10_000) stderrLines.push(line.slice(0, 500))
+    for (const waiter of [...stderrWaiters]) {
+      if (waiter.pattern.test(line)) {
+        waiter.seen++
+        waiter.check()
+      }
+    }
+  })
   child.stderr!.setEncoding("utf8")
   child.stderr!.on("data", (chunk: string) => {
     // Keep the head and a bounded tail: enough to explain a failure, never unbounded.
     stderrBytes += chunk.length
     stderr = (stderr + chunk).slice(-64 * 1024)
+    stderrChunk(chunk)
   })
   child.stdout!.setEncoding("utf8")
-  child.stdout!.on("data", (chunk: string) => {
-    pending += chunk
-    let nl = pending.indexOf("\n")
-    while (nl >= 0) {
-      const line = pending.slice(0, nl)
-      pending = pending.slice(nl + 1)
-      nl = pending.indexOf("\n")
-      if (line.trim() === "") continue
+  child.stdout!.on(
+    "data",
+    splitLines((line) => {
+      if (line.trim() === "") return
       let message: Message
       try {
         message = JSON.parse(line) as Message
       } catch {
         strayLines.push(line.slice(0, 200))
-        continue
+        return
       }
       messages.push(message)
       for (const waiter of [...waiters]) {
@@ -104,8 +129,8 @@ export const start = (options: StartOptions = {}): AppServer => {
           waiter.resolve(message)
         }
       }
-    }
-  })
+    })
+  )
   // Writes after the child died must not crash the test process.
   child.stdin!.on("error", () => {})
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
@@ -153,6 +178,29 @@ export const start = (options: StartOptions = {}): AppServer => {
   const response = (id: string | number, timeoutMs = 10_000) =>
     waitFor((m) => m.id === id && m.method === undefined, timeoutMs)
   const request = (method: string, params?: unknown, timeoutMs = 10_000) => response(send(method, params), timeoutMs)
+  const waitForStderr = (pattern: RegExp, count = 1, timeoutMs = 10_000): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const waiter = {
+        pattern,
+        seen: stderrLines.filter((line) => pattern.test(line)).length,
+        check: () => {
+          if (waiter.seen < count) return
+          stderrWaiters.delete(waiter)
+          clearTimeout(timer)
+          resolve()
+        }
+      }
+      const timer = setTimeout(() => {
+        stderrWaiters.delete(waiter)
+        reject(
+          new Error(
+            `timed out after ${timeoutMs} ms waiting for ${count} stderr lines matching ${pattern} (saw ${waiter.seen}); stderr: ${stderr.slice(-2000)}`
+          )
+        )
+      }, timeoutMs)
+      stderrWaiters.add(waiter)
+      waiter.check()
+    })
   const rssKiB = (): number | undefined => {
     try {
       const status = readFileSync(`/proc/${child.pid}/status`, "utf8")
@@ -184,6 +232,7 @@ export const start = (options: StartOptions = {}): AppServer => {
     response,
     write,
     waitFor,
+    waitForStderr,
     rssKiB,
     exited,
     close

@@ -74,7 +74,8 @@ export const sectionTitles: Readonly<Record<string, string>> = {
   concurrency: "Concurrency: tool calls across threads",
   authorization: "Authorization",
   transport:
-    "Hardening: app-server transports and dispatcher (WebSocket limits, slow readers, frames, ids, shutdown, TLS)"
+    "Hardening: app-server transports and dispatcher (WebSocket limits, slow readers, frames, ids, shutdown, TLS)",
+  threads: "Hardening: threads and the thread store (unknown ids, lost results, locks, schema, unloading, large loads)"
 }
 
 const machine = (): string => {

@@ -2,24 +2,10 @@
 import type { ToolCallItem } from "@mcp-resources/protocol"
 import { LifecycleSink, ToolHandlers } from "@mcp-resources/tool-handlers"
 import { Clock, Effect } from "effect"
+import { cancelledMessage, failedItem, resultNotStoredMessage } from "../internal/items.js"
 import { ThreadIdParams, ToolCallParams } from "../internal/params.js"
 import { invalidRequest, messages, method } from "../Method.js"
 import { type Thread, Threads } from "../Threads.js"
-
-/** The `cancelled` completion of a call interrupted after its started item. */
-const cancelledItem = (started: ToolCallItem.McpToolCallItem, durationMs: number): ToolCallItem.McpToolCallItem => {
-  const { connectorId, linkId, mcpAppResourceUri, ...base } = started
-  return {
-    ...base,
-    status: "failed",
-    result: null,
-    error: { message: "cancelled" },
-    durationMs,
-    ...(connectorId !== undefined ? { connectorId } : {}),
-    ...(linkId !== undefined ? { linkId } : {}),
-    ...(mcpAppResourceUri !== undefined ? { mcpAppResourceUri } : {})
-  }
-}
 
 /** The tool methods. */
 export const toolMethods = {
@@ -64,10 +50,11 @@ export const toolMethods = {
                 started = { item, at: yield* Clock.currentTimeMillis }
                 yield* ticket.release
               } else {
-                yield* threads.record(
-                  thread,
-                  { _tag: "itemCompleted", turnId: p.turnId, item },
-                  notification(phase, item)
+                // The tool ran: its result is stored even when the append first loses a race, or failed
+                // with the cause once the store accepts writes again (Threads.recordCompletion).
+                const startedItem = started?.item ?? item
+                yield* threads.recordCompletion(thread, p.turnId, item, (cause) =>
+                  failedItem(startedItem, resultNotStoredMessage(cause), item.durationMs)
                 )
                 completed = true
               }
@@ -77,7 +64,7 @@ export const toolMethods = {
         const onCancel = Effect.gen(function* () {
           if (started === undefined || completed) return
           const now = yield* Clock.currentTimeMillis
-          const item = cancelledItem(started.item, Math.max(0, Math.floor(now - started.at)))
+          const item = failedItem(started.item, cancelledMessage, Math.max(0, Math.floor(now - started.at)))
           yield* threads
             .record(thread, { _tag: "itemCompleted", turnId: p.turnId, item }, notification("completed", item))
             .pipe(Effect.catchAll((error) => Effect.logWarning(`could not record a cancelled item: ${error.message}`)))

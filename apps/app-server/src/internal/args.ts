@@ -55,6 +55,8 @@ export interface ServerOptions {
   /** `--tls-cert` and `--tls-key`, given together and only with `wss://`. */
   readonly tls: TlsFiles | undefined
   readonly limits: TransportLimits
+  /** `--thread-idle-timeout SECONDS`: how long a persistent thread no connection holds stays loaded (absent: the default, 300 s). */
+  readonly threadIdleTimeoutMs?: number
 }
 
 /** A command line the server refuses to start with. */
@@ -67,7 +69,8 @@ export const usage =
   "usage: mcp-resources-app-server [--config PATH] [--data-dir DIR] [--listen ws://HOST:PORT|wss://HOST:PORT] " +
   "[--no-stdio] [--allow-remote] [--allow-insecure-remote] [--token-env VAR] [--allow-origin ORIGIN]... " +
   "[--tls-cert PEM --tls-key PEM] [--ws-handshake-timeout SEC] [--ws-max-connections N] " +
-  "[--ws-ping-interval SEC] [--ws-idle-timeout SEC] [--max-send-buffer BYTES]"
+  "[--ws-ping-interval SEC] [--ws-idle-timeout SEC] [--max-send-buffer BYTES] " +
+  "[--thread-idle-timeout SECONDS]"
 
 /** True for `localhost`, `127.0.0.0/8` and `::1`. */
 export const isLoopback = (host: string): boolean => {
@@ -131,6 +134,7 @@ export const parseArgs = (
   let tlsKey: string | undefined
   const allowOrigins: Array<string> = []
   const limits: { -readonly [K in keyof TransportLimits]: TransportLimits[K] } = { ...defaultLimits }
+  let threadIdleTimeoutMs: number | undefined
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
     const eq = arg.indexOf("=")
@@ -192,6 +196,16 @@ export const parseArgs = (
       case "--max-send-buffer":
         limits.maxSendBufferBytes = parseCount(flag, value())
         break
+      case "--thread-idle-timeout": {
+        const text = value()
+        const seconds = Number(text)
+        if (text.trim() === "" || !Number.isFinite(seconds) || seconds < 0 || seconds > 2_000_000)
+          throw new UsageError(
+            `--thread-idle-timeout: expected a number of seconds from 0 to 2000000, got ${JSON.stringify(text)}`
+          )
+        threadIdleTimeoutMs = Math.round(seconds * 1000)
+        break
+      }
       default:
         throw new UsageError(`unknown argument: ${arg}`)
     }
@@ -235,6 +249,7 @@ export const parseArgs = (
     tokenEnv,
     allowOrigins,
     tls: tlsCert !== undefined && tlsKey !== undefined ? { certPath: tlsCert, keyPath: tlsKey } : undefined,
-    limits
+    limits,
+    ...(threadIdleTimeoutMs !== undefined ? { threadIdleTimeoutMs } : {})
   }
 }

@@ -1,11 +1,14 @@
 /**
  * Per-thread ordering (app-server-protocol.md section 2): `exclusive` requests (turn/start,
- * thread/rollback, thread/compact) wait for every earlier request of the thread; a `call`
- * (tool/call) waits until the earlier requests reached their start point, then lets the next one go
- * once its started item is recorded. Tickets are taken synchronously, in arrival order.
+ * thread/rollback, thread/compact, thread/delete) wait for every earlier request of the thread; a
+ * `call` (tool/call) waits until the earlier requests reached their start point, then lets the next one
+ * go once its started item is recorded. Tickets are taken synchronously, in arrival order.
+ *
+ * {@link ThreadQueues} owns every queue: one exists only while a request of its thread is in flight,
+ * so ids that name no thread (or threads long idle) hold no memory.
  */
 import { Deferred, Effect, Exit, FiberId } from "effect"
-import type { Ticket } from "../Method.js"
+import type { Ordering, Ticket } from "../Method.js"
 
 /** A ticket plus the completion the server signals when the request ends. */
 export interface QueueTicket extends Ticket {
@@ -18,14 +21,25 @@ export const free: QueueTicket = { ready: Effect.void, release: Effect.void, don
 const open = (): Deferred.Deferred<void> => Deferred.unsafeMake<void>(FiberId.none)
 const complete = (d: Deferred.Deferred<void>): Effect.Effect<void> => Effect.asVoid(Deferred.done(d, Exit.void))
 
-/** The queue of one thread. */
+/** The queue of one thread; `onIdle` runs when its last request ended. */
 export class ThreadQueue {
   private gate: Deferred.Deferred<void> | undefined
   private readonly inflight = new Set<Deferred.Deferred<void>>()
 
+  constructor(private readonly onIdle: () => void = () => {}) {}
+
+  /** The number of requests that took a ticket and have not ended. */
+  get size(): number {
+    return this.inflight.size
+  }
+
   /** Takes the next ticket (synchronous: call it in arrival order). */
   enter(kind: "exclusive" | "call"): QueueTicket {
     const done = open()
+    const end = () => {
+      this.inflight.delete(done)
+      if (this.inflight.size === 0) this.onIdle()
+    }
     if (kind === "exclusive") {
       const waits = [...this.inflight]
       if (this.gate !== undefined) waits.push(this.gate)
@@ -35,7 +49,7 @@ export class ThreadQueue {
         ready: Effect.forEach(waits, Deferred.await, { discard: true }),
         release: Effect.void,
         done: Effect.suspend(() => {
-          this.inflight.delete(done)
+          end()
           return complete(done)
         })
       }
@@ -48,9 +62,37 @@ export class ThreadQueue {
       ready: previous === undefined ? Effect.void : Deferred.await(previous),
       release: complete(started),
       done: Effect.suspend(() => {
-        this.inflight.delete(done)
+        end()
         return Effect.zipRight(complete(started), complete(done))
       })
     }
+  }
+}
+
+/**
+ * The queues of every thread, keyed by thread id. A queue is created by the first request of its
+ * thread and dropped when its last request ends: every earlier gate has then completed, so a fresh
+ * queue orders the next request exactly as the old one would.
+ */
+export class ThreadQueues {
+  private readonly queues = new Map<string, ThreadQueue>()
+
+  /** The number of threads with a request in flight. */
+  get size(): number {
+    return this.queues.size
+  }
+
+  /** Takes the request's ticket on its thread's queue (synchronous: call it in arrival order). */
+  enter(threadId: string | undefined, ordering: Ordering): QueueTicket {
+    if (threadId === undefined || ordering === "none") return free
+    let queue = this.queues.get(threadId)
+    if (queue === undefined) {
+      const created: ThreadQueue = new ThreadQueue(() => {
+        if (this.queues.get(threadId) === created) this.queues.delete(threadId)
+      })
+      queue = created
+      this.queues.set(threadId, queue)
+    }
+    return queue.enter(ordering)
   }
 }

@@ -1,6 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
+import { storage, type ThreadStoreError } from "./error.js"
 
 /** The table recording applied migrations. */
 export const table = "thread_store_migrations"
@@ -40,11 +41,29 @@ export const migrations: ReadonlyArray<{
   }
 ]
 
+/** The newest schema version this code knows. */
+export const latestVersion: number = migrations.reduce((max, m) => Math.max(max, m.version), 0)
+
 /**
- * Applies the missing migrations in one transaction and returns the versions applied. On PostgreSQL a
+ * A store whose schema a newer release migrated: using it could misread or damage what that release
+ * wrote, so the store refuses to open, naming both versions.
+ */
+export const newerSchema = (stored: number): ThreadStoreError =>
+  storage(
+    "cannot open the thread store",
+    `its schema is at version ${stored}, newer than version ${latestVersion}, the newest this version of mcp-resources knows; upgrade mcp-resources, or use another data directory or database`
+  )
+
+/**
+ * Applies the missing migrations in one transaction and returns the versions applied; a schema with a
+ * version this code does not know fails with {@link newerSchema} and changes nothing. On PostgreSQL a
  * transaction-scoped advisory lock makes a second process wait, then find nothing left to do.
  */
-export const migrate: Effect.Effect<ReadonlyArray<number>, SqlError, SqlClient.SqlClient> = Effect.gen(function* () {
+export const migrate: Effect.Effect<
+  ReadonlyArray<number>,
+  SqlError | ThreadStoreError,
+  SqlClient.SqlClient
+> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   return yield* sql.withTransaction(
     Effect.gen(function* () {
@@ -58,6 +77,8 @@ export const migrate: Effect.Effect<ReadonlyArray<number>, SqlError, SqlClient.S
       )`
       const rows = yield* sql<{ readonly version: number }>`SELECT version FROM ${sql(table)}`
       const applied = new Set(rows.map((r) => Number(r.version)))
+      const newest = Math.max(0, ...applied)
+      if (newest > latestVersion) return yield* Effect.fail(newerSchema(newest))
       const done: Array<number> = []
       for (const migration of migrations) {
         if (applied.has(migration.version)) continue

@@ -19,5 +19,6 @@ export const makePg = (url: Redacted.Redacted): Effect.Effect<Service, ThreadSto
         Effect.fail(storage("cannot connect to the PostgreSQL thread store", describe(defect)))
       )
     )
-    return yield* Effect.provideService(make, SqlClient.SqlClient, client)
+    const store = yield* Effect.provideService(make, SqlClient.SqlClient, client)
+    return { ...store, shared: true }
   })

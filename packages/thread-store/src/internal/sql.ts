@@ -2,8 +2,8 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { ThreadEvent } from "@mcp-resources/protocol"
-import { Effect, Either, Option } from "effect"
-import type { Service, ThreadInfo } from "../ThreadStore.js"
+import { Effect, Either, Option, Schedule } from "effect"
+import type { Service, StoredRecord, ThreadInfo } from "../ThreadStore.js"
 import * as Codec from "./codec.js"
 import { alreadyExists, conflict, describe, notFound, storage, type ThreadStoreError } from "./error.js"
 import { migrate } from "./migrations.js"
@@ -12,6 +12,28 @@ const isUniqueViolation = (error: SqlError): boolean => {
   const code = (error.cause as { readonly code?: unknown } | null | undefined)?.code
   return code === "23505" || code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "SQLITE_CONSTRAINT_UNIQUE"
 }
+
+/** SQLite found the database locked by another connection (`SQLITE_BUSY`, `SQLITE_BUSY_SNAPSHOT`, `SQLITE_LOCKED`). */
+const isBusy = (error: unknown): boolean => {
+  if ((error as { readonly _tag?: unknown } | null)?._tag !== "SqlError") return false
+  const code = ((error as SqlError).cause as { readonly code?: unknown } | null | undefined)?.code
+  return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))
+}
+
+/** 2 ms doubling up to 100 ms between attempts, 60 retries: about 5 s before a busy database is an error. */
+const busySchedule = Schedule.exponential("2 millis").pipe(
+  Schedule.union(Schedule.spaced("100 millis")),
+  Schedule.intersect(Schedule.recurs(60))
+)
+
+/** Rows per query when reading a thread's records: pages keep one statement and its decoding short. */
+export const pageRows = 128
+
+/** Lets pending I/O (other connections' requests) run before the next page is read. */
+const yieldToIo: Effect.Effect<void> = Effect.async<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
 
 /** A storage failure for an `SqlError`, with its context prepended. */
 export const failed = (context: string) => (error: SqlError) => storage(context, describe(error))
@@ -36,7 +58,14 @@ const toInfo = (row: ThreadRow) =>
 /** The store over a migrated SQL database (SQLite or PostgreSQL). */
 export const make: Effect.Effect<Service, ThreadStoreError, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  yield* migrate.pipe(Effect.mapError(failed("cannot migrate the thread store")))
+  // SQLite runs with `busy_timeout = 0` (sqlite.ts): a busy database is retried here, off the event loop.
+  const retryBusy: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R> = sql.onDialectOrElse({
+    sqlite: () => Effect.retry({ schedule: busySchedule, while: isBusy }),
+    orElse: () => (effect) => effect
+  })
+  yield* retryBusy(migrate).pipe(
+    Effect.catchTag("SqlError", (e) => Effect.fail(failed("cannot migrate the thread store")(e)))
+  )
 
   const threadRow = (id: string) =>
     sql<ThreadRow>`SELECT id, created_at, config FROM threads WHERE id = ${id}`.pipe(
@@ -46,6 +75,24 @@ export const make: Effect.Effect<Service, ThreadStoreError, SqlClient.SqlClient>
   const requireThread = (id: string) =>
     threadRow(id).pipe(Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound(id)), onSome: toInfo })))
 
+  /**
+   * The records with a seq greater than `after`, in order, read and decoded {@link pageRows} at a time
+   * with the event loop yielded between pages: loading a large thread never stalls other requests.
+   */
+  const recordsAfter = (id: string, after: number) =>
+    Effect.gen(function* () {
+      const records: Array<StoredRecord> = []
+      let from = after
+      for (;;) {
+        const rows = yield* sql<RecordRow>`SELECT seq, event FROM thread_records
+          WHERE thread_id = ${id} AND seq > ${from} ORDER BY seq LIMIT ${pageRows}`
+        for (const record of yield* Codec.decodeAll(id, rows)) records.push(record)
+        if (rows.length < pageRows) return records
+        from = Number(rows[rows.length - 1]!.seq)
+        yield* yieldToIo
+      }
+    })
+
   return {
     create: Effect.fn("ThreadStore.create")(
       function* (thread: ThreadInfo) {
@@ -54,7 +101,7 @@ export const make: Effect.Effect<Service, ThreadStoreError, SqlClient.SqlClient>
           VALUES (${thread.id}, ${thread.createdAt}, ${config}, 0)`
       },
       (effect, thread) =>
-        Effect.catchTag(effect, "SqlError", (e) =>
+        Effect.catchTag(retryBusy(effect), "SqlError", (e) =>
           Effect.fail(isUniqueViolation(e) ? alreadyExists(thread.id) : failed(`cannot create thread ${thread.id}`)(e))
         )
     ),
@@ -64,7 +111,8 @@ export const make: Effect.Effect<Service, ThreadStoreError, SqlClient.SqlClient>
         if (Option.isNone(row)) return Option.none()
         return Option.some(yield* toInfo(row.value))
       },
-      (effect, id) => Effect.catchTag(effect, "SqlError", (e) => Effect.fail(failed(`cannot read thread ${id}`)(e)))
+      (effect, id) =>
+        Effect.catchTag(retryBusy(effect), "SqlError", (e) => Effect.fail(failed(`cannot read thread ${id}`)(e)))
     ),
     list: Effect.fn("ThreadStore.list")(
       function* () {
@@ -73,7 +121,7 @@ export const make: Effect.Effect<Service, ThreadStoreError, SqlClient.SqlClient>
         for (const row of rows) infos.push(yield* toInfo(row))
         return infos
       },
-      (effect) => Effect.catchTag(effect, "SqlError", (e) => Effect.fail(failed("cannot list threads")(e)))
+      (effect) => Effect.catchTag(retryBusy(effect), "SqlError", (e) => Effect.fail(failed("cannot list threads")(e)))
     ),
     remove: Effect.fn("ThreadStore.remove")(
       function* (id: string) {
@@ -86,7 +134,8 @@ export const make: Effect.Effect<Service, ThreadStoreError, SqlClient.SqlClient>
           })
         )
       },
-      (effect, id) => Effect.catchTag(effect, "SqlError", (e) => Effect.fail(failed(`cannot delete thread ${id}`)(e)))
+      (effect, id) =>
+        Effect.catchTag(retryBusy(effect), "SqlError", (e) => Effect.fail(failed(`cannot delete thread ${id}`)(e)))
     ),
     append: Effect.fn("ThreadStore.append")(
       function* (id: string, expectedSeq: number, event: ThreadEvent.ThreadEvent) {
@@ -108,32 +157,32 @@ export const make: Effect.Effect<Service, ThreadStoreError, SqlClient.SqlClient>
         )
       },
       (effect, id) =>
-        Effect.catchTag(effect, "SqlError", (e) =>
+        Effect.catchTag(retryBusy(effect), "SqlError", (e) =>
           Effect.fail(isUniqueViolation(e) ? conflict(id) : failed(`cannot append to thread ${id}`)(e))
         )
     ),
     load: Effect.fn("ThreadStore.load")(
       function* (id: string) {
         const thread = yield* requireThread(id)
-        // One query: the newest compaction (found through its partial index) and everything after it.
-        const rows = yield* sql<RecordRow>`SELECT seq, event FROM thread_records
-          WHERE thread_id = ${id} AND seq >= COALESCE(
-            (SELECT MAX(seq) FROM thread_records WHERE thread_id = ${id} AND kind = 'compacted'), 0)
-          ORDER BY seq`
-        const records = yield* Codec.decodeAll(id, rows)
+        // The newest compaction (found through its partial index), then it and everything after it.
+        const newest = yield* sql<{ readonly seq: number | null }>`SELECT MAX(seq) AS seq FROM thread_records
+          WHERE thread_id = ${id} AND kind = 'compacted'`
+        const records = yield* recordsAfter(id, Number(newest[0]?.seq ?? 0) - 1)
         return { thread, records, lastSeq: records.length === 0 ? 0 : records[records.length - 1]!.seq }
       },
-      (effect, id) => Effect.catchTag(effect, "SqlError", (e) => Effect.fail(failed(`cannot load thread ${id}`)(e)))
+      (effect, id) =>
+        Effect.catchTag(retryBusy(effect), "SqlError", (e) => Effect.fail(failed(`cannot load thread ${id}`)(e)))
     ),
     since: Effect.fn("ThreadStore.since")(
       function* (id: string, seq: number) {
-        const rows = yield* sql<RecordRow>`SELECT seq, event FROM thread_records
-          WHERE thread_id = ${id} AND seq > ${Math.floor(seq)} ORDER BY seq`
-        if (rows.length === 0) yield* requireThread(id)
-        return yield* Codec.decodeAll(id, rows)
+        const records = yield* recordsAfter(id, Math.floor(seq))
+        if (records.length === 0) yield* requireThread(id)
+        return records
       },
       (effect, id) =>
-        Effect.catchTag(effect, "SqlError", (e) => Effect.fail(failed(`cannot read records of thread ${id}`)(e)))
+        Effect.catchTag(retryBusy(effect), "SqlError", (e) =>
+          Effect.fail(failed(`cannot read records of thread ${id}`)(e))
+        )
     ),
     lastSeq: Effect.fn("ThreadStore.lastSeq")(
       function* (id: string) {
@@ -142,7 +191,8 @@ export const make: Effect.Effect<Service, ThreadStoreError, SqlClient.SqlClient>
         if (row === undefined) return yield* Effect.fail(notFound(id))
         return Number(row.last_seq)
       },
-      (effect, id) => Effect.catchTag(effect, "SqlError", (e) => Effect.fail(failed(`cannot read thread ${id}`)(e)))
+      (effect, id) =>
+        Effect.catchTag(retryBusy(effect), "SqlError", (e) => Effect.fail(failed(`cannot read thread ${id}`)(e)))
     )
   }
 })
