@@ -100,7 +100,9 @@ describe.skipIf(problem !== undefined)("the packed packages installed with npm i
   const env = { ...process.env, XDG_CACHE_HOME: Path.join(work, "cache"), MCP_RESOURCES_LOG: "error" }
 
   beforeAll(async () => {
-    const pnpm = createRequire(Path.join(repo, "package.json")).resolve("pnpm/bin/pnpm.cjs")
+    // The repository's own pnpm (a root devDependency), whose `exports` only names its package.json.
+    const pnpmPackage = createRequire(Path.join(repo, "package.json")).resolve("pnpm")
+    const pnpm = Path.join(Path.dirname(pnpmPackage), readManifest(Path.dirname(pnpmPackage)).bin!.pnpm!)
     Fs.mkdirSync(tarballs)
     for (const dir of publicPackages) {
       if (!Fs.existsSync(Path.join(repo, dir, "dist"))) assert.fail(`${dir} is not built: run pnpm build first`)
@@ -239,7 +241,12 @@ describe.skipIf(problem !== undefined)("the packed packages installed with npm i
         await run(process.execPath, ["out/consumer.js"], { cwd: project, timeout: minutes(1), env })
       )
       assert.deepStrictEqual(JSON.parse(result.stdout), {
-        tools: ["list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"],
+        tools: [
+          "list_mcp_resources",
+          "list_mcp_resource_templates",
+          "read_mcp_resource",
+          "mcp__example__example_search"
+        ],
         listed: true,
         resources: 3,
         skills: true,
@@ -259,12 +266,16 @@ describe.skipIf(problem !== undefined)("the packed packages installed with npm i
       assert.deepStrictEqual(Object.keys(appServer.bin ?? {}).sort(), ["mcp-resources", "mcp-resources-app-server"])
       const help = expectSuccess(
         "mcp-resources-app-server --help",
-        await run("npx", ["--no", "mcp-resources-app-server", "--help"], { cwd: project, timeout: minutes(1), env })
+        await run("npx", ["--no", "--", "mcp-resources-app-server", "--help"], {
+          cwd: project,
+          timeout: minutes(1),
+          env
+        })
       )
       assert.match(help.stdout, /^usage: mcp-resources-app-server /)
       const cliHelp = expectSuccess(
         "mcp-resources --help",
-        await run("npx", ["--no", "mcp-resources", "--help"], { cwd: project, timeout: minutes(1), env })
+        await run("npx", ["--no", "--", "mcp-resources", "--help"], { cwd: project, timeout: minutes(1), env })
       )
       assert.match(cliHelp.stdout, /^usage: mcp-resources <command>/)
       const tools = expectSuccess(
