@@ -58,16 +58,17 @@ export const run = (program: keyof Bundle): void => {
   // `scripts/bundle.mjs` sets this to make the shipped cache from a real start.
   const out = process.env.MCP_RESOURCES_CODE_CACHE_OUT
   const shipped = NodePath.join(dir, `${program}-${process.versions.v8}.cache`)
-  const cacheFile =
-    out !== undefined ? undefined : NodeFs.existsSync(shipped) ? shipped : userCacheFile(program, source)
-  const cachedData = cacheFile === undefined ? undefined : readOptional(cacheFile)
+  // A per-user cache exists only where the shipped one was missing or refused: it goes first.
+  const user = out === undefined ? userCacheFile(program, source) : undefined
+  const cacheFile = [user, shipped].find((candidate) => candidate !== undefined && NodeFs.existsSync(candidate))
+  const cachedData = out === undefined && cacheFile !== undefined ? readOptional(cacheFile) : undefined
   const script = new NodeVm.Script(
     wrapped,
     cachedData === undefined ? { filename: file } : { filename: file, cachedData }
   )
   if (cachedData === undefined || script.cachedDataRejected === true) {
     // Written after the run, so the cache also holds every function compiled while it ran.
-    const target = out ?? (cacheFile === shipped ? userCacheFile(program, source) : cacheFile)
+    const target = out ?? user
     if (target !== undefined) process.once("exit", () => writeQuietly(target, script.createCachedData()))
   }
   const module = { exports: {} as Bundle }
