@@ -1,0 +1,124 @@
+/**
+ * The package's bins (`dist/bundle/Cli.js`, `dist/bundle/main.js`): the bundled programs behave as the
+ * unbundled ones, start from the code cache shipped beside them, and fall back to a per-user cache
+ * (`$XDG_CACHE_HOME/mcp-resources/`) when V8 refuses the shipped one.
+ */
+import { execFile } from "node:child_process"
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { resultOf, start, tempDir, writeConfig } from "./utils/AppServerProcess.js"
+
+const bundleCli = fileURLToPath(new URL("../dist/bundle/Cli.js", import.meta.url))
+const bundleMain = fileURLToPath(new URL("../dist/bundle/main.js", import.meta.url))
+const version = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string })
+  .version
+
+interface Run {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs `node [NODE_FLAGS] dist/bundle/Cli.js ARGS` in `cwd` with `XDG_CACHE_HOME=cache`, killed after 60 s. */
+const cli = (cwd: string, cache: string, args: ReadonlyArray<string>, nodeFlags: ReadonlyArray<string> = []) =>
+  Effect.async<Run>((resume) => {
+    const child = execFile(
+      process.execPath,
+      [...nodeFlags, bundleCli, ...args],
+      { cwd, timeout: 60_000, encoding: "utf8", env: { ...process.env, XDG_CACHE_HOME: cache } },
+      (error, stdout, stderr) =>
+        resume(
+          Effect.succeed({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr })
+        )
+    )
+    return Effect.sync(() => {
+      child.kill("SIGKILL")
+    })
+  })
+
+/** The per-user cache files and their inodes (a rewrite renames a new file over the old one). */
+const userCaches = (cache: string): Array<{ file: string; ino: number }> => {
+  const dir = join(cache, "mcp-resources")
+  try {
+    return readdirSync(dir).map((file) => ({ file, ino: statSync(join(dir, file)).ino }))
+  } catch {
+    return []
+  }
+}
+
+const withDir = <A, E, R>(use: (dir: string) => Effect.Effect<A, E, R>) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => tempDir("app-server-bundle-")),
+    use,
+    (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+  )
+
+describe("bundled bins", () => {
+  it.scoped("mcp-resources tools prints the same as the unbundled CLI and writes no per-user cache", () =>
+    withDir((dir) =>
+      Effect.gen(function* () {
+        const cache = join(dir, "cache")
+        const readable = yield* cli(dir, cache, ["tools"])
+        assert.deepStrictEqual(readable, {
+          code: 0,
+          stdout: "(no tools: no enabled MCP server is configured)\n",
+          stderr: ""
+        })
+        assert.deepStrictEqual(yield* cli(dir, cache, ["tools", "--json"]), { code: 0, stdout: "[]\n", stderr: "" })
+        const usage = yield* cli(dir, cache, ["bogus"])
+        assert.strictEqual(usage.code, 2)
+        assert.match(usage.stderr, /^mcp-resources: unknown command: bogus\nusage: mcp-resources <command>/)
+        // The shipped cache was made by this Node from this bundle: V8 took it.
+        assert.deepStrictEqual(userCaches(cache), [])
+      })
+    )
+  )
+
+  it.scoped("when V8 refuses the shipped cache, the first start writes a per-user one that later starts use", () =>
+    withDir((dir) =>
+      Effect.gen(function* () {
+        const cache = join(dir, "cache")
+        // Other V8 flags than the build's: the shipped cache is refused.
+        const flags = ["--no-opt"]
+        const first = yield* cli(dir, cache, ["tools", "--json"], flags)
+        assert.deepStrictEqual(first, { code: 0, stdout: "[]\n", stderr: "" })
+        const written = userCaches(cache)
+        assert.strictEqual(written.length, 1)
+        assert.match(written[0]!.file, /^cli-.+-[0-9a-f]{16}\.cache$/)
+        assert.deepStrictEqual(yield* cli(dir, cache, ["tools", "--json"], flags), first)
+        assert.deepStrictEqual(userCaches(cache), written, "an accepted cache is not written again")
+        // A damaged cache is refused by V8, and replaced.
+        writeFileSync(join(cache, "mcp-resources", written[0]!.file), "not a code cache")
+        assert.deepStrictEqual(yield* cli(dir, cache, ["tools", "--json"], flags), first)
+        const replaced = userCaches(cache)
+        assert.strictEqual(replaced.length, 1)
+        assert.notStrictEqual(replaced[0]!.ino, written[0]!.ino)
+        assert.isAbove(statSync(join(cache, "mcp-resources", replaced[0]!.file)).size, 1000)
+      })
+    )
+  )
+
+  it.scoped("mcp-resources-app-server answers initialize with the package's version and opens its store", () =>
+    withDir((dir) =>
+      Effect.gen(function* () {
+        const config = writeConfig(dir, {}, "empty.json")
+        const dataDir = join(dir, "data")
+        const server = yield* start({
+          script: bundleMain,
+          args: ["--config", config, "--data-dir", dataDir],
+          env: { XDG_CACHE_HOME: join(dir, "cache") }
+        })
+        const initialized = resultOf(yield* server.request("initialize", { clientInfo: { name: "bundle-test" } }))
+        assert.deepStrictEqual(initialized.serverInfo, { name: "mcp-resources-app-server", version })
+        const started = resultOf(yield* server.request("thread/start", {}))
+        assert.isString((started.thread as { id: string }).id)
+        yield* server.endInput
+        assert.strictEqual(yield* server.exited(), 0)
+        assert.isTrue(statSync(join(dataDir, "state.sqlite")).isFile())
+      })
+    )
+  )
+})
