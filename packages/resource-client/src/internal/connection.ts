@@ -123,7 +123,7 @@ export const open = (
     const transport = yield* transports.make(entry, (text) => {
       Queue.unsafeOffer(stderr, text)
     })
-    guardResponses(transport)
+    const guard = guardResponses(transport)
     let pendingReason: string | undefined
     let closeReason: string | undefined
     const closedReason = () => closeReason
@@ -187,6 +187,7 @@ export const open = (
     const wire: Wire = { client, memory, closedReason, inFlight }
     const { requestWith } = makeRequester(wire)
     const era = client.getProtocolEra()
+    guard.keepResultType = era !== "modern"
     const discover = client.getDiscoverResult()
     const verdict: Verdict | undefined =
       discover !== undefined ? { kind: "modern", discover } : era === "legacy" ? { kind: "legacy" } : undefined

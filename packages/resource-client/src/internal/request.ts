@@ -9,6 +9,7 @@ import { Effect, Either, ParseResult, Schema } from "effect"
 import { z } from "zod"
 import { closedError, mapSdkError, transportError } from "./failures.js"
 import { RequestSignal } from "./requestSignal.js"
+import { restoreResultType } from "./responseGuard.js"
 
 /** Extra milliseconds given to the SDK's own timer, so that our clock's timeout always comes first. */
 const sdkTimerMargin = 1000
@@ -258,8 +259,9 @@ class InFlight<A> implements Linked {
       )
   }
 
-  succeeded(raw: unknown): void {
+  succeeded(sdkResult: unknown): void {
     if (!this.settle(false)) return
+    const raw = restoreResultType(sdkResult)
     const incomplete = resultKind(this.method, raw)
     if (incomplete !== undefined) {
       this.resume?.(this.failure(incomplete))

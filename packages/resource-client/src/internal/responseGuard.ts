@@ -11,6 +11,34 @@ import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client"
 /** The key of the error data that marks an error response made by the guard. */
 const marker = "mcp-resources/invalidResponse"
 
+/**
+ * Where a result's `resultType` travels past the SDK on an `initialize`-era connection: the SDK
+ * drops the field there, but a result keeps every field the server sent (a `tools/call` result is
+ * handed on as the server's own object) and `input_required` must still be recognised.
+ */
+const resultTypeKey = "mcp-resources/resultType"
+
+/** The result with `resultTypeKey` renamed back to `resultType`, in the same place (the same object when absent). */
+export const restoreResultType = (raw: unknown): unknown => {
+  if (!isRecord(raw) || !Object.hasOwn(raw, resultTypeKey)) return raw
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(raw)) out[key === resultTypeKey ? "resultType" : key] = raw[key]
+  return out
+}
+
+/** `result` with `resultType` renamed to `resultTypeKey`, in the same place. */
+const hideResultType = (result: Readonly<Record<string, unknown>>): Record<string, unknown> => {
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(result)) out[key === "resultType" ? resultTypeKey : key] = result[key]
+  return out
+}
+
+/** What the guard does besides refusing malformed answers. */
+export interface Guard {
+  /** Set once the connection speaks the `initialize` era: results keep their `resultType` past the SDK. */
+  keepResultType: boolean
+}
+
 /** At most this many unanswered requests are remembered per connection. */
 const maxPending = 4096
 
@@ -35,36 +63,51 @@ export const invalidResponseMessage = (data: unknown): string | undefined => {
  * `result` nor an `error` is replaced by an error response. The transport object stays the same
  * (the SDK recognises some transports by class).
  */
-export const guardResponses = (transport: Transport): void => {
+export const guardResponses = (transport: Transport): Guard => {
+  const state: Guard = { keepResultType: false }
   const pending = new Map<string | number, string>()
-  let receive: Receive | undefined
-  const guarded: Receive = (message, extra) => {
-    const raw = message as unknown
-    if (isRecord(raw) && !("method" in raw) && (typeof raw.id === "string" || typeof raw.id === "number")) {
-      const method = pending.get(raw.id)
-      if (method !== undefined) {
-        pending.delete(raw.id)
-        if (!("error" in raw) && !isRecord(raw.result)) {
-          const text = Messages.invalidResponseBody(method, "result" in raw ? kindOf(raw.result) : "missing")
-          const replaced = {
-            jsonrpc: "2.0",
-            id: raw.id,
-            error: { code: -32603, message: text, data: { [marker]: text } }
-          } as unknown as JSONRPCMessage
-          receive?.(replaced, extra)
-          return
+  const guard =
+    (receive: Receive): Receive =>
+    (message, extra) => {
+      const raw = message as unknown
+      if (isRecord(raw) && !("method" in raw) && (typeof raw.id === "string" || typeof raw.id === "number")) {
+        const method = pending.get(raw.id)
+        if (method !== undefined) {
+          pending.delete(raw.id)
+          if (!("error" in raw) && !isRecord(raw.result)) {
+            const text = Messages.invalidResponseBody(method, "result" in raw ? kindOf(raw.result) : "missing")
+            const replaced = {
+              jsonrpc: "2.0",
+              id: raw.id,
+              error: { code: -32603, message: text, data: { [marker]: text } }
+            } as unknown as JSONRPCMessage
+            receive(replaced, extra)
+            return
+          }
+          if (state.keepResultType && "result" in raw && isRecord(raw.result) && Object.hasOwn(raw.result, "resultType")) {
+            receive({ ...raw, result: hideResultType(raw.result) } as unknown as JSONRPCMessage, extra)
+            return
+          }
         }
       }
+      receive(message, extra)
     }
-    receive?.(message, extra)
-  }
+  // whoever installs a handler (the SDK client, a wrapper around it) gets it guarded; an accessor
+  // installed before (by whoever handed us the transport) keeps working behind the guard
+  const previous = Object.getOwnPropertyDescriptor(transport, "onmessage")
+  let current: Receive | undefined
+  const set =
+    previous?.set === undefined
+      ? (handler: Receive | undefined) => {
+          current = handler
+        }
+      : previous.set.bind(transport)
+  const get = previous?.get === undefined ? () => current : previous.get.bind(transport)
   Object.defineProperty(transport, "onmessage", {
     configurable: true,
     enumerable: true,
-    get: () => (receive === undefined ? undefined : guarded),
-    set: (handler: Receive | undefined) => {
-      receive = handler
-    }
+    get,
+    set: (handler: Receive | undefined) => set(handler === undefined ? undefined : guard(handler))
   })
   const send = transport.send.bind(transport)
   transport.send = (message, options) => {
@@ -76,4 +119,5 @@ export const guardResponses = (transport: Transport): void => {
     }
     return send(message, options)
   }
+  return state
 }

@@ -129,11 +129,10 @@ export const start = (entry: ServerEntry, transports: TransportFactory): Effect.
         // a crash (transport closed) marks the server failed with the close reason
         const reason = yield* Deferred.await(connection.closed)
         if (!isCurrent(connection)) return
+        const remote = entry.transport._tag === "http"
+        handle.state = remote ? { _tag: "failed", error: reason, reconnectAttempt: 1 } : { _tag: "failed", error: reason }
         yield* Effect.logWarning(`MCP server '${entry.name}' closed: ${reason}`)
-        if (entry.transport._tag !== "http") {
-          handle.state = { _tag: "failed", error: reason }
-          return
-        }
+        if (!remote) return
         yield* Scope.close(connectionScope, Exit.void)
         yield* reconnect(reason)
       })
