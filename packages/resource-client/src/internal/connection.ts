@@ -124,6 +124,7 @@ export const open = (
       Queue.unsafeOffer(stderr, text)
     })
     const guard = guardResponses(transport)
+    const trace = httpTrace(transport)
     let pendingReason: string | undefined
     let closeReason: string | undefined
     const closedReason = () => closeReason
@@ -156,6 +157,10 @@ export const open = (
           if (entry.transport._tag !== "http") return
           // a 404/405 on the optional GET stream means "no stream", not a lost session
           if (noStream(error, transport.sessionId)) return
+          // the GET stream is the SDK's to re-open (with its own backoff); only a POST that cannot
+          // reach the server loses the connection
+          const last = trace?.last
+          if (last?._tag === "network" && last.method === "GET" && error instanceof TypeError) return
           // streamable HTTP never reports a close: a dropped socket or a lost session is one
           const lost = httpConnectionLost(error, transport.sessionId)
           if (lost !== undefined) markClosed(`${Messages.connectionClosed}: ${lost}`)
@@ -167,7 +172,6 @@ export const open = (
       }),
       (client) => closeClient(client, transport)
     )
-    const trace = httpTrace(transport)
     yield* Effect.tryPromise({
       try: (signal) =>
         client.connect(transport, {

@@ -23,6 +23,20 @@ const serverText = (error: ProtocolError): string => {
   return error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message
 }
 
+/**
+ * The SDK's own result check (2026-07-28 results) in our words: `invalid {method} result at {path}:
+ * {issue}`, the path and issue of its first finding (a blob that is not base64 says so as ours does).
+ */
+const sdkInvalidResult = (message: string, method: string): string => {
+  const start = message.indexOf("[")
+  const issues = start < 0 ? undefined : parseJson(message.slice(start))
+  const first: unknown = Array.isArray(issues) ? issues[0] : undefined
+  if (!isRecord(first) || !Array.isArray(first.path)) return message
+  const path = first.path.length === 0 ? "result" : first.path.join(".")
+  const issue = first.path.at(-1) === "blob" ? Messages.invalidBlob : String(first.message ?? "does not match the MCP schema")
+  return `invalid ${method} result at ${path}: ${issue}`
+}
+
 /** Maps an SDK failure: server responses become `Mcp error: {code}: {message}`, local failures stay local. */
 export const mapSdkError = (
   error: unknown,
@@ -43,6 +57,7 @@ export const mapSdkError = (
       case SdkErrorCode.NotConnected:
         return closedError(closedReason() ?? Messages.connectionClosed)
       case SdkErrorCode.InvalidResult:
+        return transportError("invalidResult", sdkInvalidResult(error.message, method))
       case SdkErrorCode.UnsupportedResultType:
         return transportError("invalidResult", error.message)
     }

@@ -30,7 +30,13 @@ export type HttpFailure =
       readonly body: string
     }
   | { readonly _tag: "content"; readonly contentType: string }
-  | { readonly _tag: "network"; readonly target: string; readonly code: string | undefined; readonly message: string }
+  | {
+      readonly _tag: "network"
+      readonly method: string
+      readonly target: string
+      readonly code: string | undefined
+      readonly message: string
+    }
 
 /** The HTTP answers of one connection, as far as start-up messages need them. */
 export interface HttpTrace {
@@ -73,7 +79,7 @@ export const displayUrl = (url: string | URL): string => {
   }
 }
 
-const networkFailure = (target: string, error: unknown): HttpFailure => {
+const networkFailure = (method: string, target: string, error: unknown): HttpFailure => {
   // undici: TypeError("fetch failed") with the system error as its cause
   let cause: unknown = error
   while (cause instanceof Error && cause.cause !== undefined && (cause as { code?: unknown }).code === undefined) {
@@ -81,10 +87,35 @@ const networkFailure = (target: string, error: unknown): HttpFailure => {
   }
   const code = (cause as { readonly code?: unknown } | undefined)?.code
   const message = cause instanceof Error ? cause.message : String(cause)
-  return { _tag: "network", target, code: typeof code === "string" ? code : undefined, message }
+  return { _tag: "network", method, target, code: typeof code === "string" ? code : undefined, message }
 }
 
 type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>
+
+/** Socket errors of a kept-alive connection that the server closed just as the request went out. */
+const staleCodes = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET"])
+
+const causeCode = (error: unknown): string | undefined => {
+  const code = (error as { readonly cause?: { readonly code?: unknown } } | undefined)?.cause?.code
+  return typeof code === "string" ? code : undefined
+}
+
+/** A `tools/call` is never sent twice (the server may have run the tool); anything else may be. */
+const resendable = (init: RequestInit | undefined): boolean =>
+  typeof init?.body !== "string" || !init.body.includes('"tools/call"')
+
+/**
+ * Sends once more, at once, a request that failed with a socket error before any answer (the server
+ * closed a kept-alive connection as the request was written to it), unless it is a `tools/call`.
+ */
+const withStaleRetry = (base: FetchLike, url: string | URL, init: RequestInit | undefined): Promise<Response> =>
+  base(url, init).catch((error: unknown) => {
+    const code = causeCode(error)
+    if (code === undefined || !staleCodes.has(code) || (init?.signal?.aborted ?? false) || !resendable(init)) {
+      throw error
+    }
+    return base(url, init)
+  })
 
 /**
  * A fetch that records non-success answers (status, content type, `WWW-Authenticate`, the start of
@@ -94,7 +125,7 @@ const tracingFetch =
   (base: FetchLike, trace: HttpTrace): FetchLike =>
   (url, init) => {
     const method = init?.method ?? "GET"
-    return base(url, init).then(
+    return withStaleRetry(base, url, init).then(
       (response) => {
         const contentType = response.headers.get("content-type") ?? ""
         if (!response.ok) {
@@ -123,7 +154,7 @@ const tracingFetch =
         return response
       },
       (error: unknown) => {
-        if (!(init?.signal?.aborted ?? false)) trace.last = networkFailure(displayUrl(url), error)
+        if (!(init?.signal?.aborted ?? false)) trace.last = networkFailure(method, displayUrl(url), error)
         throw error
       }
     )
