@@ -173,12 +173,13 @@ export const open = (
       (client) => closeClient(client, transport)
     )
     yield* Effect.tryPromise({
-      try: (signal) =>
-        client.connect(transport, {
-          signal,
-          timeout: timeoutMillis + sdkTimerMargin,
-          ...(prior === undefined ? {} : { prior })
-        }),
+      try: (signal) => {
+        const options = { signal, timeout: timeoutMillis + sdkTimerMargin }
+        const connected = client.connect(transport, prior === undefined ? options : { ...options, prior })
+        // an adopted 2026-07-28 verdict connects without a round trip: `server/discover` proves the
+        // server is there (a legacy verdict skips the probe and runs `initialize`, which proves it)
+        return prior?.kind === "modern" ? connected.then(() => client.discover(options)).then(() => undefined) : connected
+      },
       catch: (error) =>
         startupFailure(error, trace, entry.protocolVersion === modernRevision, timeoutMillis, closedReason)
     })

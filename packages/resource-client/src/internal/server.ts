@@ -133,7 +133,8 @@ export const start = (entry: ServerEntry, transports: TransportFactory): Effect.
         handle.state = remote ? { _tag: "failed", error: reason, reconnectAttempt: 1 } : { _tag: "failed", error: reason }
         yield* Effect.logWarning(`MCP server '${entry.name}' closed: ${reason}`)
         if (!remote) return
-        yield* Scope.close(connectionScope, Exit.void)
+        // the dead connection is cleaned up beside the reconnection (ending a session may take its time)
+        yield* Effect.forkIn(Scope.close(connectionScope, Exit.void), scope)
         yield* reconnect(reason)
       })
 
