@@ -6,7 +6,6 @@
 import { Errors } from "@mcp-resources/protocol"
 import { StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client"
 import { Config as EffectConfig, Effect, Option } from "effect"
-import { EnvHttpProxyAgent, fetch as undiciFetch } from "undici"
 import type { ServerEntry } from "../ServerEntry.js"
 import { StdioTransport } from "./stdioTransport.js"
 
@@ -184,13 +183,15 @@ const outgoingFetch = Effect.gen(function* () {
   if (settings.httpProxy === undefined && settings.httpsProxy === undefined) {
     return { fetch: globalThis.fetch as FetchLike, close: () => Promise.resolve() }
   }
-  const agent = new EnvHttpProxyAgent({
+  // loaded only when a proxy is configured (most hosts never need it)
+  const undici = yield* Effect.promise(() => import("undici"))
+  const agent = new undici.EnvHttpProxyAgent({
     httpProxy: settings.httpProxy ?? "",
     httpsProxy: settings.httpsProxy ?? settings.httpProxy ?? "",
     noProxy: settings.noProxy ?? ""
   })
   const fetch: FetchLike = (url, init) =>
-    undiciFetch(url, { ...(init as object), dispatcher: agent }) as unknown as Promise<Response>
+    undici.fetch(url, { ...(init as object), dispatcher: agent }) as unknown as Promise<Response>
   return { fetch, close: () => agent.close() }
 })
 
