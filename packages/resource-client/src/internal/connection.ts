@@ -72,15 +72,19 @@ export interface Connection {
   readonly verdict: Verdict | undefined
 }
 
-/** The SDK's `versionNegotiation` for the entry's `protocol_version` (absent = `auto`). */
-const negotiation = (entry: ServerEntry) => {
+/**
+ * The SDK's `versionNegotiation` for the entry's `protocol_version` (absent = `auto`). A stdio server
+ * that never answers the `auto` probe is an older one: half the start-up timeout is waited for it,
+ * so that `initialize` still fits in the rest (over HTTP silence is an outage, not a verdict).
+ */
+const negotiation = (entry: ServerEntry, timeoutMillis: number) => {
   switch (entry.protocolVersion ?? "auto") {
     case "legacy":
       return { mode: "legacy" as const }
     case "2026-07-28":
       return { mode: { pin: modernRevision } }
     case "auto":
-      return { mode: "auto" as const }
+      return { mode: "auto" as const, probe: { timeoutMs: Math.max(1, Math.floor(timeoutMillis / 2)) } }
   }
 }
 
@@ -139,7 +143,7 @@ export const open = (
       Effect.sync(() => {
         const client = new Client(clientInfo, {
           capabilities: { elicitation: {} },
-          versionNegotiation: negotiation(entry),
+          versionNegotiation: negotiation(entry, timeoutMillis),
           // 2026-07-28 `input_required` is answered by us (it names the input), never fulfilled silently
           inputRequired: { autoFulfill: false }
         })
