@@ -185,7 +185,10 @@ describe("Config", () => {
       ]
     )
     assert.isFalse("protocolVersion" in config.mcpServers[2]!)
-    assert.match(errorOf('[mcp_servers.a]\ncommand = "node"\nprotocol_version = "2025-06-18"\n', "c.toml"), /protocol_version/)
+    assert.match(
+      errorOf('[mcp_servers.a]\ncommand = "node"\nprotocol_version = "2025-06-18"\n', "c.toml"),
+      /protocol_version/
+    )
   })
 
   it("refuses text that is not TOML or JSON, naming the file and the format", () => {

@@ -24,7 +24,8 @@ const rawServer = async () => {
   server.onmessage = (message) => {
     const request = message as { id?: number | string; method?: string; params?: { uri?: string } }
     if (request.id === undefined || request.method === undefined) return
-    const reply = (fields: Record<string, unknown>) => void server.send({ jsonrpc: "2.0", id: request.id, ...fields } as never)
+    const reply = (fields: Record<string, unknown>) =>
+      void server.send({ jsonrpc: "2.0", id: request.id, ...fields } as never)
     switch (request.method) {
       case "initialize":
         return reply({

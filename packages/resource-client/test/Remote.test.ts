@@ -147,7 +147,12 @@ describe("a remote server that drops is reconnected", () => {
       yield* TestClock.adjust("1 millis")
       yield* until(Effect.map(status(), (s) => s.status === "ready"))
       current = yield* status()
-      assert.deepStrictEqual(current, { name: "remote", transport: "http", status: "ready", protocolVersion: "2025-11-25" })
+      assert.deepStrictEqual(current, {
+        name: "remote",
+        transport: "http",
+        status: "ready",
+        protocolVersion: "2025-11-25"
+      })
       // the legacy verdict was adopted: no second probe, straight to `initialize`
       assert.strictEqual(requests()[0], "initialize")
       assert.isFalse(requests().includes("server/discover"))

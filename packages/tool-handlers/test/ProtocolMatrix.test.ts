@@ -17,7 +17,11 @@ import type { ServerEntry } from "@mcp-resources/resource-client"
 import { Effect } from "effect"
 import { entryDefaults, type Expected, type MatrixCase, matrixSuite } from "./ServerMatrix.js"
 
-const stdio = (name: string, command: Command, protocolVersion?: Config.ProtocolVersionSetting): ServerEntry.ServerEntry => ({
+const stdio = (
+  name: string,
+  command: Command,
+  protocolVersion?: Config.ProtocolVersionSetting
+): ServerEntry.ServerEntry => ({
   name,
   transport: { _tag: "stdio", command: command.command, args: command.args, env: {} },
   ...entryDefaults,
@@ -61,7 +65,12 @@ const legacyV1: Expected = {
 }
 
 const cases: ReadonlyArray<MatrixCase> = [
-  { name: "v2_stdio", title: "v2 stdio (auto)", start: Effect.succeed(stdio("v2_stdio", v2StdioCommand())), expected: modern },
+  {
+    name: "v2_stdio",
+    title: "v2 stdio (auto)",
+    start: Effect.succeed(stdio("v2_stdio", v2StdioCommand())),
+    expected: modern
+  },
   {
     name: "v2_stdio_legacy",
     title: "v2 stdio (legacy)",

@@ -129,7 +129,10 @@ export const matrixSuite = (title: string, cases: ReadonlyArray<MatrixCase>) =>
             success: true
           })
           assert.deepStrictEqual(yield* call("list_mcp_resource_templates", { server, cursor: "t2" }), {
-            output: as(server, '{"server":"srv","resourceTemplates":[{"server":"srv","uriTemplate":"v2://blob/{id}","name":"blob"}]}'),
+            output: as(
+              server,
+              '{"server":"srv","resourceTemplates":[{"server":"srv","uriTemplate":"v2://blob/{id}","name":"blob"}]}'
+            ),
             success: true
           })
         })

@@ -182,7 +182,9 @@ export const open = (
         const connected = client.connect(transport, prior === undefined ? options : { ...options, prior })
         // an adopted 2026-07-28 verdict connects without a round trip: `server/discover` proves the
         // server is there (a legacy verdict skips the probe and runs `initialize`, which proves it)
-        return prior?.kind === "modern" ? connected.then(() => client.discover(options)).then(() => undefined) : connected
+        return prior?.kind === "modern"
+          ? connected.then(() => client.discover(options)).then(() => undefined)
+          : connected
       },
       catch: (error) =>
         startupFailure(error, trace, entry.protocolVersion === modernRevision, timeoutMillis, closedReason)

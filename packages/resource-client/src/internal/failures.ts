@@ -33,7 +33,8 @@ const sdkInvalidResult = (message: string, method: string): string => {
   const first: unknown = Array.isArray(issues) ? issues[0] : undefined
   if (!isRecord(first) || !Array.isArray(first.path)) return message
   const path = first.path.length === 0 ? "result" : first.path.join(".")
-  const issue = first.path.at(-1) === "blob" ? Messages.invalidBlob : String(first.message ?? "does not match the MCP schema")
+  const issue =
+    first.path.at(-1) === "blob" ? Messages.invalidBlob : String(first.message ?? "does not match the MCP schema")
   return `invalid ${method} result at ${path}: ${issue}`
 }
 
@@ -185,7 +186,8 @@ export const startupFailure = (
   }
   if (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed) {
     const cause = (error as { readonly cause?: unknown }).cause
-    const detail = cause instanceof ProtocolError ? jsonRpcErrorText(cause.code, serverText(cause), cause.data) : error.message
+    const detail =
+      cause instanceof ProtocolError ? jsonRpcErrorText(cause.code, serverText(cause), cause.data) : error.message
     return transportError("startup", pinnedModern ? Messages.startup.noModernRevision(detail) : detail)
   }
   const mapped = mapSdkError(error, "initialize", timeoutMillis, closedReason)

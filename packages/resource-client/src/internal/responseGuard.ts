@@ -48,7 +48,13 @@ const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
 const kindOf = (value: unknown): string =>
-  value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "object" : `a ${typeof value}`
+  value === null
+    ? "null"
+    : Array.isArray(value)
+      ? "an array"
+      : typeof value === "object"
+        ? "object"
+        : `a ${typeof value}`
 
 /** The guard's message when `data` is the data of an error response the guard made. */
 export const invalidResponseMessage = (data: unknown): string | undefined => {
@@ -84,7 +90,12 @@ export const guardResponses = (transport: Transport): Guard => {
             receive(replaced, extra)
             return
           }
-          if (state.keepResultType && "result" in raw && isRecord(raw.result) && Object.hasOwn(raw.result, "resultType")) {
+          if (
+            state.keepResultType &&
+            "result" in raw &&
+            isRecord(raw.result) &&
+            Object.hasOwn(raw.result, "resultType")
+          ) {
             receive({ ...raw, result: hideResultType(raw.result) } as unknown as JSONRPCMessage, extra)
             return
           }

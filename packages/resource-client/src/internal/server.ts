@@ -110,7 +110,11 @@ export const start = (entry: ServerEntry, transports: TransportFactory): Effect.
     const isCurrent = (connection: Connection) =>
       handle.state._tag === "ready" && handle.state.connection === connection
 
-    /** Serves a connection until it closes; a remote server is then reconnected. */
+    /**
+     * Serves a connection: its catalog refresh and its crash watch run in the connection's scope (so
+     * that closing the server interrupts them before the transport closes); a remote server that
+     * drops is then reconnected beside it.
+     */
     const serve = ({ connection, tools, scope: connectionScope }: Connected): Effect.Effect<void> =>
       Effect.gen(function* () {
         handle.state = { _tag: "ready", connection, tools }
@@ -127,15 +131,26 @@ export const start = (entry: ServerEntry, transports: TransportFactory): Effect.
           Effect.forkIn(connectionScope)
         )
         // a crash (transport closed) marks the server failed with the close reason
-        const reason = yield* Deferred.await(connection.closed)
-        if (!isCurrent(connection)) return
-        const remote = entry.transport._tag === "http"
-        handle.state = remote ? { _tag: "failed", error: reason, reconnectAttempt: 1 } : { _tag: "failed", error: reason }
-        yield* Effect.logWarning(`MCP server '${entry.name}' closed: ${reason}`)
-        if (!remote) return
-        // the dead connection is cleaned up beside the reconnection (ending a session may take its time)
-        yield* Effect.forkIn(Scope.close(connectionScope, Exit.void), scope)
-        yield* reconnect(reason)
+        yield* Deferred.await(connection.closed).pipe(
+          Effect.flatMap((reason) =>
+            Effect.suspend(() => {
+              if (!isCurrent(connection)) return Effect.void
+              const remote = entry.transport._tag === "http"
+              handle.state = remote
+                ? { _tag: "failed", error: reason, reconnectAttempt: 1 }
+                : { _tag: "failed", error: reason }
+              const logged = Effect.logWarning(`MCP server '${entry.name}' closed: ${reason}`)
+              if (!remote) return logged
+              // the dead connection is cleaned up beside the reconnection (ending a session may take its time)
+              // the reconnection is forked first: closing this scope interrupts this very fiber
+              return logged.pipe(
+                Effect.zipRight(Effect.forkIn(reconnect(reason), scope)),
+                Effect.zipRight(Effect.forkIn(Scope.close(connectionScope, Exit.void), scope))
+              )
+            })
+          ),
+          Effect.forkIn(connectionScope)
+        )
       })
 
     /** Reconnects a dropped remote server with the backoff of {@link reconnectPolicy}. */

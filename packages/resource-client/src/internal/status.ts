@@ -11,7 +11,9 @@ export const status = (base: Pick<ServerStatus, "name" | "transport">, state: St
         : { ...base, status: "failed", error: state.error, reconnectAttempt: state.reconnectAttempt }
     case "ready": {
       const version = state.connection.protocolVersion
-      return version === undefined ? { ...base, status: "ready" } : { ...base, status: "ready", protocolVersion: version }
+      return version === undefined
+        ? { ...base, status: "ready" }
+        : { ...base, status: "ready", protocolVersion: version }
     }
     case "starting":
       return { ...base, status: "starting" }
