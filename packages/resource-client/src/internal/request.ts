@@ -330,14 +330,7 @@ export const makeRequester = (wire: Wire): Requester => {
         }
       )
     })
-  const requestWith = <A>(
-    method: string,
-    params: Record<string, unknown> | undefined,
-    timeoutMillis: number,
-    decode: (raw: unknown) => Either.Either<A, Errors.TransportError>,
-    context: string | undefined,
-    hold: Hold | undefined
-  ): Effect.Effect<A, RequestError> => {
+  const requestWith: Requester["requestWith"] = (method, params, timeoutMillis, decode, context, hold) => {
     const bounded = attempt(method, params, timeoutMillis, decode, hold).pipe(
       Effect.timeoutFail({
         duration: timeoutMillis,
