@@ -207,7 +207,11 @@ export const McpServerListResult = Schema.Struct({
       name: Schema.String,
       status: ServerStatus,
       transport: Schema.Literal("stdio", "http"),
-      error: opt(Schema.String)
+      error: opt(Schema.String),
+      /** The negotiated protocol revision of a ready server. */
+      protocolVersion: opt(Schema.String),
+      /** Set while a dropped remote server is reconnected: the attempt under way or waited for (from 1). */
+      reconnectAttempt: opt(Schema.Int)
     })
   )
 })

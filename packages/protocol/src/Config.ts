@@ -40,6 +40,16 @@ export interface HttpTransport {
   readonly httpHeaders: Readonly<Record<string, string>>
 }
 
+/**
+ * `protocol_version` of a server entry: `auto` probes `server/discover` and falls back to
+ * `initialize`; `legacy` runs `initialize` only (revisions 2024-11-05 to 2025-11-25); `2026-07-28`
+ * speaks that revision only.
+ */
+export type ProtocolVersionSetting = "auto" | "legacy" | "2026-07-28"
+
+/** The values `protocol_version` accepts. */
+export const protocolVersionSettings: ReadonlyArray<ProtocolVersionSetting> = ["auto", "legacy", "2026-07-28"]
+
 /** One `[mcp_servers.NAME]` entry, defaults applied. */
 export interface McpServerConfig {
   readonly name: string
@@ -48,6 +58,8 @@ export interface McpServerConfig {
   readonly startupTimeoutSec: number
   readonly toolTimeoutSec: number
   readonly maxMessageBytes: number
+  /** `protocol_version`; absent means `auto`. */
+  readonly protocolVersion?: ProtocolVersionSetting
 }
 
 /** `[apps.connectors.ID]` with its `[apps.connectors.ID.tools.NAME]` entries. */
@@ -103,7 +115,8 @@ export const RawServer = Schema.Struct({
   enabled: opt(Schema.Boolean),
   startup_timeout_sec: opt(Seconds),
   tool_timeout_sec: opt(Seconds),
-  max_message_bytes: opt(Schema.Int.pipe(Schema.positive()))
+  max_message_bytes: opt(Schema.Int.pipe(Schema.positive())),
+  protocol_version: opt(Schema.Literal(...protocolVersionSettings))
 })
 
 /** A raw desktop-host entry of a top-level `mcpServers` object. */
@@ -228,7 +241,8 @@ const toServer = (
     enabled: s.enabled ?? serverDefaults.enabled,
     startupTimeoutSec: s.startup_timeout_sec ?? serverDefaults.startupTimeoutSec,
     toolTimeoutSec: s.tool_timeout_sec ?? serverDefaults.toolTimeoutSec,
-    maxMessageBytes: s.max_message_bytes ?? serverDefaults.maxMessageBytes
+    maxMessageBytes: s.max_message_bytes ?? serverDefaults.maxMessageBytes,
+    ...(s.protocol_version !== undefined ? { protocolVersion: s.protocol_version } : {})
   })
 }
 

@@ -61,6 +61,25 @@ export const TextResourceContents = Schema.Struct({
 /** A text content item of a read result. */
 export type TextResourceContents = typeof TextResourceContents.Type
 
+/**
+ * True when `s` is base64 (RFC 4648 section 4, the alphabet with `+` and `/`): padding `=` only at
+ * the end and a length that a whole number of bytes gives; unpadded text is accepted too.
+ */
+export const isBase64 = (s: string): boolean => {
+  let end = s.length
+  let padding = 0
+  while (end > 0 && s.charCodeAt(end - 1) === 61 && padding < 2) {
+    end -= 1
+    padding += 1
+  }
+  for (let i = 0; i < end; i++) {
+    const c = s.charCodeAt(i)
+    const ok = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47
+    if (!ok) return false
+  }
+  return padding > 0 ? s.length % 4 === 0 : end % 4 !== 1
+}
+
 /** A blob (base64) content item of a read result. */
 export const BlobResourceContents = Schema.Struct({
   uri: Schema.String,

@@ -94,3 +94,57 @@ export const jsonKind = (value: unknown): "null" | "boolean" | "number" | "strin
           : typeof value === "string"
             ? "string"
             : "object"
+
+/**
+ * Why an MCP server could not be reached or refused to start (resource-client 2.0). They follow
+ * `failed to get client: ` in the model-facing chain and appear as `error` in `mcpServer/list`.
+ */
+export const startup = {
+  /** An HTTP answer that is not a success: `HTTP {status}: {reason}`. */
+  http: (status: number, reason: string) => `HTTP ${status}: ${reason}`,
+  /** The reason of an OAuth-style refusal: the error code, then its description when given. */
+  oauth: (error: string, description: string | undefined) =>
+    description === undefined || description === "" ? error : `${error} (${description})`,
+  /** A JSON-RPC error in an HTTP answer or on stdio: `JSON-RPC error {code}: {message}`. */
+  jsonRpc: (code: number, message: string) => `JSON-RPC error ${code}: ${message}`,
+  /** `-32022`: the server refused the revision the client offered. */
+  unsupportedVersion: (requested: string, supported: ReadonlyArray<string>) =>
+    supported.length === 0
+      ? `unsupported protocol version ${requested}`
+      : `unsupported protocol version ${requested}; the server supports ${supported.join(", ")}`,
+  /** An answer that is an HTML page (a login page, a proxy's error page, a wrong URL). */
+  html: "the server answered with an HTML page, not MCP",
+  /** A success with a body that is neither JSON nor an event stream. */
+  unexpectedContent: (contentType: string) => `unexpected content type ${contentType}`,
+  /** An answer without a body to quote. */
+  noBody: (statusText: string) => (statusText === "" ? "no reason given" : statusText),
+  /** The server could not be reached at all (refused, reset, unresolvable, out of file descriptors). */
+  unreachable: (target: string, reason: string) => `cannot connect to ${target}: ${reason}`,
+  /** `protocol_version = "2026-07-28"` against a server that does not offer it. */
+  noModernRevision: (detail: string) => `the server does not speak protocol revision 2026-07-28: ${detail}`,
+  /** A 404 on the only endpoint: the URL's path is likely wrong. */
+  notFoundHint: "not found (check the path of the server's URL)"
+} as const
+
+/** A request answered `input_required` (2026-07-28) that the client cannot fulfil yet. */
+export const inputRequired = (method: string, inputs: ReadonlyArray<string>) =>
+  inputs.length === 0
+    ? `${method} needs input the client cannot provide yet (the server sent no input request)`
+    : `${method} needs input the client cannot provide yet: the server asked for ${inputs.join(", ")}`
+
+/** A result kind (`resultType`) this client does not know. */
+export const unsupportedResultType = (method: string, resultType: string) =>
+  `invalid ${method} result: unsupported resultType '${resultType}'`
+
+/** A response with the right id whose body is not a result object (and not an error either). */
+export const invalidResponseBody = (method: string, kind: string) =>
+  kind === "missing"
+    ? `invalid ${method} response: it carries neither a result nor an error`
+    : `invalid ${method} result: expected a JSON object, got ${kind}`
+
+/** A `blob` that is not base64 (the MCP schema requires it). */
+export const invalidBlob = "is not valid base64"
+
+/** A dropped remote server that every reconnection attempt failed to reach. */
+export const reconnectFailed = (attempts: number, last: string) =>
+  `reconnecting failed after ${attempts} attempts: ${last}`

@@ -192,6 +192,26 @@ describe("Config", () => {
     })
   }
 
+  it("protocol_version is auto, legacy or 2026-07-28; absent leaves the entry without it (auto)", () => {
+    const config = ok(
+      '[mcp_servers.a]\ncommand = "node"\nprotocol_version = "legacy"\n[mcp_servers.b]\nurl = "http://127.0.0.1:1/mcp"\nprotocol_version = "2026-07-28"\n[mcp_servers.c]\ncommand = "node"\n',
+      "c.toml"
+    )
+    assert.deepStrictEqual(
+      config.mcpServers.map((s) => [s.name, s.protocolVersion]),
+      [
+        ["a", "legacy"],
+        ["b", "2026-07-28"],
+        ["c", undefined]
+      ]
+    )
+    assert.isFalse("protocolVersion" in config.mcpServers[2]!)
+    assert.match(
+      errorOf('[mcp_servers.a]\ncommand = "node"\nprotocol_version = "2025-06-18"\n', "c.toml"),
+      /protocol_version/
+    )
+  })
+
   it("refuses text that is not TOML or JSON, naming the file and the format", () => {
     assert.match(errorOf("not toml [[", "c.toml"), /^c\.toml: not valid TOML: /)
     assert.match(errorOf("{", "c.json"), /^c\.json: not valid JSON: /)

@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as Mcp from "../src/Mcp.js"
 import * as Messages from "../src/Messages.js"
 
 describe("Messages", () => {
@@ -29,5 +30,16 @@ describe("Messages", () => {
       "array",
       "object"
     ])
+  })
+})
+
+describe("Mcp.isBase64", () => {
+  it("accepts padded and unpadded base64 and refuses other text", () => {
+    for (const ok of ["", "AA==", "AAE=", "AAE", "AAEC", "AAECAw", "+/+/", "SGVsbG8sIHdvcmxk"]) {
+      assert.isTrue(Mcp.isBase64(ok), ok)
+    }
+    for (const bad of ["not base64!", "A", "AAAAA", "AA=A", "AA===", "A=", "A A=", "AA\n=="]) {
+      assert.isFalse(Mcp.isBase64(bad), bad)
+    }
   })
 })

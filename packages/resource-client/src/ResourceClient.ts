@@ -1,5 +1,5 @@
 /**
- * The resource client: connection sets with generations over `@modelcontextprotocol/sdk`, and the
+ * The resource client: connection sets with generations over `@modelcontextprotocol/client`, and the
  * resource and tool operations of resource-tools.md sections 1 and 2 as an Effect service.
  *
  * CONTRACT (other packages code against exactly these names and shapes).
@@ -21,6 +21,10 @@ export interface ServerStatus {
   readonly status: Status
   readonly transport: "stdio" | "http" | "memory"
   readonly error?: string
+  /** The negotiated protocol revision of a ready server (e.g. `2025-11-25`, `2026-07-28`). */
+  readonly protocolVersion?: string
+  /** Set while a dropped remote server is reconnected: the attempt under way or waited for (from 1). */
+  readonly reconnectAttempt?: number
 }
 
 /** The per-server outcome of an aggregate list: items of each server that succeeded, failures beside them. */
@@ -155,6 +159,7 @@ const sameEntry = (a: ServerEntry, b: ServerEntry): boolean =>
   a.startupTimeoutSec === b.startupTimeoutSec &&
   a.toolTimeoutSec === b.toolTimeoutSec &&
   a.maxMessageBytes === b.maxMessageBytes &&
+  (a.protocolVersion ?? "auto") === (b.protocolVersion ?? "auto") &&
   sameTransport(a.transport, b.transport)
 
 /**

@@ -1,5 +1,5 @@
 /** Server entries: what the runtime connects to (resource-tools.md section 1.1). */
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { Transport } from "@modelcontextprotocol/client"
 import type { Config } from "@mcp-resources/protocol"
 
 /**
@@ -23,6 +23,8 @@ export interface ServerEntry {
   readonly startupTimeoutSec: number
   readonly toolTimeoutSec: number
   readonly maxMessageBytes: number
+  /** `protocol_version`: which protocol era to speak (absent = `auto`). */
+  readonly protocolVersion?: Config.ProtocolVersionSetting
 }
 
 /** What a connection set is built from: the loaded config and the server entries (by default the config's). */
@@ -45,5 +47,6 @@ export const memory = (
   enabled: options.enabled ?? true,
   startupTimeoutSec: options.startupTimeoutSec ?? 10,
   toolTimeoutSec: options.toolTimeoutSec ?? 300,
-  maxMessageBytes: options.maxMessageBytes ?? 67108864
+  maxMessageBytes: options.maxMessageBytes ?? 67108864,
+  ...(options.protocolVersion === undefined ? {} : { protocolVersion: options.protocolVersion })
 })

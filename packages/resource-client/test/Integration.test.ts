@@ -80,7 +80,9 @@ describe("ResourceClient (stdio and streamable HTTP)", () => {
         const marker = command.args[2]!
         const { client, close } = yield* openClient(setupOf([stdioEntry("srv", command)]))
         yield* settled(client)
-        assert.deepStrictEqual(yield* client.servers, [{ name: "srv", transport: "stdio", status: "ready" }])
+        assert.deepStrictEqual(yield* client.servers, [
+          { name: "srv", transport: "stdio", status: "ready", protocolVersion: "2025-11-25" }
+        ])
         const all = yield* client.listAllResources(() => true)
         assert.deepStrictEqual(
           all.servers[0]?.items.map((r) => r.uri),

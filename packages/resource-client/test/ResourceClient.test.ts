@@ -174,7 +174,7 @@ layer(McpTransport.layerMemory)("ResourceClient (in-memory servers)", (it) => {
       )
       const servers = yield* client.servers
       assert.deepStrictEqual(servers, [
-        { name: "alpha", transport: "memory", status: "ready" },
+        { name: "alpha", transport: "memory", status: "ready", protocolVersion: "2025-11-25" },
         { name: "beta", transport: "memory", status: "failed", error: "spawn failed" }
       ])
     })

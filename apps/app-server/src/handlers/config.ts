@@ -39,7 +39,9 @@ export const configMethods = {
                     name: s.name,
                     status: s.status,
                     transport: s.transport,
-                    ...(s.error !== undefined ? { error: s.error } : {})
+                    ...(s.error !== undefined ? { error: s.error } : {}),
+                    ...(s.protocolVersion !== undefined ? { protocolVersion: s.protocolVersion } : {}),
+                    ...(s.reconnectAttempt !== undefined ? { reconnectAttempt: s.reconnectAttempt } : {})
                   }
                 ]
           )

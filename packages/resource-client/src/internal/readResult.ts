@@ -4,7 +4,7 @@
  * the schema machinery. Anything it does not recognise (a blob item, a wrong type, an unusual
  * object) is left to the schema, which also names the failing path of a mismatch.
  */
-import type { Errors, Mcp } from "@mcp-resources/protocol"
+import { Errors, Mcp, Messages } from "@mcp-resources/protocol"
 import { Either } from "effect"
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
@@ -75,12 +75,36 @@ export const fastReadResult = (raw: unknown): Mcp.ReadResourceResult | undefined
   return result
 }
 
-/** {@link fastReadResult}, falling back to `slow` (the schema) for anything else. */
+/**
+ * Refuses a result with a `blob` that is not base64: the answer breaks the MCP schema, and the bytes
+ * would reach the model or the client as if they were valid.
+ */
+export const checkBlobs = (
+  result: Mcp.ReadResourceResult
+): Either.Either<Mcp.ReadResourceResult, Errors.TransportError> => {
+  const contents = result.contents
+  for (let i = 0; i < contents.length; i++) {
+    const item = contents[i]!
+    if ("blob" in item && !Mcp.isBase64(item.blob)) {
+      return Either.left(
+        new Errors.TransportError({
+          kind: "invalidResult",
+          message: `invalid resources/read result at contents.${i}.blob: ${Messages.invalidBlob}`
+        })
+      )
+    }
+  }
+  return Either.right(result)
+}
+
+/** {@link fastReadResult}, falling back to `slow` (the schema, then the blob check) for anything else. */
 export const withFastPath =
   (
     slow: (raw: unknown) => Either.Either<Mcp.ReadResourceResult, Errors.TransportError>
   ): ((raw: unknown) => Either.Either<Mcp.ReadResourceResult, Errors.TransportError>) =>
   (raw) => {
     const fast = fastReadResult(raw)
-    return fast === undefined ? slow(raw) : Either.right(fast)
+    if (fast !== undefined) return Either.right(fast)
+    const decoded = slow(raw)
+    return Either.isRight(decoded) ? checkBlobs(decoded.right) : decoded
   }

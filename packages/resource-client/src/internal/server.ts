@@ -1,19 +1,27 @@
 /**
  * One started server of a connection set (a "handle"): its startup, status, tool catalog and crash
  * watch. A handle may be shared by two sets (a reload carries an unchanged ready server over); it
- * closes when the last set holding it closes.
+ * closes when the last set holding it closes. A remote (HTTP) server whose connection drops is
+ * reconnected with bounded exponential backoff; a stdio server that exits stays failed.
  */
-import { Errors, Mcp, Messages } from "@mcp-resources/protocol"
+import { Errors, type Mcp, Messages } from "@mcp-resources/protocol"
 import { Cause, Deferred, Effect, ExecutionStrategy, Exit, Option, Scope } from "effect"
-import * as Pagination from "../Pagination.js"
 import type { ServerEntry } from "../ServerEntry.js"
-import { type Connection, decodeResult, open, type TransportFactory } from "./connection.js"
+import { type Connection, open, type TransportFactory, type Verdict } from "./connection.js"
+import { collectToolsOrNone, millis } from "./toolCatalog.js"
+
+export { collectTools, millis } from "./toolCatalog.js"
 
 /** The state of a handle. */
 export type State =
   | { readonly _tag: "starting" }
   | { readonly _tag: "ready"; readonly connection: Connection; readonly tools: ReadonlyArray<Mcp.Tool> }
-  | { readonly _tag: "failed"; readonly error: string }
+  | {
+      readonly _tag: "failed"
+      readonly error: string
+      /** Set while a dropped remote server is being reconnected: the attempt under way or waited for. */
+      readonly reconnectAttempt?: number
+    }
 
 /** A started (or starting) server. */
 export interface Handle {
@@ -24,10 +32,25 @@ export interface Handle {
   /** How many open sets share this handle. */
   refs: number
   readonly scope: Scope.CloseableScope
+  /** The era verdict of the first connection, adopted by every reconnection (the probe is paid once). */
+  verdict: Verdict | undefined
 }
 
-/** Milliseconds of a number of seconds. */
-export const millis = (seconds: number): number => Math.round(seconds * 1000)
+/**
+ * The reconnection of a dropped remote server: attempt `n` (from 1) starts
+ * `min(initialDelayMillis * factor^(n-1), maxDelayMillis)` after the previous one ended (the drop
+ * for the first), for at most `maxAttempts` attempts; then the server stays failed.
+ */
+export const reconnectPolicy = {
+  initialDelayMillis: 500,
+  factor: 2,
+  maxDelayMillis: 30_000,
+  maxAttempts: 8
+} as const
+
+/** The delay before reconnection attempt `attempt` (from 1). */
+export const reconnectDelayMillis = (attempt: number): number =>
+  Math.min(reconnectPolicy.initialDelayMillis * reconnectPolicy.factor ** (attempt - 1), reconnectPolicy.maxDelayMillis)
 
 /** The message of a failure cause: the typed failure's message chain, else the defect's text. */
 export const causeMessage = (cause: Cause.Cause<{ readonly message: string }>): string =>
@@ -39,41 +62,18 @@ export const causeMessage = (cause: Cause.Cause<{ readonly message: string }>): 
     }
   })
 
-/** Collects the tool catalog of a connection with the pagination guard (resource-tools.md 2.3). */
-export const collectTools = (
-  connection: Connection,
-  entry: ServerEntry
-): Effect.Effect<ReadonlyArray<Mcp.Tool>, Errors.ResourceFailure> => {
-  if (!connection.capabilities.tools) return Effect.succeed([])
-  const timeout = millis(entry.toolTimeoutSec)
-  return Pagination.collectPaginated({
-    method: "tools/list",
-    timeout,
-    fetchPage: (cursor) =>
-      connection.request("tools/list", cursor === undefined ? undefined : { cursor }, timeout).pipe(
-        Effect.flatMap(decodeResult(Mcp.ListToolsResult, "tools/list")),
-        Effect.map((page) => ({ items: page.tools, nextCursor: page.nextCursor })),
-        Effect.mapError((error) => Errors.withContext(error, Messages.requestContext["tools/list"](entry.name)))
-      )
-  })
+interface Connected {
+  readonly connection: Connection
+  readonly tools: ReadonlyArray<Mcp.Tool>
+  readonly scope: Scope.CloseableScope
 }
-
-const collectToolsOrNone = (connection: Connection, entry: ServerEntry) =>
-  collectTools(connection, entry).pipe(
-    Effect.catchAll((error) =>
-      Effect.as(
-        Effect.logWarning(`Failed to collect tools of MCP server '${entry.name}': ${error.message}`),
-        [] as ReadonlyArray<Mcp.Tool>
-      )
-    )
-  )
 
 /** Creates a handle and starts its server in the background (connect, initialize, tools), bounded by the startup timeout. */
 export const start = (entry: ServerEntry, transports: TransportFactory): Effect.Effect<Handle> =>
   Effect.gen(function* () {
     const scope = yield* Scope.make()
     const settled = yield* Deferred.make<void>()
-    const handle: Handle = { entry, state: { _tag: "starting" }, settled, refs: 1, scope }
+    const handle: Handle = { entry, state: { _tag: "starting" }, settled, refs: 1, scope, verdict: undefined }
     // runs last on close: whoever still waits sees a settled, closed server
     yield* Scope.addFinalizer(
       scope,
@@ -83,10 +83,12 @@ export const start = (entry: ServerEntry, transports: TransportFactory): Effect.
       })
     )
     const startupMillis = millis(entry.startupTimeoutSec)
-    const startup = Effect.gen(function* () {
+
+    /** One connection with its tool catalog, in a scope of its own; the failure is the message. */
+    const connect: Effect.Effect<Connected, string> = Effect.gen(function* () {
       const connectionScope = yield* Scope.fork(scope, ExecutionStrategy.sequential)
       const exit = yield* Effect.gen(function* () {
-        const connection = yield* open(entry, startupMillis, transports)
+        const connection = yield* open(entry, startupMillis, transports, handle.verdict)
         const tools = yield* collectToolsOrNone(connection, entry)
         return { connection, tools }
       }).pipe(
@@ -99,41 +101,86 @@ export const start = (entry: ServerEntry, transports: TransportFactory): Effect.
         Effect.exit
       )
       if (Exit.isFailure(exit)) {
-        const error = causeMessage(exit.cause)
         yield* Scope.close(connectionScope, exit)
-        handle.state = { _tag: "failed", error }
-        yield* Effect.logWarning(`MCP server '${entry.name}' failed to start: ${error}`)
+        return yield* Effect.fail(causeMessage(exit.cause))
+      }
+      return { ...exit.value, scope: connectionScope }
+    })
+
+    const isCurrent = (connection: Connection) =>
+      handle.state._tag === "ready" && handle.state.connection === connection
+
+    /**
+     * Serves a connection: its catalog refresh and its crash watch run in the connection's scope (so
+     * that closing the server interrupts them before the transport closes); a remote server that
+     * drops is then reconnected beside it.
+     */
+    const serve = ({ connection, tools, scope: connectionScope }: Connected): Effect.Effect<void> =>
+      Effect.gen(function* () {
+        handle.state = { _tag: "ready", connection, tools }
+        handle.verdict ??= connection.verdict
+        // notifications/tools/list_changed refreshes the catalog
+        yield* connection.toolsChanged.take.pipe(
+          Effect.zipRight(collectToolsOrNone(connection, entry)),
+          Effect.flatMap((tools) =>
+            Effect.sync(() => {
+              if (isCurrent(connection)) handle.state = { _tag: "ready", connection, tools }
+            })
+          ),
+          Effect.forever,
+          Effect.forkIn(connectionScope)
+        )
+        // a crash (transport closed) marks the server failed with the close reason
+        yield* Deferred.await(connection.closed).pipe(
+          Effect.flatMap((reason) =>
+            Effect.suspend(() => {
+              if (!isCurrent(connection)) return Effect.void
+              const remote = entry.transport._tag === "http"
+              handle.state = remote
+                ? { _tag: "failed", error: reason, reconnectAttempt: 1 }
+                : { _tag: "failed", error: reason }
+              const logged = Effect.logWarning(`MCP server '${entry.name}' closed: ${reason}`)
+              if (!remote) return logged
+              // the dead connection is cleaned up beside the reconnection (ending a session may take its time)
+              // the reconnection is forked first: closing this scope interrupts this very fiber
+              return logged.pipe(
+                Effect.zipRight(Effect.forkIn(reconnect(reason), scope)),
+                Effect.zipRight(Effect.forkIn(Scope.close(connectionScope, Exit.void), scope))
+              )
+            })
+          ),
+          Effect.forkIn(connectionScope)
+        )
+      })
+
+    /** Reconnects a dropped remote server with the backoff of {@link reconnectPolicy}. */
+    const reconnect = (reason: string): Effect.Effect<void> =>
+      Effect.gen(function* () {
+        let last = reason
+        for (let attempt = 1; attempt <= reconnectPolicy.maxAttempts; attempt++) {
+          handle.state = { _tag: "failed", error: reason, reconnectAttempt: attempt }
+          yield* Effect.sleep(reconnectDelayMillis(attempt))
+          const outcome = yield* Effect.either(connect)
+          if (outcome._tag === "Right") {
+            yield* Effect.logInfo(`MCP server '${entry.name}' reconnected (attempt ${attempt})`)
+            return yield* serve(outcome.right)
+          }
+          last = outcome.left
+          yield* Effect.logWarning(`MCP server '${entry.name}' reconnection attempt ${attempt} failed: ${last}`)
+        }
+        handle.state = { _tag: "failed", error: Messages.reconnectFailed(reconnectPolicy.maxAttempts, last) }
+      })
+
+    const startup = Effect.gen(function* () {
+      const outcome = yield* Effect.either(connect)
+      if (outcome._tag === "Left") {
+        handle.state = { _tag: "failed", error: outcome.left }
+        yield* Effect.logWarning(`MCP server '${entry.name}' failed to start: ${outcome.left}`)
         return yield* Deferred.succeed(settled, undefined)
       }
-      const { connection, tools } = exit.value
-      handle.state = { _tag: "ready", connection, tools }
+      handle.state = { _tag: "ready", connection: outcome.right.connection, tools: outcome.right.tools }
       yield* Deferred.succeed(settled, undefined)
-      // a crash (transport closed) marks the server failed with the close reason
-      yield* Deferred.await(connection.closed).pipe(
-        Effect.flatMap((reason) =>
-          Effect.suspend(() => {
-            if (handle.state._tag === "ready" && handle.state.connection === connection) {
-              handle.state = { _tag: "failed", error: reason }
-              return Effect.logWarning(`MCP server '${entry.name}' closed: ${reason}`)
-            }
-            return Effect.void
-          })
-        ),
-        Effect.forkIn(connectionScope)
-      )
-      // notifications/tools/list_changed refreshes the catalog
-      yield* connection.toolsChanged.take.pipe(
-        Effect.zipRight(collectToolsOrNone(connection, entry)),
-        Effect.flatMap((tools) =>
-          Effect.sync(() => {
-            if (handle.state._tag === "ready" && handle.state.connection === connection) {
-              handle.state = { _tag: "ready", connection, tools }
-            }
-          })
-        ),
-        Effect.forever,
-        Effect.forkIn(connectionScope)
-      )
+      yield* serve(outcome.right)
     })
     // interruptible: `publish` runs uninterruptibly, and a forked fiber inherits that (timeouts would then wait out their sleeps)
     yield* Effect.forkIn(Effect.interruptible(startup), scope)

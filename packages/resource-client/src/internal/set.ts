@@ -10,6 +10,7 @@ import type { ServerEntry, Setup } from "../ServerEntry.js"
 import { type Connection, decodeResult, decodeResultEither, type Hold, transportKind } from "./connection.js"
 import { withFastPath } from "./readResult.js"
 import * as Server from "./server.js"
+import { status } from "./status.js"
 
 /** A set with its bookkeeping. */
 export interface SetImpl {
@@ -287,10 +288,7 @@ export const make = (
         const handle = entry.enabled ? handles.get(entry.name) : undefined
         const base = { name: entry.name, transport: transportKind(entry) }
         if (handle === undefined) return { ...base, status: "disabled" }
-        const state = handle.state
-        return state._tag === "failed"
-          ? { ...base, status: "failed", error: state.error }
-          : { ...base, status: state._tag }
+        return status(base, handle.state)
       })
       .sort((a, b) => compareBytewise(a.name, b.name))
 

@@ -6,8 +6,7 @@
  * each after a 2 s grace.
  */
 import type { ChildProcess } from "node:child_process"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client"
 import spawn from "cross-spawn"
 
 /** What starts the server and where its standard error goes. */

@@ -1,7 +1,7 @@
 /** Helpers for in-memory fixture servers: scoped fixtures, connection tracking and setups. */
 import { connectInMemory, type FixtureSpec, type InMemoryFixture } from "@mcp-resources/fixtures"
 import { Config } from "@mcp-resources/protocol"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { Transport } from "@modelcontextprotocol/client"
 import { Effect } from "effect"
 import { ServerEntry } from "../../src/index.js"
 
@@ -24,6 +24,7 @@ export interface Overlap {
 const track = (fixture: InMemoryFixture, overlap?: Overlap): Tracked => {
   const stats = { opened: 0, closed: 0, inFlight: 0, maxInFlight: 0 }
   const pending = new Set<unknown>()
+  const counted = new Set<unknown>()
   const connect = async (): Promise<Transport> => {
     const transport = await fixture.connect()
     stats.opened += 1
@@ -32,6 +33,7 @@ const track = (fixture: InMemoryFixture, overlap?: Overlap): Tracked => {
     let closed = false
     transport.send = (message, options) => {
       if (isRequest(message) && (message as { method: string }).method !== "initialize") {
+        counted.add((message as { id: unknown }).id)
         stats.inFlight += 1
         stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight)
         if (overlap !== undefined && (message as { method: string }).method === overlap.method) {
@@ -47,19 +49,26 @@ const track = (fixture: InMemoryFixture, overlap?: Overlap): Tracked => {
       closed = true
       await close()
     }
-    const start = transport.start.bind(transport)
-    transport.start = async () => {
-      const onmessage = transport.onmessage
-      transport.onmessage = (message, extra) => {
-        if (isResponse(message) && (message as { id: unknown }).id !== 0) {
-          stats.inFlight -= 1
-          const id = (message as { id: unknown }).id
-          if (overlap !== undefined && pending.delete(id)) overlap.inFlight -= 1
-        }
-        onmessage?.(message, extra)
+    // every handler installed on the transport (the SDK may install its own more than once) is counted
+    let receive: Transport["onmessage"]
+    Object.defineProperty(transport, "onmessage", {
+      configurable: true,
+      enumerable: true,
+      get: () => receive,
+      set: (handler: Transport["onmessage"]) => {
+        receive =
+          handler === undefined
+            ? undefined
+            : (message, extra) => {
+                if (isResponse(message) && (message as { id: unknown }).id !== 0) {
+                  const id = (message as { id: unknown }).id
+                  if (pending.delete(id)) overlap!.inFlight -= 1
+                  if (counted.delete(id)) stats.inFlight -= 1
+                }
+                handler(message, extra)
+              }
       }
-      await start()
-    }
+    })
     return transport
   }
   return Object.assign(Object.create(null), fixture, { connect, stats }) as Tracked

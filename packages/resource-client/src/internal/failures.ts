@@ -1,0 +1,195 @@
+/**
+ * What an SDK failure means for us: a server's JSON-RPC error (`Mcp error: {code}: {message}`), a
+ * local failure (timeout, closed connection, invalid result), a lost HTTP connection, or, at start-up,
+ * the server's own reason (its HTTP status and answer, its JSON-RPC error, the network error code).
+ */
+import { Errors, Messages } from "@mcp-resources/protocol"
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from "@modelcontextprotocol/client"
+import { invalidResponseMessage } from "./responseGuard.js"
+import type { HttpFailure, HttpTrace } from "./transports.js"
+
+export const transportError = (kind: Errors.TransportKind, message: string) =>
+  new Errors.TransportError({ kind, message })
+
+export const errorMessage = (error: unknown): string =>
+  error instanceof Error ? error.message : typeof error === "string" ? error : String(error)
+
+export const closedError = (reason: string) =>
+  transportError(reason.startsWith("message exceeds ") ? "oversize" : "closed", reason)
+
+/** The server's message of a JSON-RPC error (older SDKs prefixed it with `MCP error {code}: `). */
+const serverText = (error: ProtocolError): string => {
+  const prefix = `MCP error ${error.code}: `
+  return error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message
+}
+
+/**
+ * The SDK's own result check (2026-07-28 results) in our words: `invalid {method} result at {path}:
+ * {issue}`, the path and issue of its first finding (a blob that is not base64 says so as ours does).
+ */
+const sdkInvalidResult = (message: string, method: string): string => {
+  const start = message.indexOf("[")
+  const issues = start < 0 ? undefined : parseJson(message.slice(start))
+  const first: unknown = Array.isArray(issues) ? issues[0] : undefined
+  if (!isRecord(first) || !Array.isArray(first.path)) return message
+  const path = first.path.length === 0 ? "result" : first.path.join(".")
+  const issue =
+    first.path.at(-1) === "blob" ? Messages.invalidBlob : String(first.message ?? "does not match the MCP schema")
+  return `invalid ${method} result at ${path}: ${issue}`
+}
+
+/** Maps an SDK failure: server responses become `Mcp error: {code}: {message}`, local failures stay local. */
+export const mapSdkError = (
+  error: unknown,
+  method: string,
+  timeoutMillis: number,
+  closedReason: () => string | undefined
+): Errors.TransportError | Errors.ServerError => {
+  if (error instanceof ProtocolError) {
+    const invalid = invalidResponseMessage(error.data)
+    if (invalid !== undefined) return transportError("invalidResult", invalid)
+    return Errors.serverError(error.code, serverText(error))
+  }
+  if (error instanceof SdkError) {
+    switch (error.code) {
+      case SdkErrorCode.RequestTimeout:
+        return transportError("timeout", Messages.timedOutAwaiting(method, timeoutMillis))
+      case SdkErrorCode.ConnectionClosed:
+      case SdkErrorCode.NotConnected:
+        return closedError(closedReason() ?? Messages.connectionClosed)
+      case SdkErrorCode.InvalidResult:
+        return transportError("invalidResult", sdkInvalidResult(error.message, method))
+      case SdkErrorCode.UnsupportedResultType:
+        return transportError("invalidResult", error.message)
+    }
+  }
+  const reason = closedReason()
+  if (reason !== undefined) return closedError(reason)
+  return transportError("other", errorMessage(error))
+}
+
+/**
+ * The reason when an HTTP transport error means the connection is gone: a request could not reach
+ * the server at all (refused, reset, unreachable), or the server no longer knows the session it
+ * issued (404 once a session id exists). A 404 or 405 on the optional GET stream means only that
+ * the server offers no stream.
+ */
+export const httpConnectionLost = (error: unknown, sessionId: string | undefined): string | undefined => {
+  if (error instanceof TypeError && error.message === "fetch failed") {
+    const code = (error.cause as { readonly code?: unknown } | undefined)?.code
+    return typeof code === "string" ? `fetch failed (${code})` : "fetch failed"
+  }
+  if (error instanceof SdkHttpError && error.status === 404) {
+    return sessionId !== undefined ? "the server no longer knows the session (HTTP 404)" : undefined
+  }
+  const message = errorMessage(error)
+  if (message.startsWith("Failed to reconnect SSE stream") || message.startsWith("Maximum reconnection attempts")) {
+    return message
+  }
+  return undefined
+}
+
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+const parseJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return undefined
+  }
+}
+
+const strings = (u: unknown): ReadonlyArray<string> =>
+  Array.isArray(u) ? u.filter((v): v is string => typeof v === "string") : []
+
+/** A JSON-RPC error object's text: `-32022` names both revisions; others give code and message. */
+export const jsonRpcErrorText = (code: number, message: string, data: unknown): string => {
+  if (code === -32022 && isRecord(data)) {
+    const requested = typeof data.requested === "string" ? data.requested : "(unknown)"
+    return Messages.startup.unsupportedVersion(requested, strings(data.supported))
+  }
+  return Messages.startup.jsonRpc(code, message)
+}
+
+/** `error="invalid_token", error_description="..."` of a `WWW-Authenticate` header. */
+const authParam = (header: string, name: string): string | undefined => {
+  const match = new RegExp(`${name}="([^"]*)"`).exec(header) ?? new RegExp(`${name}=([^,\\s]+)`).exec(header)
+  return match?.[1]
+}
+
+/** The first line of a plain-text body, shortened. */
+const firstLine = (text: string): string => {
+  const line = text.trim().split(/\r?\n/, 1)[0] ?? ""
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line
+}
+
+/** The reason of an HTTP answer that was not a success. */
+const statusReason = (failure: Extract<HttpFailure, { _tag: "status" }>): string => {
+  const oauthError = authParam(failure.wwwAuthenticate, "error")
+  if (oauthError !== undefined) {
+    return Messages.startup.oauth(oauthError, authParam(failure.wwwAuthenticate, "error_description"))
+  }
+  const essence = failure.contentType.split(";")[0]!.trim().toLowerCase()
+  const body = failure.body
+  if (essence === "text/html" || /^\s*<(!doctype|html)/i.test(body)) return Messages.startup.html
+  const json = parseJson(body)
+  if (isRecord(json)) {
+    if (isRecord(json.error) && typeof json.error.code === "number") {
+      return jsonRpcErrorText(json.error.code, String(json.error.message ?? ""), json.error.data)
+    }
+    if (typeof json.error === "string") {
+      const description = typeof json.error_description === "string" ? json.error_description : undefined
+      return Messages.startup.oauth(json.error, description)
+    }
+  }
+  const line = firstLine(body)
+  if (line !== "") return line
+  return failure.status === 404 ? Messages.startup.notFoundHint : Messages.startup.noBody(failure.statusText)
+}
+
+/** The text of a recorded HTTP failure. */
+export const httpFailureText = (failure: HttpFailure): string => {
+  switch (failure._tag) {
+    case "status":
+      return Messages.startup.http(failure.status, statusReason(failure))
+    case "content":
+      return failure.contentType === "text/html"
+        ? Messages.startup.html
+        : Messages.startup.unexpectedContent(failure.contentType)
+    case "network": {
+      const reason =
+        failure.code === undefined || failure.message.includes(failure.code)
+          ? failure.message
+          : `${failure.message} (${failure.code})`
+      return Messages.startup.unreachable(failure.target, reason)
+    }
+  }
+}
+
+/**
+ * The message of a failed start-up: the server's own reason where one is known (the HTTP answer
+ * the trace recorded, a JSON-RPC error such as `-32022` on stdio, a network error code), else the
+ * mapped SDK failure.
+ */
+export const startupFailure = (
+  error: unknown,
+  trace: HttpTrace | undefined,
+  pinnedModern: boolean,
+  timeoutMillis: number,
+  closedReason: () => string | undefined
+): Errors.TransportError | Errors.ServerError => {
+  const recorded = trace?.last
+  if (recorded !== undefined) return transportError("startup", httpFailureText(recorded))
+  if (error instanceof ProtocolError && error.code === -32022) {
+    return transportError("startup", jsonRpcErrorText(error.code, serverText(error), error.data))
+  }
+  if (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed) {
+    const cause = (error as { readonly cause?: unknown }).cause
+    const detail =
+      cause instanceof ProtocolError ? jsonRpcErrorText(cause.code, serverText(cause), cause.data) : error.message
+    return transportError("startup", pinnedModern ? Messages.startup.noModernRevision(detail) : detail)
+  }
+  const mapped = mapSdkError(error, "initialize", timeoutMillis, closedReason)
+  return mapped._tag === "ServerError" ? mapped : transportError("startup", mapped.message)
+}

@@ -1,0 +1,343 @@
+/**
+ * The request path: one SDK request as a single async step with our timeout (one path for the live
+ * clock and test clocks), decoded synchronously, failed with the close reason when the transport
+ * closes, and cancelled (abort signal) when interrupted.
+ */
+import { Errors, Messages } from "@mcp-resources/protocol"
+import type { Client } from "@modelcontextprotocol/client"
+import { Effect, Either, ParseResult, Schema } from "effect"
+import { z } from "zod"
+import { closedError, mapSdkError, transportError } from "./failures.js"
+import { RequestSignal } from "./requestSignal.js"
+import { restoreResultType } from "./responseGuard.js"
+
+/** Extra milliseconds given to the SDK's own timer, so that our clock's timeout always comes first. */
+const sdkTimerMargin = 1000
+
+/** The longest delay a timer can have (a longer one would fire at once). */
+const maxTimerMillis = 2 ** 31 - 1
+
+/** Any JSON-RPC result, unchanged: we decode it ourselves so that no field is stripped before. */
+const AnyResult = z.unknown()
+
+/**
+ * A hold on what a request runs in (a connection set): taken when the request starts and given back
+ * exactly once when it ends, whatever the end; `release` returns what remains to do.
+ */
+export interface Hold {
+  readonly acquire: () => void
+  readonly release: () => Effect.Effect<void>
+}
+
+/** The local `invalidResult` failure of a decoding mismatch, naming the failing path. */
+const invalidResult = (error: ParseResult.ParseError, method: string): Errors.TransportError => {
+  const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+  const path = issue === undefined || issue.path.length === 0 ? "result" : issue.path.join(".")
+  return transportError(
+    "invalidResult",
+    `invalid ${method} result at ${path}: ${issue?.message ?? "does not match the MCP schema"}`
+  )
+}
+
+/** Decodes a raw result synchronously to an Either; a mismatch is a local `invalidResult` failure naming the failing path. */
+export const decodeResultEither = <A, I>(
+  schema: Schema.Schema<A, I>,
+  method: string
+): ((raw: unknown) => Either.Either<A, Errors.TransportError>) => {
+  const decode = Schema.decodeUnknownEither(schema)
+  return (raw) => {
+    const result = decode(raw)
+    return Either.isRight(result) ? Either.right(result.right) : Either.left(invalidResult(result.left, method))
+  }
+}
+
+/** Decodes a raw result (synchronously); a mismatch is a local `invalidResult` failure naming the failing path. */
+export const decodeResult = <A, I>(
+  schema: Schema.Schema<A, I>,
+  method: string
+): ((raw: unknown) => Effect.Effect<A, Errors.TransportError>) => {
+  const decode = decodeResultEither(schema, method)
+  return (raw) => {
+    const result = decode(raw)
+    return Either.isRight(result) ? Effect.succeed(result.right) : Effect.fail(result.left)
+  }
+}
+
+/** Keeps a raw result as it is. */
+export const keepRaw = (raw: unknown): Either.Either<unknown, never> => Either.right(raw)
+
+/** Sets an own data property, also for a key named `__proto__` (which plain assignment would not create). */
+const define = (target: Record<string, unknown>, key: string, value: unknown): void => {
+  if (key === "__proto__") {
+    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true })
+  } else {
+    target[key] = value
+  }
+}
+
+/**
+ * What the wire would deliver of an in-memory value, for the fields that matter to decoding:
+ * `undefined`-valued properties are dropped (an SDK McpServer sends `title: undefined`, which exact
+ * optional fields refuse) and `undefined` array elements become `null`. Everything else is shared:
+ * an object or array is copied only when something inside it changed.
+ */
+export const asWire = (value: unknown): unknown => {
+  if (typeof value !== "object" || value === null) return value
+  if (Array.isArray(value)) {
+    let copy: Array<unknown> | undefined
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i]
+      const wire = item === undefined ? null : asWire(item)
+      if (copy === undefined && wire !== item) copy = value.slice(0, i)
+      if (copy !== undefined) copy.push(wire)
+    }
+    return copy ?? value
+  }
+  const record = value as Record<string, unknown>
+  let copy: Record<string, unknown> | undefined
+  const keys = Object.keys(record)
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!
+    const item = record[key]
+    const wire = item === undefined ? undefined : asWire(item)
+    if (copy === undefined && (item === undefined || wire !== item)) {
+      copy = {}
+      for (let j = 0; j < i; j++) define(copy, keys[j]!, record[keys[j]!])
+    }
+    if (copy !== undefined && wire !== undefined) define(copy, key, wire)
+  }
+  return copy ?? value
+}
+
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+/**
+ * `resultType` (2026-07-28): absent or `complete` is a result; `input_required` fails naming the
+ * inputs the server asked for (their keys and methods: the client cannot fulfil them yet); any
+ * other kind is an invalid result.
+ */
+const resultKind = (method: string, raw: unknown): Errors.TransportError | undefined => {
+  if (!isRecord(raw) || raw.resultType === undefined || raw.resultType === "complete") return undefined
+  if (raw.resultType === "input_required") {
+    const requests = isRecord(raw.inputRequests) ? raw.inputRequests : {}
+    const inputs = Object.keys(requests).map((key) => {
+      const request = requests[key]
+      return isRecord(request) && typeof request.method === "string" ? `${key} (${request.method})` : key
+    })
+    return transportError("invalidResult", Messages.inputRequired(method, inputs))
+  }
+  return transportError("invalidResult", Messages.unsupportedResultType(method, String(raw.resultType)))
+}
+
+export type RequestError = Errors.TransportError | Errors.ServerError
+
+/** What the in-flight requests of one connection share: the SDK client and the close state. */
+export interface Wire {
+  readonly client: Client
+  /** In-memory results never went through JSON. */
+  readonly memory: boolean
+  readonly closedReason: () => string | undefined
+  readonly inFlight: InFlightList
+}
+
+/** A request in the in-flight list. */
+interface Linked {
+  prev: Linked | undefined
+  next: Linked | undefined
+  linked: boolean
+  /** Fails the request with the close reason (cancelling the SDK request). */
+  closed(reason: string): void
+}
+
+/**
+ * The in-flight requests of a connection, failed with the close reason when the transport closes:
+ * an intrusive list in insertion order (adding and removing allocate nothing, unlike a Set).
+ */
+export class InFlightList {
+  head: Linked | undefined = undefined
+  tail: Linked | undefined = undefined
+
+  add(node: Linked): void {
+    node.linked = true
+    node.prev = this.tail
+    node.next = undefined
+    if (this.tail === undefined) this.head = node
+    else this.tail.next = node
+    this.tail = node
+  }
+
+  remove(node: Linked): void {
+    if (!node.linked) return
+    node.linked = false
+    if (node.prev === undefined) this.head = node.next
+    else node.prev.next = node.next
+    if (node.next === undefined) this.tail = node.prev
+    else node.next.prev = node.prev
+    node.prev = undefined
+    node.next = undefined
+  }
+
+  /** Empties the list, returning its requests in insertion order. */
+  takeAll(): Array<Linked> {
+    const all: Array<Linked> = []
+    for (let node = this.head; node !== undefined; node = node.next) all.push(node)
+    for (const node of all) {
+      node.linked = false
+      node.prev = undefined
+      node.next = undefined
+    }
+    this.head = undefined
+    this.tail = undefined
+    return all
+  }
+}
+
+/**
+ * One SDK request in flight: its abort signal and resume in one object rather than a
+ * closure each. Settles once: with the result, the SDK's failure, the close reason, the timeout, or
+ * a cancellation (which aborts the SDK request).
+ */
+class InFlight<A> implements Linked {
+  prev: Linked | undefined = undefined
+  next: Linked | undefined = undefined
+  linked = false
+  done = false
+  signal: RequestSignal | undefined = undefined
+  resume: ((effect: Effect.Effect<A, RequestError>) => void) | undefined = undefined
+
+  constructor(
+    readonly wire: Wire,
+    readonly method: string,
+    readonly timeoutMillis: number,
+    readonly decode: (raw: unknown) => Either.Either<A, Errors.TransportError>,
+    readonly context: string | undefined
+  ) {}
+
+  failure(error: RequestError): Effect.Effect<never, RequestError> {
+    return Effect.fail(this.context === undefined ? error : Errors.withContext(error, this.context))
+  }
+
+  /** Marks the request settled (false when it already was); `abort` cancels the SDK request. */
+  settle(abort: boolean): boolean {
+    if (this.done) return false
+    this.done = true
+    this.wire.inFlight.remove(this)
+    if (abort) this.signal?.abort()
+    return true
+  }
+
+  /**
+   * Sends the request. Our clock bounds it (see {@link makeRequester}); the SDK's own timer only
+   * backs that up, a margin later, so that it never fires first.
+   */
+  start(resume: (effect: Effect.Effect<A, RequestError>) => void, params: Record<string, unknown> | undefined): void {
+    this.resume = resume
+    // a transport that closes (crash, oversize message) fails the request with the close reason
+    const reason = this.wire.closedReason()
+    if (reason !== undefined) {
+      this.done = true
+      resume(this.failure(closedError(reason)))
+      return
+    }
+    const signal = new RequestSignal()
+    this.signal = signal
+    this.wire.inFlight.add(this)
+    const timeout = Math.min(this.timeoutMillis + sdkTimerMargin, maxTimerMillis)
+    const method = this.method
+    this.wire.client
+      .request(params === undefined ? { method } : { method, params }, AnyResult, {
+        signal,
+        timeout,
+        maxTotalTimeout: timeout,
+        // `input_required` comes back as a value: we name what the server wanted (resultKind)
+        allowInputRequired: true
+      })
+      .then(
+        (raw: unknown) => this.succeeded(raw),
+        (error: unknown) => this.failed(error)
+      )
+  }
+
+  succeeded(sdkResult: unknown): void {
+    if (!this.settle(false)) return
+    const raw = restoreResultType(sdkResult)
+    const incomplete = resultKind(this.method, raw)
+    if (incomplete !== undefined) {
+      this.resume?.(this.failure(incomplete))
+      return
+    }
+    // an in-memory result never went through JSON: drop `undefined` fields as the wire would
+    const decoded = this.decode(this.wire.memory ? asWire(raw) : raw)
+    this.resume?.(Either.isRight(decoded) ? Effect.succeed(decoded.right) : this.failure(decoded.left))
+  }
+
+  failed(error: unknown): void {
+    if (this.settle(false)) {
+      this.resume?.(this.failure(mapSdkError(error, this.method, this.timeoutMillis, this.wire.closedReason)))
+    }
+  }
+
+  closed(reason: string): void {
+    if (this.settle(true)) this.resume?.(this.failure(closedError(reason)))
+  }
+}
+
+/** Runs requests on one connection's wire. */
+export interface Requester {
+  /**
+   * One SDK request as a single async step bounded by `timeoutMillis` on the current clock (the
+   * same path for the live clock and a TestClock). The result is decoded by `decode`; when
+   * `context` is set, every failure is prefixed with it. Interrupting it cancels the SDK request.
+   * `hold` is taken before and released after, in the same mask and match.
+   */
+  readonly requestWith: <A>(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    timeoutMillis: number,
+    decode: (raw: unknown) => Either.Either<A, Errors.TransportError>,
+    context: string | undefined,
+    hold: Hold | undefined
+  ) => Effect.Effect<A, RequestError>
+}
+
+/** The requester of a wire. */
+export const makeRequester = (wire: Wire): Requester => {
+  const attempt = <A>(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    timeoutMillis: number,
+    decode: (raw: unknown) => Either.Either<A, Errors.TransportError>,
+    hold: Hold | undefined
+  ): Effect.Effect<A, RequestError> =>
+    // one mask and one match around a plain async step (cheaper than a canceler, which adds onInterrupt)
+    Effect.uninterruptibleMask((restore) => {
+      const request = new InFlight(wire, method, timeoutMillis, decode, undefined)
+      hold?.acquire()
+      return Effect.matchCauseEffect(
+        restore(Effect.async<A, RequestError>((resume) => request.start(resume, params))),
+        {
+          // interrupted (a timeout, the caller): cancel the SDK request; a settled request is left alone
+          onFailure: (cause) => {
+            request.settle(true)
+            const rest = hold === undefined ? Effect.void : hold.release()
+            return rest === Effect.void ? Effect.failCause(cause) : Effect.zipRight(rest, Effect.failCause(cause))
+          },
+          onSuccess: (value) => {
+            const rest = hold === undefined ? Effect.void : hold.release()
+            return rest === Effect.void ? Effect.succeed(value) : Effect.as(rest, value)
+          }
+        }
+      )
+    })
+  const requestWith: Requester["requestWith"] = (method, params, timeoutMillis, decode, context, hold) => {
+    const bounded = attempt(method, params, timeoutMillis, decode, hold).pipe(
+      Effect.timeoutFail({
+        duration: timeoutMillis,
+        onTimeout: () => transportError("timeout", Messages.timedOutAwaiting(method, timeoutMillis))
+      })
+    )
+    return context === undefined ? bounded : Effect.mapError(bounded, (error) => Errors.withContext(error, context))
+  }
+  return { requestWith }
+}

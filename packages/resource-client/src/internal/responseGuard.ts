@@ -1,0 +1,134 @@
+/**
+ * Malformed answers fail at once. The SDK drops a response whose body is not a JSON-RPC response
+ * (`result: null`, `[]`, a string, neither result nor error) as an unknown message, so the request
+ * it answers would wait for its whole timeout. The guard sees every message before the SDK does and
+ * turns such an answer to one of our requests into an error response that names the invalid body;
+ * {@link invalidResponseMessage} recognises it again on the way out.
+ */
+import { Messages } from "@mcp-resources/protocol"
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client"
+
+/** The key of the error data that marks an error response made by the guard. */
+const marker = "mcp-resources/invalidResponse"
+
+/**
+ * Where a result's `resultType` travels past the SDK on an `initialize`-era connection: the SDK
+ * drops the field there, but a result keeps every field the server sent (a `tools/call` result is
+ * handed on as the server's own object) and `input_required` must still be recognised.
+ */
+const resultTypeKey = "mcp-resources/resultType"
+
+/** The result with `resultTypeKey` renamed back to `resultType`, in the same place (the same object when absent). */
+export const restoreResultType = (raw: unknown): unknown => {
+  if (!isRecord(raw) || !Object.hasOwn(raw, resultTypeKey)) return raw
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(raw)) out[key === resultTypeKey ? "resultType" : key] = raw[key]
+  return out
+}
+
+/** `result` with `resultType` renamed to `resultTypeKey`, in the same place. */
+const hideResultType = (result: Readonly<Record<string, unknown>>): Record<string, unknown> => {
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(result)) out[key === "resultType" ? resultTypeKey : key] = result[key]
+  return out
+}
+
+/** What the guard does besides refusing malformed answers. */
+export interface Guard {
+  /** Set once the connection speaks the `initialize` era: results keep their `resultType` past the SDK. */
+  keepResultType: boolean
+}
+
+/** At most this many unanswered requests are remembered per connection. */
+const maxPending = 4096
+
+type Receive = NonNullable<Transport["onmessage"]>
+
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+const kindOf = (value: unknown): string =>
+  value === null
+    ? "null"
+    : Array.isArray(value)
+      ? "an array"
+      : typeof value === "object"
+        ? "object"
+        : `a ${typeof value}`
+
+/** The guard's message when `data` is the data of an error response the guard made. */
+export const invalidResponseMessage = (data: unknown): string | undefined => {
+  if (!isRecord(data)) return undefined
+  const message = data[marker]
+  return typeof message === "string" ? message : undefined
+}
+
+/**
+ * Installs the guard on `transport` (before the SDK client connects it): outgoing requests are
+ * remembered by id until answered; an answer to one of them that carries neither an object
+ * `result` nor an `error` is replaced by an error response. The transport object stays the same
+ * (the SDK recognises some transports by class).
+ */
+export const guardResponses = (transport: Transport): Guard => {
+  const state: Guard = { keepResultType: false }
+  const pending = new Map<string | number, string>()
+  const guard =
+    (receive: Receive): Receive =>
+    (message, extra) => {
+      const raw = message as unknown
+      if (isRecord(raw) && !("method" in raw) && (typeof raw.id === "string" || typeof raw.id === "number")) {
+        const method = pending.get(raw.id)
+        if (method !== undefined) {
+          pending.delete(raw.id)
+          if (!("error" in raw) && !isRecord(raw.result)) {
+            const text = Messages.invalidResponseBody(method, "result" in raw ? kindOf(raw.result) : "missing")
+            const replaced = {
+              jsonrpc: "2.0",
+              id: raw.id,
+              error: { code: -32603, message: text, data: { [marker]: text } }
+            } as unknown as JSONRPCMessage
+            receive(replaced, extra)
+            return
+          }
+          if (
+            state.keepResultType &&
+            "result" in raw &&
+            isRecord(raw.result) &&
+            Object.hasOwn(raw.result, "resultType")
+          ) {
+            receive({ ...raw, result: hideResultType(raw.result) } as unknown as JSONRPCMessage, extra)
+            return
+          }
+        }
+      }
+      receive(message, extra)
+    }
+  // whoever installs a handler (the SDK client, a wrapper around it) gets it guarded; an accessor
+  // installed before (by whoever handed us the transport) keeps working behind the guard
+  const previous = Object.getOwnPropertyDescriptor(transport, "onmessage")
+  let current: Receive | undefined
+  const set =
+    previous?.set === undefined
+      ? (handler: Receive | undefined) => {
+          current = handler
+        }
+      : previous.set.bind(transport)
+  const get = previous?.get === undefined ? () => current : previous.get.bind(transport)
+  Object.defineProperty(transport, "onmessage", {
+    configurable: true,
+    enumerable: true,
+    get,
+    set: (handler: Receive | undefined) => set(handler === undefined ? undefined : guard(handler))
+  })
+  const send = transport.send.bind(transport)
+  transport.send = (message, options) => {
+    const raw = message as unknown
+    if (isRecord(raw) && typeof raw.method === "string" && (typeof raw.id === "string" || typeof raw.id === "number")) {
+      // requests that are never answered (cancelled, timed out) must not accumulate
+      if (pending.size >= maxPending) pending.delete(pending.keys().next().value!)
+      pending.set(raw.id, raw.method)
+    }
+    return send(message, options)
+  }
+  return state
+}

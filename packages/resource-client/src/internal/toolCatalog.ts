@@ -1,0 +1,43 @@
+/**
+ * The tool catalog of a connection: collected at startup with the pagination guard
+ * (resource-tools.md 2.3) and again on `notifications/tools/list_changed`.
+ */
+import { Errors, Mcp, Messages } from "@mcp-resources/protocol"
+import { Effect } from "effect"
+import * as Pagination from "../Pagination.js"
+import type { ServerEntry } from "../ServerEntry.js"
+import type { Connection } from "./connection.js"
+import { decodeResult } from "./request.js"
+
+/** Milliseconds of a number of seconds. */
+export const millis = (seconds: number): number => Math.round(seconds * 1000)
+
+/** Collects the tool catalog of a connection with the pagination guard (resource-tools.md 2.3). */
+export const collectTools = (
+  connection: Connection,
+  entry: ServerEntry
+): Effect.Effect<ReadonlyArray<Mcp.Tool>, Errors.ResourceFailure> => {
+  if (!connection.capabilities.tools) return Effect.succeed([])
+  const timeout = millis(entry.toolTimeoutSec)
+  return Pagination.collectPaginated({
+    method: "tools/list",
+    timeout,
+    fetchPage: (cursor) =>
+      connection.request("tools/list", cursor === undefined ? undefined : { cursor }, timeout).pipe(
+        Effect.flatMap(decodeResult(Mcp.ListToolsResult, "tools/list")),
+        Effect.map((page) => ({ items: page.tools, nextCursor: page.nextCursor })),
+        Effect.mapError((error) => Errors.withContext(error, Messages.requestContext["tools/list"](entry.name)))
+      )
+  })
+}
+
+/** {@link collectTools}, or no tools (with a warning) when collecting fails. */
+export const collectToolsOrNone = (connection: Connection, entry: ServerEntry) =>
+  collectTools(connection, entry).pipe(
+    Effect.catchAll((error) =>
+      Effect.as(
+        Effect.logWarning(`Failed to collect tools of MCP server '${entry.name}': ${error.message}`),
+        [] as ReadonlyArray<Mcp.Tool>
+      )
+    )
+  )

@@ -1,0 +1,250 @@
+/**
+ * Transport choice: the SDK transport of a server entry (our stdio transport, the SDK's streamable
+ * HTTP transport, or an in-memory pair), the outgoing HTTP path (proxy variables) and the record of
+ * what the HTTP server last answered, which start-up failures quote.
+ */
+import { Errors } from "@mcp-resources/protocol"
+import { StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client"
+import { Config as EffectConfig, Effect, Option } from "effect"
+import type { ServerEntry } from "../ServerEntry.js"
+import { StdioTransport } from "./stdioTransport.js"
+
+/** The transport kind of an entry, as `mcpServer/list` shows it. */
+export const transportKind = (entry: ServerEntry): "stdio" | "http" | "memory" => entry.transport._tag
+
+/** What builds the SDK transport of an entry (the `McpTransport` service). */
+export interface TransportFactory {
+  readonly make: (entry: ServerEntry, stderr: (text: string) => void) => Effect.Effect<Transport, Errors.TransportError>
+}
+
+/** What an HTTP server answered last when it was not a usable MCP answer, or why it could not be reached. */
+export type HttpFailure =
+  | {
+      readonly _tag: "status"
+      readonly method: string
+      readonly status: number
+      readonly statusText: string
+      readonly contentType: string
+      readonly wwwAuthenticate: string
+      readonly body: string
+    }
+  | { readonly _tag: "content"; readonly contentType: string }
+  | {
+      readonly _tag: "network"
+      readonly method: string
+      readonly target: string
+      readonly code: string | undefined
+      readonly message: string
+    }
+
+/** The HTTP answers of one connection, as far as start-up messages need them. */
+export interface HttpTrace {
+  last: HttpFailure | undefined
+}
+
+/** The SDK's streamable HTTP transport with the trace of its answers and the release of its agent. */
+export class TracedHttpTransport extends StreamableHTTPClientTransport {
+  constructor(
+    url: URL,
+    headers: Record<string, string>,
+    outgoing: { readonly fetch: FetchLike; readonly close: () => Promise<void> },
+    readonly trace: HttpTrace = { last: undefined }
+  ) {
+    super(url, { requestInit: { headers }, fetch: tracingFetch(outgoing.fetch, trace) })
+    this.releaseAgent = outgoing.close
+  }
+
+  private readonly releaseAgent: () => Promise<void>
+
+  override close(): Promise<void> {
+    return super.close().finally(() => this.releaseAgent())
+  }
+}
+
+/** The trace of an HTTP transport built here (undefined for any other transport). */
+export const httpTrace = (transport: Transport): HttpTrace | undefined =>
+  transport instanceof TracedHttpTransport ? transport.trace : undefined
+
+/** At most this much of an error body is kept. */
+const maxBodyChars = 4096
+
+/** The URL without its query, fragment or credentials (either may carry a secret). */
+export const displayUrl = (url: string | URL): string => {
+  try {
+    const parsed = new URL(url)
+    return `${parsed.origin}${parsed.pathname}`
+  } catch {
+    return "the server"
+  }
+}
+
+const networkFailure = (method: string, target: string, error: unknown): HttpFailure => {
+  // undici: TypeError("fetch failed") with the system error as its cause
+  let cause: unknown = error
+  while (cause instanceof Error && cause.cause !== undefined && (cause as { code?: unknown }).code === undefined) {
+    cause = cause.cause
+  }
+  const code = (cause as { readonly code?: unknown } | undefined)?.code
+  const message = cause instanceof Error ? cause.message : String(cause)
+  return { _tag: "network", method, target, code: typeof code === "string" ? code : undefined, message }
+}
+
+type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>
+
+/** Socket errors of a kept-alive connection that the server closed just as the request went out. */
+const staleCodes = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET"])
+
+const causeCode = (error: unknown): string | undefined => {
+  const code = (error as { readonly cause?: { readonly code?: unknown } } | undefined)?.cause?.code
+  return typeof code === "string" ? code : undefined
+}
+
+/** A `tools/call` is never sent twice (the server may have run the tool); anything else may be. */
+const resendable = (init: RequestInit | undefined): boolean =>
+  typeof init?.body !== "string" || !init.body.includes('"tools/call"')
+
+/**
+ * Sends once more, at once, a request that failed with a socket error before any answer (the server
+ * closed a kept-alive connection as the request was written to it), unless it is a `tools/call`.
+ */
+const withStaleRetry = (base: FetchLike, url: string | URL, init: RequestInit | undefined): Promise<Response> =>
+  base(url, init).catch((error: unknown) => {
+    const code = causeCode(error)
+    if (code === undefined || !staleCodes.has(code) || (init?.signal?.aborted ?? false) || !resendable(init)) {
+      throw error
+    }
+    return base(url, init)
+  })
+
+/**
+ * A fetch that records non-success answers (status, content type, `WWW-Authenticate`, the start of
+ * the body) and network failures in `trace`; the response itself goes on unchanged.
+ */
+const tracingFetch =
+  (base: FetchLike, trace: HttpTrace): FetchLike =>
+  (url, init) => {
+    const method = init?.method ?? "GET"
+    return withStaleRetry(base, url, init).then(
+      (response) => {
+        const contentType = response.headers.get("content-type") ?? ""
+        if (!response.ok) {
+          if (method === "GET" && (response.status === 404 || response.status === 405)) return response
+          return response
+            .clone()
+            .text()
+            .catch(() => "")
+            .then((body) => {
+              trace.last = {
+                _tag: "status",
+                method,
+                status: response.status,
+                statusText: response.statusText,
+                contentType,
+                wwwAuthenticate: response.headers.get("www-authenticate") ?? "",
+                body: body.slice(0, maxBodyChars)
+              }
+              return response
+            })
+        }
+        const essence = contentType.split(";")[0]!.trim().toLowerCase()
+        const usable = response.status === 202 || essence === "application/json" || essence === "text/event-stream"
+        // a usable answer supersedes an earlier refusal (the probe of `auto` before `initialize`)
+        if (method === "POST") trace.last = usable ? undefined : { _tag: "content", contentType: essence }
+        return response
+      },
+      (error: unknown) => {
+        if (!(init?.signal?.aborted ?? false)) trace.last = networkFailure(method, displayUrl(url), error)
+        throw error
+      }
+    )
+  }
+
+/** The proxy variables, read through Effect's config (both spellings, the lower-case one first, as curl does). */
+const proxySettings = Effect.gen(function* () {
+  const read = (name: string) =>
+    EffectConfig.option(EffectConfig.string(name)).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+  const first = (names: ReadonlyArray<string>) =>
+    Effect.map(Effect.forEach(names, read), (values) => Option.getOrUndefined(Option.firstSomeOf(values)))
+  return {
+    httpProxy: yield* first(["http_proxy", "HTTP_PROXY"]),
+    httpsProxy: yield* first(["https_proxy", "HTTPS_PROXY"]),
+    noProxy: yield* first(["no_proxy", "NO_PROXY"])
+  }
+})
+
+/**
+ * The fetch of outgoing HTTP: Node's own without proxy variables; with `HTTPS_PROXY`/`HTTP_PROXY`
+ * set, undici's fetch over an agent that honours them and `NO_PROXY`. Neither passes a `ca` option,
+ * so certificates of `NODE_EXTRA_CA_CERTS` (which Node adds to its default store at start) stay
+ * trusted. `close` releases the agent's sockets.
+ */
+const outgoingFetch = Effect.gen(function* () {
+  const settings = yield* proxySettings
+  if (settings.httpProxy === undefined && settings.httpsProxy === undefined) {
+    return { fetch: globalThis.fetch as FetchLike, close: () => Promise.resolve() }
+  }
+  // loaded only when a proxy is configured (most hosts never need it)
+  const undici = yield* Effect.promise(() => import("undici"))
+  const agent = new undici.EnvHttpProxyAgent({
+    httpProxy: settings.httpProxy ?? "",
+    httpsProxy: settings.httpsProxy ?? settings.httpProxy ?? "",
+    noProxy: settings.noProxy ?? ""
+  })
+  const fetch: FetchLike = (url, init) =>
+    undici.fetch(url, { ...(init as object), dispatcher: agent }) as unknown as Promise<Response>
+  return { fetch, close: () => agent.close() }
+})
+
+const hostEnvironment = (): Record<string, string> => {
+  const env: Record<string, string> = {}
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value
+  return env
+}
+
+const startupError = (message: string) => new Errors.TransportError({ kind: "startup", message })
+
+const errorMessage = (error: unknown): string =>
+  error instanceof Error ? error.message : typeof error === "string" ? error : String(error)
+
+/** Builds the SDK transport of an entry (not started yet): stdio, streamable HTTP or in-memory. */
+export const makeTransport = (
+  entry: ServerEntry,
+  stderr: (text: string) => void
+): Effect.Effect<Transport, Errors.TransportError> => {
+  const transport = entry.transport
+  switch (transport._tag) {
+    case "stdio":
+      return Effect.sync(
+        () =>
+          new StdioTransport({
+            command: transport.command,
+            args: transport.args,
+            env: { ...hostEnvironment(), ...transport.env },
+            ...(transport.cwd === undefined ? {} : { cwd: transport.cwd }),
+            maxMessageBytes: entry.maxMessageBytes,
+            stderr
+          })
+      )
+    case "http":
+      return Effect.gen(function* () {
+        const headers: Record<string, string> = { ...transport.httpHeaders }
+        if (transport.bearerTokenEnvVar !== undefined) {
+          const variable = transport.bearerTokenEnvVar
+          const token = yield* EffectConfig.option(EffectConfig.string(variable)).pipe(
+            Effect.orElseSucceed(() => Option.none<string>())
+          )
+          if (Option.isNone(token)) {
+            return yield* Effect.fail(startupError(`environment variable ${variable} for the bearer token is not set`))
+          }
+          headers.Authorization = `Bearer ${token.value}`
+        }
+        const outgoing = yield* outgoingFetch
+        return new TracedHttpTransport(new URL(transport.url), headers, outgoing)
+      })
+    case "memory":
+      return Effect.tryPromise({
+        try: () => transport.connect(),
+        catch: (error) => startupError(errorMessage(error))
+      })
+  }
+}

@@ -1,0 +1,261 @@
+/**
+ * Remote (HTTP) servers: each start-up refusal keeps the server's own reason, a dropped server is
+ * reconnected with bounded backoff (driven by TestClock) adopting the era verdict of its first
+ * connection, and outgoing HTTP goes through the proxy of `HTTP_PROXY` unless `NO_PROXY` says not.
+ */
+import { createServer as createTcpServer, connect as tcpConnect, type Socket } from "node:net"
+import { assert, describe, it } from "@effect/vitest"
+import { listenLoopback, startV2Http, v2StdioCommand } from "@mcp-resources/fixtures"
+import { Config } from "@mcp-resources/protocol"
+import { ConfigProvider, Effect, Either, TestClock } from "effect"
+import { McpTransport, ResourceClient, type ServerEntry } from "../src/index.js"
+
+const defaults = { enabled: true, startupTimeoutSec: 60, toolTimeoutSec: 30, maxMessageBytes: 67108864 }
+
+const http = (name: string, url: string, options: Partial<ServerEntry.ServerEntry> = {}): ServerEntry.ServerEntry => ({
+  name,
+  transport: { _tag: "http", url, httpHeaders: {} },
+  ...defaults,
+  ...options
+})
+
+const message = <A>(either: Either.Either<A, { readonly message: string }>): string =>
+  Either.match(either, { onLeft: (error) => error.message, onRight: () => "succeeded" })
+
+/** A loopback HTTP server that answers every request with `status`, `headers` and `body`. */
+const answering = (status: number, headers: Record<string, string>, body: string) =>
+  Effect.acquireRelease(
+    Effect.promise(() =>
+      listenLoopback((_req, res) => {
+        res.writeHead(status, headers)
+        res.end(body)
+      })
+    ),
+    (server) => Effect.promise(() => server.close())
+  )
+
+const v2Http = (...args: Parameters<typeof startV2Http>) =>
+  Effect.acquireRelease(
+    Effect.promise(() => startV2Http(...args)),
+    (fixture) => Effect.promise(() => fixture.close())
+  )
+
+/** A port nothing listens on (taken, then given back). */
+const freePort = Effect.promise(
+  () =>
+    new Promise<number>((resolve) => {
+      const server = createTcpServer()
+      server.listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as { port: number }
+        server.close(() => resolve(port))
+      })
+    })
+)
+
+const startClient = (servers: ReadonlyArray<ServerEntry.ServerEntry>) =>
+  Effect.gen(function* () {
+    const client = yield* ResourceClient.make({ config: Config.empty, servers })
+    yield* Effect.flatMap(client.latest, (set) => set.awaitAllSettled)
+    return client
+  }).pipe(Effect.provide(McpTransport.layer))
+
+/** Lets real I/O make progress until `done` holds (no time passes on a TestClock); at most ~20 s. */
+const until = <E, R>(done: Effect.Effect<boolean, E, R>) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < 20000; i++) {
+      if (yield* done) return
+      yield* Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 1)))
+    }
+    assert.fail("condition not reached")
+  })
+
+describe("start-up refusals keep the server's reason", () => {
+  it.live("401, 403, 400 -32022, 404, 500, HTML, unreachable, -32022 on stdio: each its own message", () =>
+    Effect.gen(function* () {
+      const unauthorized = yield* answering(
+        401,
+        { "www-authenticate": 'Bearer error="invalid_token", error_description="The access token expired"' },
+        ""
+      )
+      const forbidden = yield* answering(403, { "content-type": "text/plain" }, "Forbidden: not on the allow list")
+      const broken = yield* answering(500, { "content-type": "text/plain" }, "internal error\nstack trace")
+      const html = yield* answering(502, { "content-type": "text/html" }, "<!doctype html><title>Bad gateway</title>")
+      const htmlOk = yield* answering(200, { "content-type": "text/html" }, "<html><body>Sign in</body></html>")
+      const modernOnly = yield* v2Http("modernOnly")
+      const port = yield* freePort
+      const command = v2StdioCommand({ modernOnly: true })
+      const client = yield* startClient([
+        http("unauthorized", `http://127.0.0.1:${unauthorized.port}/mcp`),
+        http("forbidden", `http://127.0.0.1:${forbidden.port}/mcp`),
+        http("broken", `http://127.0.0.1:${broken.port}/mcp`),
+        http("html", `http://127.0.0.1:${html.port}/mcp`),
+        http("html_ok", `http://127.0.0.1:${htmlOk.port}/mcp`),
+        // issue 15's second and third failures: the -32022 answer and its revisions reach the user
+        http("modern_http", modernOnly.url, { protocolVersion: "legacy" }),
+        http("wrong_path", modernOnly.url.replace("/mcp", "/wrong")),
+        http("unreachable", `http://127.0.0.1:${port}/mcp?token=secret`),
+        {
+          name: "modern_stdio",
+          transport: { _tag: "stdio", command: command.command, args: command.args, env: {} },
+          ...defaults,
+          protocolVersion: "legacy"
+        }
+      ])
+      const errors = Object.fromEntries((yield* client.servers).map((s) => [s.name, `${s.status}: ${s.error}`]))
+      assert.deepStrictEqual(errors, {
+        broken: "failed: HTTP 500: internal error",
+        forbidden: "failed: HTTP 403: Forbidden: not on the allow list",
+        html: "failed: HTTP 502: the server answered with an HTML page, not MCP",
+        html_ok: "failed: the server answered with an HTML page, not MCP",
+        modern_http: "failed: HTTP 400: unsupported protocol version 2025-11-25; the server supports 2026-07-28",
+        modern_stdio: "failed: unsupported protocol version 2025-11-25; the server supports 2026-07-28",
+        unauthorized: "failed: HTTP 401: invalid_token (The access token expired)",
+        unreachable: `failed: cannot connect to http://127.0.0.1:${port}/mcp: connect ECONNREFUSED 127.0.0.1:${port}`,
+        wrong_path: "failed: HTTP 404: Cannot POST /wrong"
+      })
+      assert.strictEqual(
+        message(yield* Effect.either(client.listResources("unauthorized"))),
+        "failed to get client: HTTP 401: invalid_token (The access token expired)"
+      )
+    }).pipe(Effect.scoped)
+  )
+})
+
+describe("a remote server that drops is reconnected", () => {
+  it.scoped("with bounded exponential backoff, adopting the era verdict of the first connection", () =>
+    Effect.gen(function* () {
+      // sessionful: `auto` probes, the server refuses `server/discover`, the client falls back to `initialize`
+      const first = yield* Effect.promise(() => startV2Http("sessionful"))
+      const port = Number(new URL(first.url).port)
+      const client = yield* startClient([http("remote", first.url)])
+      const status = () => Effect.map(client.servers, (all) => all[0]!)
+      assert.strictEqual((yield* status()).protocolVersion, "2025-11-25")
+      assert.deepStrictEqual(first.rpcMethods.slice(0, 2), ["server/discover", "initialize"])
+      yield* Effect.promise(() => first.close())
+      const failed = message(yield* Effect.either(client.listResources("remote")))
+      assert.match(failed, /^resources\/list failed for `remote`: connection closed: fetch failed/)
+      let current = yield* status()
+      assert.strictEqual(current.status, "failed")
+      assert.strictEqual(current.reconnectAttempt, 1)
+      // the server comes back on the same port; attempt 1 waits 500 ms
+      const second = yield* v2Http("sessionful", { port })
+      // requests only (the old connection's cancellation of the failed list may arrive too)
+      const requests = () => second.rpcMethods.filter((m) => !m.startsWith("notifications/"))
+      yield* TestClock.adjust("499 millis")
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50)))
+      assert.deepStrictEqual(requests(), [])
+      yield* TestClock.adjust("1 millis")
+      yield* until(Effect.map(status(), (s) => s.status === "ready"))
+      current = yield* status()
+      assert.deepStrictEqual(current, {
+        name: "remote",
+        transport: "http",
+        status: "ready",
+        protocolVersion: "2025-11-25"
+      })
+      // the legacy verdict was adopted: no second probe, straight to `initialize`
+      assert.strictEqual(requests()[0], "initialize")
+      assert.isFalse(requests().includes("server/discover"))
+      assert.strictEqual((yield* client.listResources("remote")).resources[0]?.uri, "v2://doc/1")
+    })
+  )
+
+  it.scoped("gives up after the documented attempts (500 ms doubling to a 30 s cap, 8 attempts)", () =>
+    Effect.gen(function* () {
+      const first = yield* Effect.promise(() => startV2Http("stateless"))
+      const port = Number(new URL(first.url).port)
+      const client = yield* startClient([http("remote", first.url)])
+      yield* Effect.promise(() => first.close())
+      yield* Effect.either(client.listResources("remote"))
+      // from now on every attempt reaches a server that answers 503
+      let attempts = 0
+      yield* Effect.acquireRelease(
+        Effect.promise(() =>
+          listenLoopback((_req, res) => {
+            attempts += 1
+            res.writeHead(503, { "content-type": "text/plain" })
+            res.end("maintenance")
+          }, port)
+        ),
+        (server) => Effect.promise(() => server.close())
+      )
+      const status = Effect.map(client.servers, (all) => all[0]!)
+      const delays = [500, 1000, 2000, 4000, 8000, 16000, 30000, 30000]
+      for (const [index, delay] of delays.entries()) {
+        yield* until(Effect.map(status, (s) => s.reconnectAttempt === index + 1))
+        const before = attempts
+        yield* TestClock.adjust(delay - 1)
+        assert.strictEqual(attempts, before, `attempt ${index + 1} waits ${delay} ms`)
+        yield* TestClock.adjust(1)
+        yield* until(Effect.sync(() => attempts > before))
+      }
+      yield* until(Effect.map(status, (s) => s.reconnectAttempt === undefined))
+      assert.deepStrictEqual(yield* status, {
+        name: "remote",
+        transport: "http",
+        status: "failed",
+        error: "reconnecting failed after 8 attempts: HTTP 503: maintenance"
+      })
+    })
+  )
+})
+
+describe("outgoing HTTP and proxies", () => {
+  it.live("HTTP_PROXY routes through a CONNECT proxy; NO_PROXY bypasses it", () =>
+    Effect.gen(function* () {
+      const server = yield* v2Http("stateless")
+      const targets: Array<string> = []
+      const sockets = new Set<Socket>()
+      const proxy = yield* Effect.acquireRelease(
+        Effect.promise(
+          () =>
+            new Promise<{ port: number; close: () => Promise<void> }>((resolve) => {
+              const tcp = createTcpServer((client) => {
+                sockets.add(client)
+                client.once("data", (head) => {
+                  const line = head.toString("latin1").split("\r\n", 1)[0] ?? ""
+                  const [verb, target] = line.split(" ")
+                  if (verb !== "CONNECT" || target === undefined) return client.destroy()
+                  targets.push(target)
+                  const [host, port] = target.split(":")
+                  const upstream = tcpConnect(Number(port), host!, () => {
+                    client.write("HTTP/1.1 200 Connection Established\r\n\r\n")
+                    upstream.pipe(client)
+                    client.pipe(upstream)
+                  })
+                  sockets.add(upstream)
+                  upstream.on("error", () => client.destroy())
+                  client.on("error", () => upstream.destroy())
+                })
+              })
+              tcp.listen(0, "127.0.0.1", () =>
+                resolve({
+                  port: (tcp.address() as { port: number }).port,
+                  close: () =>
+                    new Promise<void>((done) => {
+                      for (const socket of sockets) socket.destroy()
+                      tcp.close(() => done())
+                    })
+                })
+              )
+            })
+        ),
+        (p) => Effect.promise(() => p.close())
+      )
+      const withEnv = (env: Record<string, string>) =>
+        Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
+      const proxied = yield* startClient([http("via_proxy", server.url)]).pipe(
+        withEnv({ HTTP_PROXY: `http://127.0.0.1:${proxy.port}` })
+      )
+      assert.strictEqual((yield* proxied.listResources("via_proxy")).resources[0]?.uri, "v2://doc/1")
+      const host = new URL(server.url).host
+      assert.isTrue(targets.length > 0 && targets.every((t) => t === host), targets.join(","))
+      const seen = targets.length
+      const direct = yield* startClient([http("direct", server.url)]).pipe(
+        withEnv({ HTTP_PROXY: `http://127.0.0.1:${proxy.port}`, NO_PROXY: "127.0.0.1" })
+      )
+      assert.strictEqual((yield* direct.listResources("direct")).resources[0]?.uri, "v2://doc/1")
+      assert.strictEqual(targets.length, seen)
+    }).pipe(Effect.scoped)
+  )
+})
