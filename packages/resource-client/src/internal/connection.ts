@@ -10,6 +10,8 @@ import {
   ElicitRequestSchema,
   ErrorCode,
   McpError,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import {
@@ -26,6 +28,7 @@ import {
 } from "effect"
 import { z } from "zod"
 import type { ServerEntry } from "../ServerEntry.js"
+import { ChangeQueue } from "./notifications.js"
 import { RequestSignal } from "./requestSignal.js"
 import { MessageTooLargeError, StdioTransport } from "./stdioTransport.js"
 
@@ -85,6 +88,8 @@ export interface Connection {
   readonly closed: Deferred.Deferred<string>
   /** One element per `notifications/tools/list_changed`. */
   readonly toolsChanged: Queue.Dequeue<void>
+  /** `notifications/resources/list_changed` and `.../updated`, coalesced (bounded; nothing dropped). */
+  readonly resourceChanges: ChangeQueue
 }
 
 /** The transport kind of an entry, as `mcpServer/list` shows it. */
@@ -450,6 +455,10 @@ export const open = (
     const closed = yield* Deferred.make<string>()
     const toolsChanged = yield* Effect.acquireRelease(Queue.sliding<void>(1), Queue.shutdown)
     const stderr = yield* Effect.acquireRelease(Queue.unbounded<string>(), Queue.shutdown)
+    const resourceChanges = yield* Effect.acquireRelease(
+      Effect.sync(() => new ChangeQueue()),
+      (changes) => Effect.sync(() => changes.shutdown())
+    )
     yield* Queue.take(stderr).pipe(
       Effect.flatMap((text) => Effect.logDebug(`MCP server '${entry.name}' stderr: ${text.trimEnd()}`)),
       Effect.forever,
@@ -474,6 +483,14 @@ export const open = (
         client.setRequestHandler(ElicitRequestSchema, () => Promise.resolve({ action: "decline" as const }))
         client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
           Queue.unsafeOffer(toolsChanged, undefined)
+          return Promise.resolve()
+        })
+        client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+          resourceChanges.offer({ _tag: "listChanged" })
+          return Promise.resolve()
+        })
+        client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+          resourceChanges.offer({ _tag: "updated", uri: notification.params.uri })
           return Promise.resolve()
         })
         client.onerror = (error) => {
@@ -573,5 +590,5 @@ export const open = (
       context: string,
       hold?: Hold
     ) => requestWith(method, params, timeoutMillis, decode, context, hold)
-    return { capabilities, request, requestDecoded, closed, toolsChanged }
+    return { capabilities, request, requestDecoded, closed, toolsChanged, resourceChanges }
   })
