@@ -28,7 +28,8 @@ export const withConnection =
     use: (connection: ServerConnection) => Effect.Effect<A, E, R>
   ): Effect.Effect<A, E | Errors.ResourceFailure, R> => {
     const startupMillis = millis(entry.startupTimeoutSec)
-    const permit = limit.permits.take(1).pipe(
+    // interruptible inside acquireUseRelease's uninterruptible acquire, so that the wait can time out
+    const permit = Effect.interruptible(limit.permits.take(1)).pipe(
       Effect.timeoutFail({
         duration: limit.waitMillis,
         onTimeout: () =>
