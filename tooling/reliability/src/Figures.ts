@@ -72,7 +72,8 @@ export const sectionTitles: Readonly<Record<string, string>> = {
   jsonrpc: "Bad input: JSON-RPC lines to the app-server",
   crash: "Crash safety: SIGKILL under write load",
   concurrency: "Concurrency: tool calls across threads",
-  authorization: "Authorization"
+  authorization: "Authorization",
+  limits: "Limits: start-up concurrency, threadless connections, notification floods (resource-client)"
 }
 
 const machine = (): string => {
