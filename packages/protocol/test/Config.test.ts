@@ -162,8 +162,16 @@ describe("Config", () => {
       '{"mcp_servers":{"s":{"url":"ftp://x"}}}',
       'c.json: mcp_servers.s.url: must be an http:// or https:// URL, got "ftp://x"'
     ],
-    ["c.toml", "[cache]\nmax_bytes = -1", "c.toml: cache.max_bytes: must be a whole number of bytes with 0 <= n <= 17179869184"],
-    ["c.toml", "[cache]\nmax_bytes = 1.5", "c.toml: cache.max_bytes: must be a whole number of bytes with 0 <= n <= 17179869184"],
+    [
+      "c.toml",
+      "[cache]\nmax_bytes = -1",
+      "c.toml: cache.max_bytes: must be a whole number of bytes with 0 <= n <= 17179869184"
+    ],
+    [
+      "c.toml",
+      "[cache]\nmax_bytes = 1.5",
+      "c.toml: cache.max_bytes: must be a whole number of bytes with 0 <= n <= 17179869184"
+    ],
     ["c.toml", '[cache]\nenabled = "no"', 'c.toml: cache.enabled: expected boolean, got "no"'],
     ["c.toml", "[cache]\nttl = 1", "c.toml: cache.ttl: unknown key"],
     [

@@ -41,7 +41,10 @@ describe("ResultCache", () => {
     assert.isUndefined(cache.get("b", 2))
     assert.strictEqual(cache.get("a", 2), "a")
     assert.strictEqual(cache.get("c", 2), "c")
-    assert.deepStrictEqual({ bytes: cache.stats().bytes, evictions: cache.stats().evictions }, { bytes: 80, evictions: 1 })
+    assert.deepStrictEqual(
+      { bytes: cache.stats().bytes, evictions: cache.stats().evictions },
+      { bytes: 80, evictions: 1 }
+    )
     assert.isFalse(cache.put("d", "d", { tags: tags("s", "m"), ttlMs: 1000, bytes: 101, now: 2 }))
   })
 

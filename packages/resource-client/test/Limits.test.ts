@@ -64,38 +64,47 @@ layer(McpTransport.layerMemory)("bounded start-up and threadless connections", (
       })
   )
 
-  it.scoped("at most [mcp] threadless_concurrency throw-away connections; the next waits, then is refused naming the cap", () =>
-    Effect.gen(function* () {
-      const f = yield* fixture({ reads: [{ uri: "x://hang", hang: true }, { uri: "x://a", result: { contents: [] } }] })
-      const client = yield* ResourceClient.make(
-        setupWith([ServerEntry.memory("srv", f.connect)], { threadlessConcurrency: 2, threadlessWaitSec: 1 })
-      )
-      yield* Effect.flatMap(client.latest, (set) => set.awaitAllSettled)
-      const ofTheSet = f.stats.opened
-      const hanging = yield* Effect.forkScoped(
-        Effect.all(
-          [0, 1].map(() => client.withServerConnection("srv", (c) => c.readResource("x://hang"))),
-          { concurrency: "unbounded" }
+  it.scoped(
+    "at most [mcp] threadless_concurrency throw-away connections; the next waits, then is refused naming the cap",
+    () =>
+      Effect.gen(function* () {
+        const f = yield* fixture({
+          reads: [
+            { uri: "x://hang", hang: true },
+            { uri: "x://a", result: { contents: [] } }
+          ]
+        })
+        const client = yield* ResourceClient.make(
+          setupWith([ServerEntry.memory("srv", f.connect)], { threadlessConcurrency: 2, threadlessWaitSec: 1 })
         )
-      )
-      yield* until(() => f.requests.filter((r) => r.method === "resources/read").length === 2)
-      const third = yield* Effect.fork(Effect.either(client.withServerConnection("srv", (c) => c.readResource("x://a"))))
-      yield* TestClock.adjust("500 millis")
-      assert.isTrue(Option.isNone(yield* Fiber.poll(third)))
-      yield* TestClock.adjust("500 millis")
-      const refused = yield* Fiber.join(third)
-      assert.deepStrictEqual(
-        Either.mapLeft(refused, (error) => error.message),
-        Either.left(
-          "failed to get client: too many threadless connections: all 2 are in use ([mcp] threadless_concurrency = 2); waited 1s"
+        yield* Effect.flatMap(client.latest, (set) => set.awaitAllSettled)
+        const ofTheSet = f.stats.opened
+        const hanging = yield* Effect.forkScoped(
+          Effect.all(
+            [0, 1].map(() => client.withServerConnection("srv", (c) => c.readResource("x://hang"))),
+            { concurrency: "unbounded" }
+          )
         )
-      )
-      assert.strictEqual(f.stats.opened - ofTheSet, 2)
-      yield* Fiber.interrupt(hanging)
-      // permits come back when the connections close: the next read runs
-      const read = yield* client.withServerConnection("srv", (c) => c.readResource("x://a"))
-      assert.deepStrictEqual(read, { contents: [] })
-      assert.strictEqual(f.stats.opened - ofTheSet, 3)
-    })
+        yield* until(() => f.requests.filter((r) => r.method === "resources/read").length === 2)
+        const third = yield* Effect.fork(
+          Effect.either(client.withServerConnection("srv", (c) => c.readResource("x://a")))
+        )
+        yield* TestClock.adjust("500 millis")
+        assert.isTrue(Option.isNone(yield* Fiber.poll(third)))
+        yield* TestClock.adjust("500 millis")
+        const refused = yield* Fiber.join(third)
+        assert.deepStrictEqual(
+          Either.mapLeft(refused, (error) => error.message),
+          Either.left(
+            "failed to get client: too many threadless connections: all 2 are in use ([mcp] threadless_concurrency = 2); waited 1s"
+          )
+        )
+        assert.strictEqual(f.stats.opened - ofTheSet, 2)
+        yield* Fiber.interrupt(hanging)
+        // permits come back when the connections close: the next read runs
+        const read = yield* client.withServerConnection("srv", (c) => c.readResource("x://a"))
+        assert.deepStrictEqual(read, { contents: [] })
+        assert.strictEqual(f.stats.opened - ofTheSet, 3)
+      })
   )
 })

@@ -23,7 +23,10 @@ const stdioEntry = (name: string, command: { command: string; args: Array<string
   maxMessageBytes: 1024 * 1024
 })
 
-const setupOf = (servers: ReadonlyArray<ServerEntry.ServerEntry>, mcp: Partial<Config.McpLimits>): ServerEntry.Setup => ({
+const setupOf = (
+  servers: ReadonlyArray<ServerEntry.ServerEntry>,
+  mcp: Partial<Config.McpLimits>
+): ServerEntry.Setup => ({
   config: { ...Config.empty, mcp: { ...Config.mcpDefaults, ...mcp } },
   servers
 })
@@ -32,9 +35,7 @@ const run = <A, E>(setup: ServerEntry.Setup, body: (client: ResourceClient.Servi
   Effect.runPromise(
     Effect.flatMap(ResourceClient.ResourceClient, body).pipe(
       Effect.timeoutFail({ duration: Duration.seconds(100), onTimeout: () => new Error("no answer within 100s") }),
-      Effect.provide(
-        ResourceClient.layer(setup).pipe(Layer.provideMerge(Logger.minimumLogLevel(LogLevel.None)))
-      )
+      Effect.provide(ResourceClient.layer(setup).pipe(Layer.provideMerge(Logger.minimumLogLevel(LogLevel.None))))
     )
   )
 

@@ -29,7 +29,10 @@ const spec = (name: string): FixtureSpec => {
     reads: [
       {
         uri: `memo://${name}/doc`,
-        result: { ttlMs, contents: [{ uri: `memo://${name}/doc`, mimeType: "text/plain", text: "x".repeat(readBytes) }] }
+        result: {
+          ttlMs,
+          contents: [{ uri: `memo://${name}/doc`, mimeType: "text/plain", text: "x".repeat(readBytes) }]
+        }
       }
     ]
   }
@@ -62,10 +65,18 @@ export const run = async (ctx: Context): Promise<Output> => {
         throw new Error(`aggregate list failed: ${out.output.slice(0, 300)}`)
     }
     const read = (stack: Stack) => async () => {
-      const out = await stack.callTool("read_mcp_resource", '{"server":"srv0","uri":"memo://srv0/doc"}', `call-${call++}`)
+      const out = await stack.callTool(
+        "read_mcp_resource",
+        '{"server":"srv0","uri":"memo://srv0/doc"}',
+        `call-${call++}`
+      )
       if (!out.success) throw new Error(`read failed: ${out.output.slice(0, 300)}`)
     }
-    const options = { iterations: ctx.quick ? 20 : 200, rounds: ctx.quick ? 2 : 6, warmupIterations: ctx.quick ? 2 : 10 }
+    const options = {
+      iterations: ctx.quick ? 20 : 200,
+      rounds: ctx.quick ? 2 : 6,
+      warmupIterations: ctx.quick ? 2 : 10
+    }
     const [listOff, listOn] = await interleaved(
       [
         { name: "aggregate list, uncached (stdio)", fn: list(uncached) },
