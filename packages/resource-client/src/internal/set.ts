@@ -150,37 +150,44 @@ export const make = (options: Options): SetImpl => {
    * Answers from the cache when a fresh entry exists; else runs `fetch` and stores its answer for the
    * server's `ttlMs` (under the shared key only when the server said `cacheScope: "public"`).
    */
-  const cached = <A, E>(
+  const cached = <B, A, E>(
     server: string,
     connection: Connection,
     tags: Omit<Cache.Tags, "server" | "generation">,
-    params: string,
-    fetch: Effect.Effect<{ readonly value: A; readonly raw: unknown }, E>
+    /** The request's parameters as key text, built only when a key is needed. */
+    params: () => string,
+    fetch: Effect.Effect<B, E>,
+    answer: (fetched: B) => { readonly value: A; readonly raw: unknown }
   ): Effect.Effect<A, E> => {
-    if (!cache.enabled) return Effect.map(fetch, (answer) => answer.value)
-    const keys = keysOf(server, connection, tags.method, params)
-    const store = Effect.flatMap(fetch, (answer) => {
-      const ttlMs = Cache.ttlOf(answer.raw)
-      if (ttlMs <= 0) return Effect.succeed(answer.value)
+    const store = Effect.flatMap(fetch, (fetched) => {
+      const { value, raw } = answer(fetched)
+      const ttlMs = Cache.ttlOf(raw)
+      if (ttlMs <= 0) return Effect.succeed(value)
       return Effect.clockWith((clock) => {
-        const keyText = Cache.isPublic(answer.raw) ? keys.shared : keys.own
-        cache.put(keyText, answer.value, {
+        const keys = keysOf(server, connection, tags.method, params())
+        const keyText = Cache.isPublic(raw) ? keys.shared : keys.own
+        cache.put(keyText, value, {
           tags: { server, generation, ...tags },
           ttlMs,
-          bytes: Cache.sizeOf(answer.value, keyText),
+          bytes: Cache.sizeOf(value, keyText),
           now: clock.unsafeCurrentTimeMillis()
         })
-        return Effect.succeed(answer.value)
+        return Effect.succeed(value)
       })
     })
     // a server with nothing cached (most servers send no `ttlMs`) skips the lookup
     if (!cache.holdsServer(server)) return store
     return Effect.clockWith((clock) => {
+      const keys = keysOf(server, connection, tags.method, params())
       const now = clock.unsafeCurrentTimeMillis()
       const hit = cache.get(keys.own, now) ?? cache.get(keys.shared, now)
       return hit !== undefined ? Effect.succeed(hit as A) : store
     })
   }
+
+  const pageAnswer = <A>(page: { readonly value: A; readonly raw: unknown }) => page
+  // the decoded read result keeps `ttlMs` and `cacheScope`: it is its own raw
+  const readAnswer = (value: Mcp.ReadResourceResult) => ({ value, raw: value })
 
   /** A cached list page; a refused cursor drops every cached page of that list. */
   const cachedPage = <A>(
@@ -190,7 +197,17 @@ export const make = (options: Options): SetImpl => {
     cursor: string | undefined,
     fetch: Effect.Effect<{ readonly value: A; readonly raw: unknown }, Errors.TransportError | Errors.ServerError>
   ) =>
-    cached(entry.name, connection, { method }, cursor === undefined ? "" : JSON.stringify(cursor), fetch).pipe(
+    (cache.enabled
+      ? cached(
+          entry.name,
+          connection,
+          { method },
+          () => (cursor === undefined ? "" : JSON.stringify(cursor)),
+          fetch,
+          pageAnswer
+        )
+      : Effect.map(fetch, (page) => page.value)
+    ).pipe(
       Effect.tapError((error) =>
         Effect.sync(() => {
           if (cursor !== undefined && error._tag === "ServerError" && error.code === invalidParams) {
@@ -219,10 +236,8 @@ export const make = (options: Options): SetImpl => {
   ): Effect.Effect<Mcp.ReadResourceResult, Errors.TransportError | Errors.ServerError> => {
     const read = readResourceOn(connection, entry, uri, meta, requestHold)
     if (!cache.enabled) return read
-    const params = meta === undefined ? JSON.stringify(uri) : JSON.stringify([uri, meta])
-    // the decoded read result keeps `ttlMs` and `cacheScope`: it is its own raw
-    const fetch = Effect.map(read, (value) => ({ value, raw: value }))
-    return cached(entry.name, connection, { method: "resources/read", uri }, params, fetch)
+    const params = () => (meta === undefined ? JSON.stringify(uri) : JSON.stringify([uri, meta]))
+    return cached(entry.name, connection, { method: "resources/read", uri }, params, read, readAnswer)
   }
   const held = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> => heldWith(() => effect)
 
