@@ -47,7 +47,10 @@ export interface ConnectionSet {
   readonly hasServer: (name: string) => boolean
   /** Every server of the set (disabled ones included, in-memory ones included), sorted by name. */
   readonly servers: () => ReadonlyArray<ServerStatus>
-  /** Waits until the server's startup settled (at most its startup timeout) and returns its status; unknown names give `None`. */
+  /**
+   * Waits until the server's startup settled (its turn under `[mcp] startup_concurrency`, then at most
+   * its startup timeout) and returns its status; unknown names give `None`.
+   */
   readonly awaitSettled: (name: string) => Effect.Effect<Option.Option<ServerStatus>>
   /** Waits until every enabled server's startup settled. */
   readonly awaitAllSettled: Effect.Effect<void>
