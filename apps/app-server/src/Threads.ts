@@ -23,11 +23,10 @@ import { failedItem, interruptedMessage } from "./internal/items.js"
 import { ThreadConfig } from "./internal/params.js"
 import { type RpcError, threadNotFound } from "./Method.js"
 
+/** A thread's binding: the set it holds and the scope that holds it (closing the scope lets the set go). */
 interface Binding {
   readonly scope: Scope.CloseableScope
   readonly set: ResourceClient.ConnectionSet
-  users: number
-  retired: boolean
 }
 
 interface HistoryTurn {
@@ -313,11 +312,7 @@ export const make = Effect.gen(function* () {
   })
 
   const releaseBinding = (binding: Binding | undefined) =>
-    Effect.suspend(() => {
-      if (binding === undefined) return Effect.void
-      binding.retired = true
-      return binding.users === 0 ? Scope.close(binding.scope, Exit.void) : Effect.void
-    })
+    binding === undefined ? Effect.void : Scope.close(binding.scope, Exit.void)
 
   const unload = (thread: LoadedThread) =>
     Effect.gen(function* () {
@@ -531,7 +526,7 @@ export const make = Effect.gen(function* () {
       const scope = yield* Scope.make()
       const set = yield* Scope.extend(client.acquire, scope)
       const previous = t.binding
-      t.binding = { scope, set, users: 0, retired: false }
+      t.binding = { scope, set }
       yield* releaseBinding(previous)
     })
 
@@ -545,18 +540,10 @@ export const make = Effect.gen(function* () {
         orchestratorMcpEnabled: t.config.orchestratorMcpEnabled ?? config.orchestrator.mcpEnabled,
         truncation: t.config.truncation ?? config.truncation
       })
+      // the call holds its set for its whole run, also when a rebind lets the binding go meanwhile
       const binding = t.binding
-      if (binding === undefined)
-        return yield* busyWith(t, Effect.scoped(Effect.flatMap(client.acquire, (set) => use(context(set)))))
-      binding.users++
-      return yield* busyWith(t, use(context(binding.set))).pipe(
-        Effect.ensuring(
-          Effect.suspend(() => {
-            binding.users--
-            return binding.retired && binding.users === 0 ? Scope.close(binding.scope, Exit.void) : Effect.void
-          })
-        )
-      )
+      const held = binding === undefined ? client.acquire : client.hold(binding.set)
+      return yield* busyWith(t, Effect.scoped(Effect.flatMap(held, (set) => use(context(set)))))
     })
 
   yield* Effect.addFinalizer(() =>

@@ -76,7 +76,33 @@ export interface Config {
   readonly apps: { readonly serverName: string; readonly connectors: Readonly<Record<string, ConnectorConfig>> }
   readonly truncation: TruncationPolicy
   readonly persistence: { readonly driver: "sqlite" | "postgres" | "memory"; readonly url?: string }
+  /** `[cache]`: the resource client's result cache (the servers' `ttlMs`). */
+  readonly cache: CacheConfig
+  /** `[mcp]`: limits on MCP connections of the whole process. */
+  readonly mcp: McpLimits
 }
+
+/** `[cache] enabled`, `[cache] max_bytes`. */
+export interface CacheConfig {
+  readonly enabled: boolean
+  readonly maxBytes: number
+}
+
+/** `[mcp] startup_concurrency`, `[mcp] threadless_concurrency`, `[mcp] threadless_wait_sec`. */
+export interface McpLimits {
+  /** Servers starting at the same time (connect, initialize, tools/list); the others wait their turn. */
+  readonly startupConcurrency: number
+  /** Threadless (throw-away) connections open at the same time. */
+  readonly threadlessConcurrency: number
+  /** How long a threadless read waits for a free connection before it is refused. */
+  readonly threadlessWaitSec: number
+}
+
+/** Defaults of `[cache]`: on, 64 MiB. */
+export const cacheDefaults: CacheConfig = { enabled: true, maxBytes: 64 * 1024 * 1024 }
+
+/** Defaults of `[mcp]`. */
+export const mcpDefaults: McpLimits = { startupConcurrency: 8, threadlessConcurrency: 8, threadlessWaitSec: 30 }
 
 /** Defaults of a server entry (resource-tools.md 1.1). */
 export const serverDefaults = {
@@ -92,7 +118,9 @@ export const empty: Config = {
   orchestrator: { mcpEnabled: true, skillsEnabled: true },
   apps: { serverName: "codex_apps", connectors: {} },
   truncation: defaultPolicy,
-  persistence: { driver: "sqlite" }
+  persistence: { driver: "sqlite" },
+  cache: cacheDefaults,
+  mcp: mcpDefaults
 }
 
 const StringMap = Schema.Record({ key: Schema.String, value: Schema.String })
@@ -102,6 +130,18 @@ const Seconds = Schema.Number.pipe(
   })
 )
 const Enabled = Schema.Struct({ enabled: opt(Schema.Boolean) })
+/** At most 16 GiB. */
+const maxCacheBytes = 2 ** 34
+const CacheBytes = Schema.Number.pipe(
+  Schema.filter(
+    (n) =>
+      (Number.isInteger(n) && n >= 0 && n <= maxCacheBytes) ||
+      `must be a whole number of bytes with 0 <= n <= ${maxCacheBytes}`
+  )
+)
+const Concurrency = Schema.Number.pipe(
+  Schema.filter((n) => (Number.isInteger(n) && n >= 1 && n <= 1024) || "must be a whole number with 1 <= n <= 1024")
+)
 
 /** A raw `[mcp_servers.NAME]` table as written in the file. */
 export const RawServer = Schema.Struct({
@@ -155,6 +195,14 @@ export const RawConfig = Schema.Struct({
   ),
   persistence: opt(
     Schema.Struct({ driver: opt(Schema.Literal("sqlite", "postgres", "memory")), url: opt(Schema.String) })
+  ),
+  cache: opt(Schema.Struct({ enabled: opt(Schema.Boolean), max_bytes: opt(CacheBytes) })),
+  mcp: opt(
+    Schema.Struct({
+      startup_concurrency: opt(Concurrency),
+      threadless_concurrency: opt(Concurrency),
+      threadless_wait_sec: opt(Seconds)
+    })
   )
 })
 /** The raw file, keys as written. */
@@ -306,6 +354,15 @@ export const decode = (raw: unknown, file: string): Either.Either<Config, Config
     persistence: {
       driver: r.persistence?.driver ?? "sqlite",
       ...(r.persistence?.url !== undefined ? { url: r.persistence.url } : {})
+    },
+    cache: {
+      enabled: r.cache?.enabled ?? cacheDefaults.enabled,
+      maxBytes: r.cache?.max_bytes ?? cacheDefaults.maxBytes
+    },
+    mcp: {
+      startupConcurrency: r.mcp?.startup_concurrency ?? mcpDefaults.startupConcurrency,
+      threadlessConcurrency: r.mcp?.threadless_concurrency ?? mcpDefaults.threadlessConcurrency,
+      threadlessWaitSec: r.mcp?.threadless_wait_sec ?? mcpDefaults.threadlessWaitSec
     }
   })
 }

@@ -26,6 +26,13 @@ export const connectionClosed = "connection closed"
 /** `message exceeds {n} bytes`: a stdio message over `max_message_bytes`. */
 export const messageExceeds = (bytes: number): string => `message exceeds ${bytes} bytes`
 
+/**
+ * `too many threadless connections: all {cap} are in use ([mcp] threadless_concurrency = {cap}); waited {duration}`:
+ * a threadless read refused after waiting its turn.
+ */
+export const threadlessLimit = (cap: number, waitedMillis: number): string =>
+  `too many threadless connections: all ${cap} are in use ([mcp] threadless_concurrency = ${cap}); waited ${formatDuration(waitedMillis)}`
+
 /** The context of a failed single request, per method (resource-tools.md 1.4). */
 export const requestContext = {
   "resources/list": (server: string) => `resources/list failed for \`${server}\``,

@@ -183,6 +183,33 @@ describe("Config", () => {
       '{"mcpServers":{"s":{"url":"http://x","headers":"Bearer s3cret"}}}',
       "d.json: mcpServers.s.headers: expected { readonly [x: string]: string } (the value is not shown)"
     ],
+    [
+      "c.toml",
+      "[cache]\nmax_bytes = -1",
+      "c.toml: cache.max_bytes: must be a whole number of bytes with 0 <= n <= 17179869184"
+    ],
+    [
+      "c.toml",
+      "[cache]\nmax_bytes = 1.5",
+      "c.toml: cache.max_bytes: must be a whole number of bytes with 0 <= n <= 17179869184"
+    ],
+    ["c.toml", '[cache]\nenabled = "no"', 'c.toml: cache.enabled: expected boolean, got "no"'],
+    ["c.toml", "[cache]\nttl = 1", "c.toml: cache.ttl: unknown key"],
+    [
+      "c.toml",
+      "[mcp]\nstartup_concurrency = 0",
+      "c.toml: mcp.startup_concurrency: must be a whole number with 1 <= n <= 1024"
+    ],
+    [
+      "c.json",
+      '{"mcp":{"threadless_concurrency":2.5}}',
+      "c.json: mcp.threadless_concurrency: must be a whole number with 1 <= n <= 1024"
+    ],
+    [
+      "c.toml",
+      "[mcp]\nthreadless_wait_sec = 0",
+      "c.toml: mcp.threadless_wait_sec: must be a number of seconds with 0 < t <= 86400"
+    ],
     ["c.json", "[1]", "c.json: the config must be a table (TOML) or an object (JSON)"],
     ["c.yaml", "x: 1", "c.yaml: the config file name must end in .toml or .json"]
   ]
@@ -210,6 +237,29 @@ describe("Config", () => {
       errorOf('[mcp_servers.a]\ncommand = "node"\nprotocol_version = "2025-06-18"\n', "c.toml"),
       /protocol_version/
     )
+  })
+
+  it("reads [cache] and [mcp] with their defaults", () => {
+    assert.deepStrictEqual(ok("{}", "c.json").cache, { enabled: true, maxBytes: 67108864 })
+    assert.deepStrictEqual(ok("{}", "c.json").mcp, {
+      startupConcurrency: 8,
+      threadlessConcurrency: 8,
+      threadlessWaitSec: 30
+    })
+    const config = ok(
+      [
+        "[cache]",
+        "enabled = false",
+        "max_bytes = 1024",
+        "[mcp]",
+        "startup_concurrency = 2",
+        "threadless_concurrency = 3",
+        "threadless_wait_sec = 0.5"
+      ].join("\n"),
+      "c.toml"
+    )
+    assert.deepStrictEqual(config.cache, { enabled: false, maxBytes: 1024 })
+    assert.deepStrictEqual(config.mcp, { startupConcurrency: 2, threadlessConcurrency: 3, threadlessWaitSec: 0.5 })
   })
 
   it("refuses text that is not TOML or JSON, naming the file and the format", () => {

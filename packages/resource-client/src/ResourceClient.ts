@@ -5,11 +5,12 @@
  * CONTRACT (other packages code against exactly these names and shapes).
  */
 import { type Config, Errors, type Mcp, Messages } from "@mcp-resources/protocol"
-import { Context, Effect, Layer, type Option, Scope } from "effect"
-import * as Connection from "./internal/connection.js"
-import { McpTransport, layer as transportLayer } from "./McpTransport.js"
+import { Context, Effect, Layer, type Option, type Scope } from "effect"
+import * as Cache from "./internal/cache.js"
+import * as Lifetimes from "./internal/connectionSet.js"
 import * as Server from "./internal/server.js"
-import * as ConnectionSetImpl from "./internal/set.js"
+import * as Threadless from "./internal/threadless.js"
+import { McpTransport, layer as transportLayer } from "./McpTransport.js"
 import type { ServerEntry, Setup } from "./ServerEntry.js"
 
 /** A server's status in a connection set. */
@@ -50,7 +51,10 @@ export interface ConnectionSet {
   readonly hasServer: (name: string) => boolean
   /** Every server of the set (disabled ones included, in-memory ones included), sorted by name. */
   readonly servers: () => ReadonlyArray<ServerStatus>
-  /** Waits until the server's startup settled (at most its startup timeout) and returns its status; unknown names give `None`. */
+  /**
+   * Waits until the server's startup settled (its turn under `[mcp] startup_concurrency`, then at most
+   * its startup timeout) and returns its status; unknown names give `None`.
+   */
   readonly awaitSettled: (name: string) => Effect.Effect<Option.Option<ServerStatus>>
   /** Waits until every enabled server's startup settled. */
   readonly awaitAllSettled: Effect.Effect<void>
@@ -110,6 +114,8 @@ export interface Service
   readonly latest: Effect.Effect<ConnectionSet>
   /** Holds the latest set until the scope closes (a thread binding); an older set closes when its last holder lets go. */
   readonly acquire: Effect.Effect<ConnectionSet, never, Scope.Scope>
+  /** Keeps the given set open until the scope closes (e.g. for a tool call on a thread's binding); a closed set stays closed. */
+  readonly hold: (set: ConnectionSet) => Effect.Effect<ConnectionSet, never, Scope.Scope>
   /** Every server of the latest set, sorted by name. */
   readonly servers: Effect.Effect<ReadonlyArray<ServerStatus>>
   /** Publishes a new set from a new setup (unchanged ready servers may be carried over). */
@@ -118,7 +124,9 @@ export interface Service
   readonly reconnect: Effect.Effect<void>
   /**
    * Opens one connection to the named enabled server of the latest loaded setup (otherwise
-   * `unknown MCP server '{server}'`), declines elicitation, runs `use`, and always closes it.
+   * `unknown MCP server '{server}'`), declines elicitation, runs `use`, and always closes it. At most
+   * `[mcp] threadless_concurrency` are open at once; a call waits up to `[mcp] threadless_wait_sec`
+   * for its turn and is then refused, naming the cap.
    */
   readonly withServerConnection: <A, E, R>(
     server: string,
@@ -134,158 +142,71 @@ export class ResourceClient extends Context.Tag("@mcp-resources/resource-client/
 
 export type { ServerEntry, Setup }
 
-const sameTransport = (a: ServerEntry["transport"], b: ServerEntry["transport"]): boolean => {
-  if (a._tag === "memory" || b._tag === "memory") {
-    return a._tag === "memory" && b._tag === "memory" && a.connect === b.connect
-  }
-  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b))
-}
-
-const canonical = (value: unknown): unknown =>
-  Array.isArray(value)
-    ? value.map(canonical)
-    : typeof value === "object" && value !== null
-      ? Object.fromEntries(
-          Object.keys(value)
-            .sort()
-            .map((key) => [key, canonical((value as Record<string, unknown>)[key])])
-        )
-      : value
-
-/** Two entries are unchanged when every field, the transport included, is equal. */
-const sameEntry = (a: ServerEntry, b: ServerEntry): boolean =>
-  a.name === b.name &&
-  a.enabled === b.enabled &&
-  a.startupTimeoutSec === b.startupTimeoutSec &&
-  a.toolTimeoutSec === b.toolTimeoutSec &&
-  a.maxMessageBytes === b.maxMessageBytes &&
-  (a.protocolVersion ?? "auto") === (b.protocolVersion ?? "auto") &&
-  sameTransport(a.transport, b.transport)
-
 /**
- * Builds the service: publishes generation 1 from `setup` and starts its enabled servers concurrently.
- * Closing the scope closes every set (children end, sessions end).
+ * Builds the service: publishes generation 1 from `setup` and starts its enabled servers (at most
+ * `[mcp] startup_concurrency` at a time). Closing the scope closes every set (children end, sessions end).
+ * The lifetimes of sets are owned by one internal module; this is a facade over it.
  */
 export const make = (setup: Setup): Effect.Effect<Service, never, Scope.Scope | McpTransport> =>
   Effect.gen(function* () {
     const transports = yield* McpTransport
-    const publishLock = yield* Effect.makeSemaphore(1)
-    const openSets = new Set<ConnectionSetImpl.SetImpl>()
-    let generation = 0
-    let currentSetup = setup
-    let current: ConnectionSetImpl.SetImpl | undefined
-
-    const closeSet = (set: ConnectionSetImpl.SetImpl): Effect.Effect<void> =>
-      Effect.suspend(() => {
-        if (set.closed) return Effect.void
-        set.closed = true
-        openSets.delete(set)
-        const toClose = [...set.handles.values()].filter((handle) => {
-          handle.refs -= 1
-          return handle.refs === 0
-        })
-        return Effect.forEach(toClose, Server.close, { concurrency: "unbounded", discard: true })
-      })
-
-    /** Drops one holder at once; returns closing the set when that was its last holder and it is superseded. */
-    const releaseNow = (set: ConnectionSetImpl.SetImpl): Effect.Effect<void> => {
-      set.holders -= 1
-      return set.holders <= 0 && set !== current ? closeSet(set) : Effect.void
-    }
-
-    const release = (set: ConnectionSetImpl.SetImpl): Effect.Effect<void> => Effect.suspend(() => releaseNow(set))
+    const limits = setup.config.mcp
+    const startupPermits = yield* Effect.makeSemaphore(limits.startupConcurrency)
+    const threadlessPermits = yield* Effect.makeSemaphore(limits.threadlessConcurrency)
+    const cache = new Cache.ResultCache(setup.config.cache)
+    const lifetimes = yield* Lifetimes.make({ transports, cache, startupPermits })
 
     const publish = (next: Setup, carryOver: boolean): Effect.Effect<void> =>
-      publishLock.withPermits(1)(
-        Effect.gen(function* () {
-          const previous = current
-          const handles = new Map<string, Server.Handle>()
-          for (const entry of next.servers) {
-            if (!entry.enabled) continue
-            const old = previous?.handles.get(entry.name)
-            if (carryOver && old !== undefined && old.state._tag === "ready" && sameEntry(old.entry, entry)) {
-              old.refs += 1
-              handles.set(entry.name, old)
-            } else {
-              handles.set(entry.name, yield* Server.start(entry, transports))
-            }
-          }
-          generation += 1
-          const set = ConnectionSetImpl.make(generation, next, handles, releaseNow)
-          set.holders = 1
-          openSets.add(set)
-          current = set
-          currentSetup = next
-          if (previous !== undefined) yield* release(previous)
-        }).pipe(Effect.uninterruptible)
+      Effect.zipRight(
+        Effect.all([
+          startupPermits.resize(next.config.mcp.startupConcurrency),
+          threadlessPermits.resize(next.config.mcp.threadlessConcurrency)
+        ]),
+        lifetimes.publish(next, carryOver)
       )
-
-    yield* Effect.addFinalizer(() =>
-      Effect.suspend(() => {
-        current = undefined
-        return Effect.forEach([...openSets], closeSet, { concurrency: "unbounded", discard: true })
-      })
-    )
     yield* publish(setup, false)
 
-    const latestImpl = Effect.sync(() => current!)
-    const latest = Effect.map(latestImpl, (set) => set.view)
+    const latest = Effect.sync(() => lifetimes.latest().view)
     /** Runs an operation on the set that is latest when it runs, in one step. */
     const onLatest = <A, E>(use: (set: ConnectionSet) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
-      Effect.suspend(() => use(current!.view))
+      Effect.suspend(() => use(lifetimes.latest().view))
 
     const withServerConnection = <A, E, R>(
       server: string,
       use: (connection: ServerConnection) => Effect.Effect<A, E, R>
     ): Effect.Effect<A, E | Errors.ResourceFailure, R> =>
       Effect.gen(function* () {
-        const entry = currentSetup.servers.find((candidate) => candidate.enabled && candidate.name === server)
+        const current = lifetimes.setup()
+        const entry = current.servers.find((candidate) => candidate.enabled && candidate.name === server)
         if (entry === undefined) {
           return yield* Effect.fail(
             new Errors.TransportError({ kind: "unknownServer", message: Messages.unknownServer(server) })
           )
         }
-        const startupMillis = Server.millis(entry.startupTimeoutSec)
-        return yield* Effect.acquireUseRelease(
-          Scope.make(),
-          (scope) =>
-            Connection.open(entry, startupMillis, transports).pipe(
-              Effect.timeoutFail({
-                duration: startupMillis,
-                onTimeout: () =>
-                  new Errors.TransportError({ kind: "startup", message: Messages.startupTimedOut(startupMillis) })
-              }),
-              Effect.mapError(
-                (error) =>
-                  new Errors.TransportError({ kind: "unavailable", message: Messages.failedToGetClient(error.message) })
-              ),
-              Scope.extend(scope),
-              Effect.flatMap((connection) => use(ConnectionSetImpl.serverConnection(connection, entry)))
-            ),
-          (scope, exit) => Scope.close(scope, exit)
-        )
+        return yield* Threadless.withConnection(entry, transports, {
+          permits: threadlessPermits,
+          cap: current.config.mcp.threadlessConcurrency,
+          waitMillis: Server.millis(current.config.mcp.threadlessWaitSec)
+        })(use)
       }).pipe(Effect.withSpan("ResourceClient.withServerConnection"))
 
     const service: Service = {
-      generation: Effect.map(latestImpl, (set) => set.view.generation),
-      cacheKey: Effect.map(latestImpl, (set) => `mcp-resources/generation/${set.view.generation}`),
-      config: Effect.sync(() => currentSetup.config),
+      generation: Effect.map(latest, (set) => set.generation),
+      cacheKey: Effect.map(latest, (set) => `mcp-resources/generation/${set.generation}`),
+      config: Effect.sync(() => lifetimes.setup().config),
       latest,
-      acquire: Effect.acquireRelease(
-        Effect.map(latestImpl, (set) => {
-          set.holders += 1
-          return set
-        }),
-        release
-      ).pipe(Effect.map((set) => set.view)),
+      acquire: lifetimes.holdLatest,
+      hold: lifetimes.hold,
       servers: Effect.map(latest, (set) => set.servers()),
       reload: Effect.fn("ResourceClient.reload")(function* (next: Setup) {
         yield* publish(next, true)
       }),
-      reconnect: Effect.suspend(() => publish(currentSetup, false)).pipe(Effect.withSpan("ResourceClient.reconnect")),
+      reconnect: Effect.suspend(() => publish(lifetimes.setup(), false)).pipe(
+        Effect.withSpan("ResourceClient.reconnect")
+      ),
       withServerConnection,
-      hasServers: () => current?.view.hasServers() ?? false,
-      hasServer: (name) => current?.view.hasServer(name) ?? false,
+      hasServers: () => lifetimes.latest().view.hasServers(),
+      hasServer: (name) => lifetimes.latest().view.hasServer(name),
       listResources: (server, cursor) => onLatest((set) => set.listResources(server, cursor)),
       listResourceTemplates: (server, cursor) => onLatest((set) => set.listResourceTemplates(server, cursor)),
       readResource: (server, uri, meta) => onLatest((set) => set.readResource(server, uri, meta)),

@@ -45,7 +45,8 @@ const scenarios: ReadonlyArray<Scenario> = [
   { id: 5, title: "resume", load: () => import("./scenarios/resume.js") },
   { id: 4, title: "app-server throughput", load: () => import("./scenarios/appServer.js") },
   { id: 6, title: "start-up", load: () => import("./scenarios/startup.js") },
-  { id: 7, title: "bundled start-up", load: () => import("./scenarios/bundledStartup.js") }
+  { id: 7, title: "bundled start-up", load: () => import("./scenarios/bundledStartup.js") },
+  { id: 8, title: "cache", load: () => import("./scenarios/cache.js") }
 ]
 
 const cpuModel = (): string => Os.cpus()[0]?.model ?? "unknown CPU"

@@ -75,7 +75,8 @@ export const sectionTitles: Readonly<Record<string, string>> = {
   authorization: "Authorization",
   transport:
     "Hardening: app-server transports and dispatcher (WebSocket limits, slow readers, frames, ids, shutdown, TLS)",
-  threads: "Hardening: threads and the thread store (unknown ids, lost results, locks, schema, unloading, large loads)"
+  threads: "Hardening: threads and the thread store (unknown ids, lost results, locks, schema, unloading, large loads)",
+  limits: "Limits: start-up concurrency, threadless connections, notification floods (resource-client)"
 }
 
 const machine = (): string => {

@@ -3,4 +3,5 @@
  */
 export * as AppServerProcess from "./AppServerProcess.js"
 export * as Figures from "./Figures.js"
+export * as Limits from "./Limits.js"
 export * as Misbehave from "./Misbehave.js"

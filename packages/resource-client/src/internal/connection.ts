@@ -9,6 +9,7 @@ import { Deferred, Effect, type Either, Queue, type Scope } from "effect"
 import type { ServerEntry } from "../ServerEntry.js"
 import { httpConnectionLost, startupFailure } from "./failures.js"
 import { type Hold, InFlightList, keepRaw, makeRequester, type Wire } from "./request.js"
+import { ChangeQueue } from "./notifications.js"
 import { guardResponses } from "./responseGuard.js"
 import { MessageTooLargeError } from "./stdioTransport.js"
 import { httpTrace, TracedHttpTransport, type TransportFactory } from "./transports.js"
@@ -70,6 +71,8 @@ export interface Connection {
   readonly protocolVersion: string | undefined
   /** The era verdict, for the next connection of the same entry. */
   readonly verdict: Verdict | undefined
+  /** `notifications/resources/list_changed` and `.../updated`, coalesced (bounded; nothing dropped). */
+  readonly resourceChanges: ChangeQueue
 }
 
 /**
@@ -119,6 +122,10 @@ export const open = (
     const closed = yield* Deferred.make<string>()
     const toolsChanged = yield* Effect.acquireRelease(Queue.sliding<void>(1), Queue.shutdown)
     const stderr = yield* Effect.acquireRelease(Queue.unbounded<string>(), Queue.shutdown)
+    const resourceChanges = yield* Effect.acquireRelease(
+      Effect.sync(() => new ChangeQueue()),
+      (changes) => Effect.sync(() => changes.shutdown())
+    )
     yield* Queue.take(stderr).pipe(
       Effect.flatMap((text) => Effect.logDebug(`MCP server '${entry.name}' stderr: ${text.trimEnd()}`)),
       Effect.forever,
@@ -150,6 +157,14 @@ export const open = (
         client.setRequestHandler("elicitation/create", () => Promise.resolve({ action: "decline" as const }))
         client.setNotificationHandler("notifications/tools/list_changed", () => {
           Queue.unsafeOffer(toolsChanged, undefined)
+        })
+        client.setNotificationHandler("notifications/resources/list_changed", () => {
+          resourceChanges.offer({ _tag: "listChanged" })
+          return Promise.resolve()
+        })
+        client.setNotificationHandler("notifications/resources/updated", (notification) => {
+          resourceChanges.offer({ _tag: "updated", uri: notification.params.uri })
+          return Promise.resolve()
         })
         client.onerror = (error) => {
           // stdio refuses a message over the limit; the stream cannot be resynchronised
@@ -210,6 +225,7 @@ export const open = (
         requestWith(method, params, timeoutMillis, decode, context, hold),
       closed,
       toolsChanged,
+      resourceChanges,
       protocolVersion: client.getNegotiatedProtocolVersion(),
       verdict
     }

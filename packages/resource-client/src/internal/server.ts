@@ -1,8 +1,8 @@
 /**
  * One started server of a connection set (a "handle"): its startup, status, tool catalog and crash
- * watch. A handle may be shared by two sets (a reload carries an unchanged ready server over); it
- * closes when the last set holding it closes. A remote (HTTP) server whose connection drops is
- * reconnected with bounded exponential backoff; a stdio server that exits stays failed.
+ * watch. A handle may be shared by two sets (a reload carries an unchanged ready server over);
+ * `connectionSet.ts` counts its sets and closes it when the last one closes. A remote (HTTP) server
+ * whose connection drops is reconnected with bounded exponential backoff; a stdio server that exits stays failed.
  */
 import { Errors, type Mcp, Messages } from "@mcp-resources/protocol"
 import { Cause, Deferred, Effect, ExecutionStrategy, Exit, Option, Scope } from "effect"
@@ -29,8 +29,6 @@ export interface Handle {
   state: State
   /** Completes when startup settled (ready or failed), or when the handle closed. */
   readonly settled: Deferred.Deferred<void>
-  /** How many open sets share this handle. */
-  refs: number
   readonly scope: Scope.CloseableScope
   /** The era verdict of the first connection, adopted by every reconnection (the probe is paid once). */
   verdict: Verdict | undefined
@@ -68,12 +66,20 @@ interface Connected {
   readonly scope: Scope.CloseableScope
 }
 
-/** Creates a handle and starts its server in the background (connect, initialize, tools), bounded by the startup timeout. */
-export const start = (entry: ServerEntry, transports: TransportFactory): Effect.Effect<Handle> =>
+/**
+ * Creates a handle and starts its server in the background (connect, initialize, tools), bounded by the
+ * startup timeout. With `permits`, the start waits for one of them first (bounded start-up
+ * concurrency); the startup timeout counts from when the server's own start begins.
+ */
+export const start = (
+  entry: ServerEntry,
+  transports: TransportFactory,
+  permits?: Effect.Semaphore
+): Effect.Effect<Handle> =>
   Effect.gen(function* () {
     const scope = yield* Scope.make()
     const settled = yield* Deferred.make<void>()
-    const handle: Handle = { entry, state: { _tag: "starting" }, settled, refs: 1, scope, verdict: undefined }
+    const handle: Handle = { entry, state: { _tag: "starting" }, settled, scope, verdict: undefined }
     // runs last on close: whoever still waits sees a settled, closed server
     yield* Scope.addFinalizer(
       scope,
@@ -98,6 +104,7 @@ export const start = (entry: ServerEntry, transports: TransportFactory): Effect.
           onTimeout: () =>
             new Errors.TransportError({ kind: "startup", message: Messages.startupTimedOut(startupMillis) })
         }),
+        (bounded) => (permits === undefined ? bounded : permits.withPermits(1)(bounded)),
         Effect.exit
       )
       if (Exit.isFailure(exit)) {

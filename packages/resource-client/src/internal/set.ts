@@ -1,6 +1,6 @@
 /**
- * A connection set: the servers of one setup with their handles, the operations of
- * resource-tools.md 1.4 and 2.2, and the holder count that decides when a superseded set closes.
+ * A connection set: the servers of one setup with their handles and the operations of
+ * resource-tools.md 1.4 and 2.2, answered from the result cache where the server allowed it.
  */
 import { type Config, Errors, Mcp, Messages } from "@mcp-resources/protocol"
 import { Deferred, Effect, Option } from "effect"
@@ -8,18 +8,23 @@ import * as Pagination from "../Pagination.js"
 import type { AggregateResult, ConnectionSet, RequestMeta, ServerConnection, ServerStatus } from "../ResourceClient.js"
 import type { ServerEntry, Setup } from "../ServerEntry.js"
 import { type Connection, decodeResult, decodeResultEither, type Hold, transportKind } from "./connection.js"
+import * as Cache from "./cache.js"
 import { withFastPath } from "./readResult.js"
 import * as Server from "./server.js"
 import { status } from "./status.js"
 
-/** A set with its bookkeeping. */
+/** A set: its operations (`view`), its setup and its handles. Its lifetime is `connectionSet.ts`'s. */
 export interface SetImpl {
   readonly view: ConnectionSet
   readonly setup: Setup
   readonly handles: ReadonlyMap<string, Server.Handle>
-  /** The latest-set hold plus every binding and in-flight operation. */
-  holders: number
-  closed: boolean
+}
+
+/** What a set caches its answers in: the client's cache and each server's authorization partition. */
+export interface CacheContext {
+  readonly cache: Cache.ResultCache
+  /** Per server name: a hash of its authorization context (never the secret itself). */
+  readonly partitions: ReadonlyMap<string, string>
 }
 
 /** Bytewise comparison of two strings (UTF-8 byte order). */
@@ -36,32 +41,37 @@ const decodeListResourceTemplates = decodeResult(Mcp.ListResourceTemplatesResult
 const decodeReadResource = withFastPath(decodeResultEither(Mcp.ReadResourceResult, "resources/read"))
 const decodeCallTool = decodeResult(Mcp.CallToolResult, "tools/call")
 
+type ListMethod = "resources/list" | "resources/templates/list"
+
+/** One page of a list method on a connection, decoded, with the raw result beside it (its `ttlMs`, `cacheScope`). */
+const listPageOn = <A>(
+  connection: Connection,
+  entry: ServerEntry,
+  method: ListMethod,
+  cursor: string | undefined,
+  decode: (raw: unknown) => Effect.Effect<A, Errors.TransportError>
+): Effect.Effect<{ readonly value: A; readonly raw: unknown }, Errors.TransportError | Errors.ServerError> =>
+  connection.request(method, cursor === undefined ? undefined : { cursor }, Server.millis(entry.toolTimeoutSec)).pipe(
+    Effect.flatMap((raw) => Effect.map(decode(raw), (value) => ({ value, raw }))),
+    Effect.mapError((error) => Errors.withContext(error, Messages.requestContext[method](entry.name)))
+  )
+
+const resourcesPageOn = (connection: Connection, entry: ServerEntry, cursor: string | undefined) =>
+  listPageOn(connection, entry, "resources/list", cursor, decodeListResources)
+
+const templatesPageOn = (connection: Connection, entry: ServerEntry, cursor: string | undefined) =>
+  listPageOn(connection, entry, "resources/templates/list", cursor, decodeListResourceTemplates)
+
 /** One `resources/list` page on a connection. */
 export const listResourcesOn = (connection: Connection, entry: ServerEntry, cursor: string | undefined) =>
   connection.capabilities.resources
-    ? connection
-        .request("resources/list", cursor === undefined ? undefined : { cursor }, Server.millis(entry.toolTimeoutSec))
-        .pipe(
-          Effect.flatMap(decodeListResources),
-          Effect.mapError((error) => Errors.withContext(error, Messages.requestContext["resources/list"](entry.name)))
-        )
+    ? Effect.map(resourcesPageOn(connection, entry, cursor), (page) => page.value)
     : Effect.succeed<Mcp.ListResourcesResult>({ resources: [] })
 
 /** One `resources/templates/list` page on a connection. */
 export const listResourceTemplatesOn = (connection: Connection, entry: ServerEntry, cursor: string | undefined) =>
   connection.capabilities.resources
-    ? connection
-        .request(
-          "resources/templates/list",
-          cursor === undefined ? undefined : { cursor },
-          Server.millis(entry.toolTimeoutSec)
-        )
-        .pipe(
-          Effect.flatMap(decodeListResourceTemplates),
-          Effect.mapError((error) =>
-            Errors.withContext(error, Messages.requestContext["resources/templates/list"](entry.name))
-          )
-        )
+    ? Effect.map(templatesPageOn(connection, entry, cursor), (page) => page.value)
     : Effect.succeed<Mcp.ListResourceTemplatesResult>({ resourceTemplates: [] })
 
 /**
@@ -91,34 +101,145 @@ export const serverConnection = (connection: Connection, entry: ServerEntry): Se
   readResource: (uri, meta) => readResourceOn(connection, entry, uri, meta)
 })
 
-/**
- * Builds the set of `setup` over `handles` (enabled servers only). `release` drops one holder at
- * once and returns what remains to do (closing the set, or `Effect.void`).
- */
-export const make = (
-  generation: number,
-  setup: Setup,
-  handles: ReadonlyMap<string, Server.Handle>,
-  release: (set: SetImpl) => Effect.Effect<void>
-): SetImpl => {
+/** Invalid params on a later page: the server no longer knows the cursor (MCP's invalid-cursor error). */
+const invalidParams = -32602
+
+/** What {@link make} builds a set from. */
+export interface Options {
+  readonly generation: number
+  readonly setup: Setup
+  /** The handles of the enabled servers. */
+  readonly handles: ReadonlyMap<string, Server.Handle>
+  /** The set's holder count (owned by `connectionSet.ts`): every operation holds the set while it runs. */
+  readonly hold: Hold
+  readonly cache: CacheContext
+}
+
+/** Builds the set of `options.setup` over its handles (enabled servers only). */
+export const make = (options: Options): SetImpl => {
+  const { generation, setup, handles, hold } = options
+  const { cache, partitions } = options.cache
   /**
    * Acquires a hold, runs the operation built by `use` interruptibly and releases the hold on every
    * exit, uninterruptibly: one mask and one match (fewer steps than acquireUseRelease or onExit).
    */
   const heldWith = <A, E>(use: () => Effect.Effect<A, E>): Effect.Effect<A, E> =>
     Effect.uninterruptibleMask((restore) => {
-      impl.holders += 1
+      hold.acquire()
       return Effect.matchCauseEffect(restore(use()), {
         onFailure: (cause) => {
-          const rest = release(impl)
+          const rest = hold.release()
           return rest === Effect.void ? Effect.failCause(cause) : Effect.zipRight(rest, Effect.failCause(cause))
         },
         onSuccess: (value) => {
-          const rest = release(impl)
+          const rest = hold.release()
           return rest === Effect.void ? Effect.succeed(value) : Effect.as(rest, value)
         }
       })
     })
+
+  /** The two keys an answer may be cached under: shared by every caller, or private to this server entry's authorization. */
+  const keysOf = (server: string, connection: Connection, method: string, params: string) => {
+    const parts = { server, generation, connection: cache.connectionId(connection), method, params }
+    return {
+      shared: Cache.key({ ...parts, partition: Cache.publicPartition }),
+      own: Cache.key({ ...parts, partition: partitions.get(server) ?? "none" })
+    }
+  }
+
+  /**
+   * Answers from the cache when a fresh entry exists; else runs `fetch` and stores its answer for the
+   * server's `ttlMs` (under the shared key only when the server said `cacheScope: "public"`).
+   */
+  const cached = <B, A, E>(
+    server: string,
+    connection: Connection,
+    tags: Omit<Cache.Tags, "server" | "generation">,
+    /** The request's parameters as key text, built only when a key is needed. */
+    params: () => string,
+    fetch: Effect.Effect<B, E>,
+    answer: (fetched: B) => { readonly value: A; readonly raw: unknown }
+  ): Effect.Effect<A, E> => {
+    const store = Effect.flatMap(fetch, (fetched) => {
+      const { value, raw } = answer(fetched)
+      const ttlMs = Cache.ttlOf(raw)
+      if (ttlMs <= 0) return Effect.succeed(value)
+      return Effect.clockWith((clock) => {
+        const keys = keysOf(server, connection, tags.method, params())
+        const keyText = Cache.isPublic(raw) ? keys.shared : keys.own
+        cache.put(keyText, value, {
+          tags: { server, generation, ...tags },
+          ttlMs,
+          bytes: Cache.sizeOf(value, keyText),
+          now: clock.unsafeCurrentTimeMillis()
+        })
+        return Effect.succeed(value)
+      })
+    })
+    // a server with nothing cached (most servers send no `ttlMs`) skips the lookup
+    if (!cache.holdsServer(server)) return store
+    return Effect.clockWith((clock) => {
+      const keys = keysOf(server, connection, tags.method, params())
+      const now = clock.unsafeCurrentTimeMillis()
+      const hit = cache.get(keys.own, now) ?? cache.get(keys.shared, now)
+      return hit !== undefined ? Effect.succeed(hit as A) : store
+    })
+  }
+
+  const pageAnswer = <A>(page: { readonly value: A; readonly raw: unknown }) => page
+  // the decoded read result keeps `ttlMs` and `cacheScope`: it is its own raw
+  const readAnswer = (value: Mcp.ReadResourceResult) => ({ value, raw: value })
+
+  /** A cached list page; a refused cursor drops every cached page of that list. */
+  const cachedPage = <A>(
+    method: ListMethod,
+    connection: Connection,
+    entry: ServerEntry,
+    cursor: string | undefined,
+    fetch: Effect.Effect<{ readonly value: A; readonly raw: unknown }, Errors.TransportError | Errors.ServerError>
+  ) =>
+    (cache.enabled
+      ? cached(
+          entry.name,
+          connection,
+          { method },
+          () => (cursor === undefined ? "" : JSON.stringify(cursor)),
+          fetch,
+          pageAnswer
+        )
+      : Effect.map(fetch, (page) => page.value)
+    ).pipe(
+      Effect.tapError((error) =>
+        Effect.sync(() => {
+          if (cursor !== undefined && error._tag === "ServerError" && error.code === invalidParams) {
+            cache.invalidateMethod(entry.name, method)
+          }
+        })
+      )
+    )
+
+  const cachedResources = (connection: Connection, entry: ServerEntry, cursor: string | undefined) =>
+    connection.capabilities.resources
+      ? cachedPage("resources/list", connection, entry, cursor, resourcesPageOn(connection, entry, cursor))
+      : Effect.succeed<Mcp.ListResourcesResult>({ resources: [] })
+
+  const cachedTemplates = (connection: Connection, entry: ServerEntry, cursor: string | undefined) =>
+    connection.capabilities.resources
+      ? cachedPage("resources/templates/list", connection, entry, cursor, templatesPageOn(connection, entry, cursor))
+      : Effect.succeed<Mcp.ListResourceTemplatesResult>({ resourceTemplates: [] })
+
+  const cachedRead = (
+    connection: Connection,
+    entry: ServerEntry,
+    uri: string,
+    meta: RequestMeta | undefined,
+    requestHold?: Hold
+  ): Effect.Effect<Mcp.ReadResourceResult, Errors.TransportError | Errors.ServerError> => {
+    const read = readResourceOn(connection, entry, uri, meta, requestHold)
+    if (!cache.enabled) return read
+    const params = () => (meta === undefined ? JSON.stringify(uri) : JSON.stringify([uri, meta]))
+    return cached(entry.name, connection, { method: "resources/read", uri }, params, read, readAnswer)
+  }
   const held = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> => heldWith(() => effect)
 
   const readyOrFail = (handle: Server.Handle) => {
@@ -140,7 +261,7 @@ export const make = (
 
   const listResources = Effect.fn("ConnectionSet.listResources")(function* (server: string, cursor?: string) {
     const { connection, handle } = yield* ready(server)
-    return yield* listResourcesOn(connection, handle.entry, cursor)
+    return yield* cachedResources(connection, handle.entry, cursor)
   })
 
   const listResourceTemplates = Effect.fn("ConnectionSet.listResourceTemplates")(function* (
@@ -148,16 +269,8 @@ export const make = (
     cursor?: string
   ) {
     const { connection, handle } = yield* ready(server)
-    return yield* listResourceTemplatesOn(connection, handle.entry, cursor)
+    return yield* cachedTemplates(connection, handle.entry, cursor)
   })
-
-  /** The set held by one request: taken as it starts, released once it ends. */
-  const requestHold: Hold = {
-    acquire: () => {
-      impl.holders += 1
-    },
-    release: () => release(impl)
-  }
 
   // the hot path of read_mcp_resource: no span, no generator; a ready server is used at once, and
   // the request itself holds the set (one mask and match rather than two)
@@ -170,10 +283,10 @@ export const make = (
       const handle = handles.get(server)
       if (handle !== undefined) {
         const state = handle.state
-        if (state._tag === "ready") return readResourceOn(state.connection, handle.entry, uri, meta, requestHold)
+        if (state._tag === "ready") return cachedRead(state.connection, handle.entry, uri, meta, hold)
       }
       return heldWith(() =>
-        Effect.flatMap(ready(server), ({ connection, handle }) => readResourceOn(connection, handle.entry, uri, meta))
+        Effect.flatMap(ready(server), ({ connection, handle }) => cachedRead(connection, handle.entry, uri, meta))
       )
     })
 
@@ -264,7 +377,7 @@ export const make = (
     include: (server: string) => boolean
   ) {
     return yield* aggregate(include, "resources/list", (connection, entry, cursor) =>
-      Effect.map(listResourcesOn(connection, entry, cursor), (page) => ({
+      Effect.map(cachedResources(connection, entry, cursor), (page) => ({
         items: page.resources,
         nextCursor: page.nextCursor
       }))
@@ -275,7 +388,7 @@ export const make = (
     include: (server: string) => boolean
   ) {
     return yield* aggregate(include, "resources/templates/list", (connection, entry, cursor) =>
-      Effect.map(listResourceTemplatesOn(connection, entry, cursor), (page) => ({
+      Effect.map(cachedTemplates(connection, entry, cursor), (page) => ({
         items: page.resourceTemplates,
         nextCursor: page.nextCursor
       }))
@@ -319,6 +432,5 @@ export const make = (
     toolInfo: (server, tool) => held(toolInfo(server, tool)),
     callTool: (server, tool, args) => held(callTool(server, tool, args))
   }
-  const impl: SetImpl = { view, setup, handles, holders: 0, closed: false }
-  return impl
+  return { view, setup, handles }
 }

@@ -25,14 +25,21 @@ export interface Stack {
 }
 
 /** Builds our stack over named in-memory fixtures (every server ready before this returns). */
-export const makeStack = async (
+export const makeStack = (
   fixtures: ReadonlyArray<{ readonly name: string; readonly fixture: InMemoryFixture }>,
   maxMessageBytes?: number
-): Promise<Stack> => {
-  const config = Config.empty
-  const servers = fixtures.map(({ name, fixture }) =>
-    ServerEntry.memory(name, fixture.connect, maxMessageBytes === undefined ? {} : { maxMessageBytes })
+): Promise<Stack> =>
+  makeStackOf(
+    fixtures.map(({ name, fixture }) =>
+      ServerEntry.memory(name, fixture.connect, maxMessageBytes === undefined ? {} : { maxMessageBytes })
+    )
   )
+
+/** Builds our stack over any server entries and config (every server ready before this returns). */
+export const makeStackOf = async (
+  servers: ReadonlyArray<ServerEntry.ServerEntry>,
+  config: Config.Config = Config.empty
+): Promise<Stack> => {
   const runtime = ManagedRuntime.make(Layer.merge(ResourceClient.layer({ config, servers }), LifecycleSink.layerNoop))
   const set = await runtime.runPromise(
     Effect.gen(function* () {

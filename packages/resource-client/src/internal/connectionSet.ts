@@ -1,0 +1,242 @@
+/**
+ * The one owner of connection-set lifetimes: which set is the latest, who holds which set, which
+ * sets share which server handle, and when a set or a handle closes. A caller keeps a given set with
+ * {@link Lifetimes.hold} for the life of a scope; a superseded set closes when its last holder lets
+ * go, and a handle closes when the last set holding it closes. Every operation of a set holds it while
+ * it runs. The result cache's invalidation by generation and by notification starts here too.
+ */
+import { Deferred, Effect, Config as EffectConfig, Option, type Scope } from "effect"
+import { createHash } from "node:crypto"
+import type { ConnectionSet } from "../ResourceClient.js"
+import type { ServerEntry, Setup } from "../ServerEntry.js"
+import type * as Cache from "./cache.js"
+import type { Hold, TransportFactory } from "./connection.js"
+import type { Batch } from "./notifications.js"
+import * as Server from "./server.js"
+import * as ConnectionSetImpl from "./set.js"
+
+/** The lifetimes of one resource client's sets. */
+export interface Lifetimes {
+  /** The latest set (defined from the first publish until the scope closes). */
+  readonly latest: () => ConnectionSetImpl.SetImpl
+  /** The setup of the latest set. */
+  readonly setup: () => Setup
+  /**
+   * Publishes a set of `setup` as the latest (its enabled servers start in the background); with
+   * `carryOver`, unchanged ready servers of the previous set are shared rather than restarted.
+   */
+  readonly publish: (setup: Setup, carryOver: boolean) => Effect.Effect<void>
+  /** Keeps `set` open until the scope closes (a set that already closed stays closed: its servers answer `connection closed`). */
+  readonly hold: (set: ConnectionSet) => Effect.Effect<ConnectionSet, never, Scope.Scope>
+  /** Keeps the latest set open until the scope closes. */
+  readonly holdLatest: Effect.Effect<ConnectionSet, never, Scope.Scope>
+}
+
+interface Held {
+  set: ConnectionSetImpl.SetImpl | undefined
+  /** The latest-set hold plus every binding and in-flight operation. */
+  holders: number
+  closed: boolean
+}
+
+/** Canonical JSON of a value: object keys sorted, so that two equal values give the same text. */
+export const canonical = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map(canonical)
+    : typeof value === "object" && value !== null
+      ? Object.fromEntries(
+          Object.keys(value)
+            .sort()
+            .map((key) => [key, canonical((value as Record<string, unknown>)[key])])
+        )
+      : value
+
+const sameTransport = (a: ServerEntry["transport"], b: ServerEntry["transport"]): boolean => {
+  if (a._tag === "memory" || b._tag === "memory") {
+    return a._tag === "memory" && b._tag === "memory" && a.connect === b.connect
+  }
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b))
+}
+
+/** Two entries are unchanged when every field, the transport included, is equal. */
+const sameEntry = (a: ServerEntry, b: ServerEntry): boolean =>
+  a.name === b.name &&
+  a.enabled === b.enabled &&
+  a.startupTimeoutSec === b.startupTimeoutSec &&
+  a.toolTimeoutSec === b.toolTimeoutSec &&
+  a.maxMessageBytes === b.maxMessageBytes &&
+  (a.protocolVersion ?? "auto") === (b.protocolVersion ?? "auto") &&
+  sameTransport(a.transport, b.transport)
+
+/**
+ * The authorization context of an entry as a hash: its transport (url, headers, env) and the value of
+ * its bearer token variable. The secret itself is never kept; a changed token gives another partition.
+ */
+export const partitionOf = (entry: ServerEntry): Effect.Effect<string> =>
+  Effect.gen(function* () {
+    const transport = entry.transport
+    if (transport._tag === "memory") return "memory"
+    let token = ""
+    if (transport._tag === "http" && transport.bearerTokenEnvVar !== undefined) {
+      const value = yield* EffectConfig.option(EffectConfig.string(transport.bearerTokenEnvVar)).pipe(
+        Effect.orElseSucceed(() => Option.none<string>())
+      )
+      token = Option.getOrElse(value, () => "")
+    }
+    return createHash("sha256")
+      .update(JSON.stringify(canonical(transport)))
+      .update("\u0000")
+      .update(token)
+      .digest("base64url")
+      .slice(0, 22)
+  })
+
+/** Applies a batch of resource notifications of `server` to the cache (tools are not cached). */
+const invalidate = (cache: Cache.ResultCache, server: string, batch: Batch): void => {
+  if (batch.everything) {
+    cache.invalidateServer(server)
+    return
+  }
+  if (batch.listChanged) {
+    cache.invalidateMethod(server, "resources/list")
+    cache.invalidateMethod(server, "resources/templates/list")
+  }
+  for (const uri of batch.uris) cache.invalidateUri(server, uri)
+}
+
+/** What the lifetimes need: the transports, the cache, and the permits bounding concurrent start-ups. */
+export interface Options {
+  readonly transports: TransportFactory
+  readonly cache: Cache.ResultCache
+  readonly startupPermits: Effect.Semaphore
+}
+
+/** Makes the lifetimes; closing the scope closes every set (children end, sessions end). */
+export const make = (options: Options): Effect.Effect<Lifetimes, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { transports, cache, startupPermits } = options
+    const publishLock = yield* Effect.makeSemaphore(1)
+    const open = new Map<ConnectionSet, Held>()
+    /** How many open sets share each handle. */
+    const handleRefs = new Map<Server.Handle, number>()
+    let current: Held | undefined
+    let currentSetup: Setup | undefined
+
+    const releaseHandle = (handle: Server.Handle): boolean => {
+      const refs = (handleRefs.get(handle) ?? 1) - 1
+      if (refs > 0) {
+        handleRefs.set(handle, refs)
+        return false
+      }
+      handleRefs.delete(handle)
+      return true
+    }
+
+    const closeSet = (held: Held): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        const set = held.set
+        if (held.closed || set === undefined) return Effect.void
+        held.closed = true
+        open.delete(set.view)
+        cache.invalidateGeneration(set.view.generation)
+        const toClose = [...set.handles.values()].filter(releaseHandle)
+        return Effect.forEach(toClose, Server.close, { concurrency: "unbounded", discard: true })
+      })
+
+    /** Drops one holder at once; returns closing the set when that was its last holder and it is superseded. */
+    const releaseNow = (held: Held): Effect.Effect<void> => {
+      held.holders -= 1
+      return held.holders <= 0 && held !== current ? closeSet(held) : Effect.void
+    }
+
+    const holdOf = (held: Held): Hold => ({
+      acquire: () => {
+        held.holders += 1
+      },
+      release: () => releaseNow(held)
+    })
+
+    const holdHeld = (held: Held): Effect.Effect<ConnectionSet, never, Scope.Scope> =>
+      Effect.acquireRelease(
+        Effect.sync(() => {
+          held.holders += 1
+          return held.set!.view
+        }),
+        () => Effect.suspend(() => releaseNow(held))
+      )
+
+    /** A new handle for `entry`; its resource notifications invalidate the cache for the handle's life. */
+    const startHandle = (entry: ServerEntry): Effect.Effect<Server.Handle> =>
+      Effect.gen(function* () {
+        const handle = yield* Server.start(entry, transports, startupPermits)
+        yield* Deferred.await(handle.settled).pipe(
+          Effect.flatMap(() => {
+            const state = handle.state
+            if (state._tag !== "ready") return Effect.void
+            return state.connection.resourceChanges.take.pipe(
+              Effect.flatMap((batch) => Effect.sync(() => invalidate(cache, entry.name, batch))),
+              Effect.forever
+            )
+          }),
+          Effect.interruptible,
+          Effect.forkIn(handle.scope)
+        )
+        return handle
+      })
+
+    const publish = (next: Setup, carryOver: boolean): Effect.Effect<void> =>
+      publishLock.withPermits(1)(
+        Effect.gen(function* () {
+          const previous = current
+          const handles = new Map<string, Server.Handle>()
+          const partitions = new Map<string, string>()
+          for (const entry of next.servers) {
+            if (!entry.enabled) continue
+            partitions.set(entry.name, yield* partitionOf(entry))
+            const old = previous?.set?.handles.get(entry.name)
+            if (carryOver && old !== undefined && old.state._tag === "ready" && sameEntry(old.entry, entry)) {
+              handleRefs.set(old, (handleRefs.get(old) ?? 1) + 1)
+              handles.set(entry.name, old)
+            } else {
+              const handle = yield* startHandle(entry)
+              handleRefs.set(handle, 1)
+              handles.set(entry.name, handle)
+            }
+          }
+          const generation = (previous?.set?.view.generation ?? 0) + 1
+          const held: Held = { set: undefined, holders: 1, closed: false }
+          const set = ConnectionSetImpl.make({
+            generation,
+            setup: next,
+            handles,
+            hold: holdOf(held),
+            cache: { cache, partitions }
+          })
+          held.set = set
+          open.set(set.view, held)
+          current = held
+          currentSetup = next
+          cache.configure(next.config.cache)
+          if (previous !== undefined) yield* Effect.suspend(() => releaseNow(previous))
+        }).pipe(Effect.uninterruptible)
+      )
+
+    yield* Effect.addFinalizer(() =>
+      Effect.suspend(() => {
+        current = undefined
+        return Effect.forEach([...open.values()], closeSet, { concurrency: "unbounded", discard: true })
+      })
+    )
+
+    return {
+      latest: () => current!.set!,
+      setup: () => currentSetup!,
+      publish,
+      hold: (set) =>
+        Effect.suspend(() => {
+          const held = open.get(set)
+          return held === undefined || held.closed ? Effect.succeed(set) : holdHeld(held)
+        }),
+      holdLatest: Effect.suspend(() => holdHeld(current!))
+    }
+  })
