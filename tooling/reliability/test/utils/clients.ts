@@ -3,7 +3,7 @@
  * over a store the test chooses (`MainLayer.layer` with no transport, one connection attached to the
  * dispatcher), and a WebSocket client. Every wait is bounded; `close()` ends what was opened.
  */
-import { JsonRpcServer, MainLayer } from "@mcp-resources/app-server"
+import { AppOptions, JsonRpcServer, MainLayer } from "@mcp-resources/app-server"
 import type { ThreadStore } from "@mcp-resources/thread-store"
 import { Effect, Exit, type Layer, Logger, LogLevel, ManagedRuntime, Scope } from "effect"
 import WebSocket from "ws"
@@ -66,8 +66,11 @@ export const startInProcess = async (options: {
         listen: undefined,
         stdio: false,
         allowRemote: false,
+        allowInsecureRemote: false,
         tokenEnv: undefined,
-        allowOrigins: []
+        allowOrigins: [],
+        tls: undefined,
+        limits: AppOptions.defaultLimits
       },
       { store: options.store }
     )
