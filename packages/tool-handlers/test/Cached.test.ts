@@ -61,7 +61,9 @@ const outputs = (enabled: boolean) =>
         results.push(yield* ToolHandlers.callTool(ctx, { callId: `${round}-${name}-${args}`, name, arguments: args }))
       }
     }
-    const requests = fixture.requests.filter((r) => r.method !== "initialize" && r.method !== "tools/list").length
+    // the handshake (the era probe `server/discover`, `initialize`) and the tool catalog are not resource requests
+    const handshake = new Set(["server/discover", "initialize", "tools/list"])
+    const requests = fixture.requests.filter((r) => !handshake.has(r.method)).length
     return { results, requests }
   }).pipe(Effect.provide(LifecycleSink.layerNoop))
 

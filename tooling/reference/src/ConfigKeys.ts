@@ -55,6 +55,33 @@ export const keys: Readonly<Record<string, KeyDoc>> = {
     default: `${json(d.maxMessageBytes)} (64 MiB)`,
     meaning: "stdio only: the largest message accepted from the server; a larger one makes the server `failed`."
   },
+  "mcp_servers.NAME.protocol_version": {
+    default: '`"auto"`',
+    meaning:
+      "Protocol era: `auto` probes `server/discover` and falls back to `initialize`; `legacy` runs `initialize` only (revisions 2024-11-05 to 2025-11-25); `2026-07-28` speaks that revision only. See [protocol-eras.md](protocol-eras.md)."
+  },
+  cache: { default: "—", meaning: "The result cache of lists and reads ([caching.md](caching.md))." },
+  "cache.enabled": {
+    default: json(Config.cacheDefaults.enabled),
+    meaning: "`false` turns the result cache off: every list and read goes to the server."
+  },
+  "cache.max_bytes": {
+    default: `${json(Config.cacheDefaults.maxBytes)} (64 MiB)`,
+    meaning: "Bound of the cache in bytes; the least recently used entries are evicted past it. `0` turns it off."
+  },
+  mcp: { default: "—", meaning: "Connection limits ([connection-limits.md](connection-limits.md))." },
+  "mcp.startup_concurrency": {
+    default: json(Config.mcpDefaults.startupConcurrency),
+    meaning: "Servers that start at once; a server's startup timeout counts from when its own start begins."
+  },
+  "mcp.threadless_concurrency": {
+    default: json(Config.mcpDefaults.threadlessConcurrency),
+    meaning: "Throw-away connections of threadless reads open at once; more wait for a free one."
+  },
+  "mcp.threadless_wait_sec": {
+    default: json(Config.mcpDefaults.threadlessWaitSec),
+    meaning: "How long a threadless read waits for a free connection before it is refused."
+  },
   mcpServers: {
     default: "no servers",
     meaning: "JSON files only: the desktop hosts' form, instead of `mcp_servers` (never both)."
