@@ -28,6 +28,64 @@ export const helpers: Readonly<Record<string, ReadonlyArray<string>>> = {
 
 /** `protocol` Messages: the connection runtime and the model tools. */
 export const runtimeAndTools: ReadonlyArray<MessageDoc> = [
+  m(
+    "threadlessLimit",
+    Messages.threadlessLimit(8, 30_000),
+    "a threadless read found every throw-away connection in use for `[mcp] threadless_wait_sec` (here 8 and 30 s)"
+  ),
+  m("args.tooDeep", Messages.args.tooDeep(128), "the tool arguments are nested deeper than the limit"),
+  m("maxArgumentDepth", String(Messages.maxArgumentDepth), "the nesting limit of tool arguments (a number)"),
+  m("startup.http", Messages.startup.http(401, "{reason}"), "an HTTP server refused start-up with that status"),
+  m(
+    "startup.oauth",
+    Messages.startup.oauth("{error}", "{description}"),
+    "the refusal carried an OAuth error (e.g. `invalid_token`)"
+  ),
+  m("startup.jsonRpc", Messages.startup.jsonRpc(-32600, "{message}"), "the refusal carried a JSON-RPC error"),
+  m(
+    "startup.unsupportedVersion",
+    Messages.startup.unsupportedVersion("{requested}", ["{supported}"]),
+    "the server refused the protocol revision (`-32022`)"
+  ),
+  m("startup.html", Messages.startup.html, "the server answered with an HTML page"),
+  m(
+    "startup.unexpectedContent",
+    Messages.startup.unexpectedContent("{contentType}"),
+    "the server answered with another content type"
+  ),
+  m("startup.noBody", Messages.startup.noBody("{statusText}"), "the refusal had no body (its status text)"),
+  m(
+    "startup.unreachable",
+    Messages.startup.unreachable("{target}", "{reason}"),
+    "the server could not be reached (the reason carries the system code, e.g. ECONNREFUSED)"
+  ),
+  m(
+    "startup.noModernRevision",
+    Messages.startup.noModernRevision("{detail}"),
+    '`protocol_version = "2026-07-28"` and the server does not offer it'
+  ),
+  m("startup.notFoundHint", Messages.startup.notFoundHint, "the server's URL answered 404 at start-up"),
+  m(
+    "inputRequired",
+    Messages.inputRequired("{method}", ["{input}"]),
+    "a 2026-07-28 server answered `input_required`; the message names the inputs it wanted"
+  ),
+  m(
+    "unsupportedResultType",
+    Messages.unsupportedResultType("{method}", "{resultType}"),
+    "a result carried a `resultType` this client does not know"
+  ),
+  m(
+    "invalidResponseBody",
+    Messages.invalidResponseBody("{method}", "{kind}"),
+    "an answer with the request's id has a malformed body (null, an array, a string, neither result nor error)"
+  ),
+  m("invalidBlob", Messages.invalidBlob, "a read content's `blob` is not base64 (appended to the read's context)"),
+  m(
+    "reconnectFailed",
+    Messages.reconnectFailed(8, "{last}"),
+    "an HTTP server that dropped could not be reconnected within the backoff's attempts"
+  ),
   m("unknownServer", Messages.unknownServer("{server}"), "the server name is not an enabled server of the set"),
   m(
     "failedToGetClient",

@@ -149,10 +149,15 @@ describe("misbehaving MCP servers affect only their own calls", () => {
         expect(failure.server).toBe("bad")
         const prefix = "resources/list failed for `bad`: "
         const failedClient = "failed to get client: "
-        if (mode === "hang" || mode === "malformed") {
+        if (mode === "hang") {
           // The page timeout and the collection deadline are both tool_timeout_sec: the deadline's
-          // message wins (resource-tools.md 2.1). The malformed lines are dropped, so this waits too.
+          // message wins (resource-tools.md 2.1).
           expect(failure.error).toBe("resources/list pagination timed out after 1s")
+        } else if (mode === "malformed") {
+          // an answer with the request's id and a malformed body fails at once, naming what is wrong
+          expect(failure.error).toBe(
+            "resources/list failed for `bad`: invalid resources/list response: it carries neither a result nor an error"
+          )
         } else {
           expect(failure.error.startsWith(prefix) || failure.error.startsWith(failedClient), failure.error).toBe(true)
           const cause = failure.error.startsWith(prefix)
