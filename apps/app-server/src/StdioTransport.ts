@@ -5,10 +5,10 @@
  * `--max-send-buffer`). Requests that arrive while the server shuts down are answered
  * `server shutting down`, as on WebSocket.
  */
+import { type Frame, LineSplitter, WriteBatcher } from "@mcp-resources/app-server-client/LineFramer"
 import { Effect, Fiber, Layer, Option, Queue, Runtime } from "effect"
 import { AppOptions } from "./AppOptions.js"
 import { JsonRpcServer, maxMessageBytes } from "./JsonRpcServer.js"
-import { type Frame, LineSplitter } from "./internal/lineSplitter.js"
 import { Lifecycle } from "./Lifecycle.js"
 
 /** The streams the transport uses (the process's own by default). */
@@ -33,35 +33,19 @@ export const layerStreams = (streams: Streams): Layer.Layer<never, never, JsonRp
       output.on("error", ignore)
       // Messages are buffered and written once per event-loop turn (one write for every response that
       // turn produced), in order, one JSON object per line. Closing the transport writes what is left.
-      let pending: Array<string> = []
-      let pendingBytes = 0
-      let scheduled: NodeJS.Immediate | undefined
+      const batcher = new WriteBatcher((text) => output.write(text))
       // Set once the client stopped reading: nothing more is queued for it and the server stops.
       let abandoned = false
-      const flush = () => {
-        scheduled = undefined
-        if (pending.length === 0) return
-        // One string per batch: the messages joined, each ending in a newline.
-        const text = pending.length === 1 ? `${pending[0]!}\n` : `${pending.join("\n")}\n`
-        pending = []
-        pendingBytes = 0
-        output.write(text)
-      }
-      yield* Effect.addFinalizer(() =>
-        Effect.sync(() => {
-          if (scheduled !== undefined) clearImmediate(scheduled)
-          flush()
-        })
-      )
-      const unsent = (): number => pendingBytes + ("writableLength" in output ? Number(output.writableLength) : 0)
+      yield* Effect.addFinalizer(() => Effect.sync(() => batcher.flush()))
+      const unsent = (): number =>
+        batcher.queuedLength + ("writableLength" in output ? Number(output.writableLength) : 0)
       const session = yield* server.attach("stdio", (text) => {
         if (abandoned) return
         // What is still unsent is over the cap: the client is not reading, so the only connection goes
         // (the server stops, as at end of input) instead of buffering without bound.
         if (unsent() > maxSendBuffer) {
           abandoned = true
-          pending = []
-          pendingBytes = 0
+          batcher.clear()
           runFork(
             Effect.zipRight(
               Effect.logError("standard output is not being read (send buffer over the limit); stopping").pipe(
@@ -72,9 +56,7 @@ export const layerStreams = (streams: Streams): Layer.Layer<never, never, JsonRp
           )
           return
         }
-        pending.push(text)
-        pendingBytes += text.length
-        if (scheduled === undefined) scheduled = setImmediate(flush)
+        batcher.push(text)
       })
       const frames = yield* Queue.unbounded<Frame | { readonly _tag: "end" }>()
       const splitter = new LineSplitter(maxMessageBytes)

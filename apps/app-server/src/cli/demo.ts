@@ -4,13 +4,14 @@
  * example config (our example server as the apps server `codex_apps`, and the published
  * `@modelcontextprotocol/server-everything`), then: initialize, tool/list, an aggregate list, a read,
  * an app tool call and its widget read, compaction, a restart and resume, and the widget read again.
+ * It drives the server with the typed client (`@mcp-resources/app-server-client`).
  */
 import { createRequire } from "node:module"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
-import { type RpcClient, RpcError, startServer } from "./rpcClient.js"
+import { type AppServerClient, Errors, PromiseClient } from "@mcp-resources/app-server-client"
 
 const here = NodePath.dirname(fileURLToPath(import.meta.url))
 const require = createRequire(import.meta.url)
@@ -51,23 +52,63 @@ const indent = (text: string) =>
     .map((l) => `      ${l}`)
     .join("\n")
 
+/** A running app-server child, the notifications it sent since the last look, and its stop. */
+interface Session {
+  readonly client: PromiseClient.PromiseClient
+  /** Notifications received since the last call (and clears them). */
+  readonly takeNotifications: () => Array<AppServerClient.Notification>
+  /** Ends standard input and waits for the process to exit; its exit code. */
+  readonly close: () => Promise<number | null>
+}
+
+/** Starts `node main.js ...args`, stderr appended to `logFile`. */
+const startServer = async (mainJs: string, args: ReadonlyArray<string>, logFile: string): Promise<Session> => {
+  const log = NodeFs.openSync(logFile, "a")
+  const client = await PromiseClient.connectStdio(
+    { command: process.execPath, args: [mainJs, ...args], stderr: (text) => NodeFs.writeSync(log, text) },
+    { requestTimeoutMs: 30_000 }
+  ).catch((e: unknown) => {
+    NodeFs.closeSync(log)
+    throw e
+  })
+  let notifications: Array<AppServerClient.Notification> = []
+  client.onNotification((n) => notifications.push(n))
+  let closed: Promise<number | null> | undefined
+  return {
+    client,
+    takeNotifications: () => {
+      const taken = notifications
+      notifications = []
+      return taken
+    },
+    close: () => {
+      closed ??= client
+        .close()
+        .then(() => client.exited)
+        .then((exit) => exit?.code ?? null)
+        .finally(() => NodeFs.closeSync(log))
+      return closed
+    }
+  }
+}
+
 let step = 0
-const show = async (
-  client: RpcClient,
+const show = async <M extends AppServerClient.Method>(
+  session: Session,
   title: string,
-  method: string,
-  params: unknown,
-  render: (r: Record<string, unknown>) => string
-): Promise<Record<string, unknown>> => {
+  method: M,
+  params: AppServerClient.Params<M>,
+  render: (r: AppServerClient.Result<M>) => string
+): Promise<AppServerClient.Result<M>> => {
   step += 1
   out(`[${step}] ${title}`)
   out(`    → ${method} ${clip(JSON.stringify(params), 200)}`)
   try {
-    const result = await client.request(method, params)
-    for (const n of client.takeNotifications()) {
-      const p = n.params as { item?: { status?: string; tool?: string; mcpAppResourceUri?: string } }
-      const detail = p.item
-        ? ` ${p.item.tool} ${p.item.status}${p.item.mcpAppResourceUri ? ` (widget ${p.item.mcpAppResourceUri})` : ""}`
+    const result = await session.client.request(method, params)
+    for (const n of session.takeNotifications()) {
+      const item = "item" in n.params ? n.params.item : undefined
+      const detail = item
+        ? ` ${item.tool} ${item.status}${item.mcpAppResourceUri ? ` (widget ${item.mcpAppResourceUri})` : ""}`
         : ""
       out(`    ⇠ ${n.method}${detail}`)
     }
@@ -75,7 +116,7 @@ const show = async (
     out()
     return result
   } catch (e) {
-    const message = e instanceof RpcError ? `error ${e.code}: ${e.message}` : String(e)
+    const message = e instanceof Errors.ResponseError ? `error ${e.code}: ${e.message}` : String(e)
     out(indent(`← ${message}`))
     out()
     throw e
@@ -99,51 +140,49 @@ const main = async (): Promise<number> => {
   out("           everything = @modelcontextprotocol/server-everything")
   out()
 
-  let client = startServer(mainJs, args, logFile)
+  let client: Session | undefined
   let ok = false
   try {
+    client = await startServer(mainJs, args, logFile)
     await show(
       client,
       "Initialize the connection",
       "initialize",
       { clientInfo: { name: "demo", version: "1" } },
-      (r) => {
-        const info = r.serverInfo as { name: string; version: string }
-        return `${info.name} ${info.version}, protocol ${r.protocolVersion}`
-      }
+      (r) => `${r.serverInfo.name} ${r.serverInfo.version}, protocol ${r.protocolVersion}`
     )
-    const started = await show(client, "Start a persistent thread", "thread/start", {}, (r) => {
-      const t = r.thread as { id: string; ephemeral: boolean }
-      return `thread ${t.id} (${t.ephemeral ? "ephemeral" : "persistent"})`
-    })
-    const threadId = (started.thread as { id: string }).id
-    const turn = await show(
+    const started = await show(
       client,
-      "Start a turn",
-      "turn/start",
-      { threadId },
-      (r) => `turn ${(r.turn as { id: string }).id}`
+      "Start a persistent thread",
+      "thread/start",
+      {},
+      (r) => `thread ${r.thread.id} (${r.thread.ephemeral ? "ephemeral" : "persistent"})`
     )
-    const turnId = (turn.turn as { id: string }).id
+    const threadId = started.thread.id
+    const turn = await show(client, "Start a turn", "turn/start", { threadId }, (r) => `turn ${r.turn.id}`)
+    const turnId = turn.turn.id
 
-    await show(client, "List the tools the model sees", "tool/list", { threadId }, (r) => {
-      const tools = r.tools as Array<{ name: string }>
-      return `${tools.length} tools:\n${tools.map((t) => `  ${t.name}`).join("\n")}`
-    })
+    await show(
+      client,
+      "List the tools the model sees",
+      "tool/list",
+      { threadId },
+      (r) => `${r.tools.length} tools:\n${r.tools.map((t) => `  ${t.name}`).join("\n")}`
+    )
 
     let callNo = 0
+    const session = client
     const call = (title: string, name: string, argumentsText: string) =>
       show(
-        client,
+        session,
         title,
         "tool/call",
         { threadId, turnId, callId: `call-${++callNo}`, name, arguments: argumentsText },
-        (r) => `success ${r.success}\n${clip(String(r.output), 700)}`
+        (r) => `success ${r.success}\n${clip(r.output, 700)}`
       )
 
     const listed = await call("The model lists resources of every server", "list_mcp_resources", "{}")
-    const resources = (JSON.parse(String(listed.output)) as { resources: Array<{ server: string; uri: string }> })
-      .resources
+    const resources = (JSON.parse(listed.output) as { resources: Array<{ server: string; uri: string }> }).resources
     const counts = new Map<string, number>()
     for (const r of resources) counts.set(r.server, (counts.get(r.server) ?? 0) + 1)
     out(`      (per server: ${[...counts].map(([s, n]) => `${s} ${n}`).join(", ")})`)
@@ -170,7 +209,7 @@ const main = async (): Promise<number> => {
     const appCallId = "app-call"
     step += 1
     out(`[${step}] The model calls the app tool; its item names the widget resource`)
-    const appResult = await client.request("tool/call", {
+    const appResult = await client.client.request("tool/call", {
       threadId,
       turnId,
       callId: appCallId,
@@ -178,17 +217,17 @@ const main = async (): Promise<number> => {
       arguments: JSON.stringify({ query: "lamps" })
     })
     for (const n of client.takeNotifications()) {
-      const item = (n.params as { item?: Record<string, unknown> }).item
+      const item = "item" in n.params ? n.params.item : undefined
       out(
         `    ⇠ ${n.method} ${item?.tool} ${item?.status}${item?.connectorId ? ` connector ${item.connectorId}` : ""}${item?.mcpAppResourceUri ? ` widget ${item.mcpAppResourceUri}` : ""}`
       )
     }
-    out(indent(`← success ${appResult.success}\n${clip(String(appResult.output), 300)}`))
+    out(indent(`← success ${appResult.success}\n${clip(appResult.output, 300)}`))
     out()
 
     const widgetRead = { threadId, originCallId: appCallId, server: "codex_apps", uri: widgetUri }
-    const renderContents = (r: Record<string, unknown>) =>
-      `${(r.contents as Array<{ uri: string; text?: string }>).map((c) => `${c.uri}: ${c.text ?? "(blob)"}`).join("\n")}\n(originCallId ${r.originCallId})`
+    const renderContents = (r: AppServerClient.Result<"mcp/resource/read">) =>
+      `${r.contents.map((c) => `${c.uri}: ${"text" in c ? c.text : "(blob)"}`).join("\n")}\n(originCallId ${r.originCallId})`
     await show(
       client,
       "The widget host reads the widget through the call that produced it",
@@ -220,7 +259,7 @@ const main = async (): Promise<number> => {
     const code = await client.close()
     out(`      ← exited with code ${code}; starting again`)
     out()
-    client = startServer(mainJs, args, logFile)
+    client = await startServer(mainJs, args, logFile)
     await show(
       client,
       "Initialize the new connection",
@@ -228,10 +267,13 @@ const main = async (): Promise<number> => {
       { clientInfo: { name: "demo", version: "1" } },
       () => "ok"
     )
-    await show(client, "Resume the thread from SQLite", "thread/resume", { threadId }, (r) => {
-      const t = r.thread as { id: string }
-      return `thread ${t.id} resumed`
-    })
+    await show(
+      client,
+      "Resume the thread from SQLite",
+      "thread/resume",
+      { threadId },
+      (r) => `thread ${r.thread.id} resumed`
+    )
     await show(
       client,
       "The widget is still readable after the restart",
@@ -240,9 +282,7 @@ const main = async (): Promise<number> => {
       renderContents
     )
     await show(client, "Threads in the store", "thread/list", {}, (r) =>
-      (r.threads as Array<{ id: string; ephemeral: boolean; createdAt: string }>)
-        .map((t) => `${t.id} ${t.ephemeral ? "ephemeral" : "persistent"} ${t.createdAt}`)
-        .join("\n")
+      r.threads.map((t) => `${t.id} ${t.ephemeral ? "ephemeral" : "persistent"} ${t.createdAt}`).join("\n")
     )
     out("Demo finished: every step above went through the JSON-RPC app-server.")
     ok = true
@@ -251,7 +291,7 @@ const main = async (): Promise<number> => {
     process.stderr.write(`demo failed: ${e instanceof Error ? e.message : String(e)} (server log: ${logFile})\n`)
     return 1
   } finally {
-    await client.close()
+    await client?.close()
     // keep the config, data and log for inspection when something failed (or when asked to)
     if (ok && process.env.MCP_RESOURCES_DEMO_KEEP === undefined) NodeFs.rmSync(root, { recursive: true, force: true })
     else process.stderr.write(`demo files kept in ${root}\n`)

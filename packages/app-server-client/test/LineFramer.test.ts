@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
 import fc from "fast-check"
-import { LineSplitter } from "../src/internal/lineSplitter.js"
+import { LineSplitter, WriteBatcher } from "../src/LineFramer.js"
 
 describe("LineSplitter", () => {
   it("splits chunks into lines across chunk boundaries and drops a trailing \\r", () => {
@@ -44,4 +45,25 @@ describe("LineSplitter", () => {
       )
     )
   })
+})
+
+describe("WriteBatcher", () => {
+  it.live("writes every message of one event-loop turn with one write, one line each, in order", () =>
+    Effect.gen(function* () {
+      const writes: Array<string> = []
+      const batcher = new WriteBatcher((text) => writes.push(text))
+      batcher.push('{"id":1}')
+      batcher.push('{"id":2}')
+      assert.strictEqual(batcher.queuedLength, 16)
+      assert.deepStrictEqual(writes, [])
+      yield* Effect.async<void>((resume) => void setImmediate(() => resume(Effect.void)))
+      assert.deepStrictEqual(writes, ['{"id":1}\n{"id":2}\n'])
+      batcher.push('{"id":3}')
+      batcher.flush()
+      batcher.push('{"id":4}')
+      batcher.clear()
+      yield* Effect.async<void>((resume) => void setImmediate(() => resume(Effect.void)))
+      assert.deepStrictEqual(writes, ['{"id":1}\n{"id":2}\n', '{"id":3}\n'])
+    })
+  )
 })

@@ -1,6 +1,7 @@
 /**
- * A streaming `\n` splitter with a byte cap: a line longer than the cap is dropped as it streams in
- * (never buffered whole) and reported once as `oversize` when its newline arrives.
+ * The line framing of JSON-RPC over a byte stream, shared by the app-server's stdio transport and this
+ * client: a streaming `\n` splitter with a byte cap ({@link LineSplitter}) and a write batcher that
+ * joins every message of one event-loop turn into one write ({@link WriteBatcher}).
  */
 
 /** One framed input line, or the report of a dropped one. */
@@ -70,5 +71,49 @@ export class LineSplitter {
     if (buf.length > 0 && buf[buf.length - 1] === 0x0d) buf = buf.subarray(0, buf.length - 1)
     if (buf.length > this.maxBytes) return { _tag: "oversize" }
     return { _tag: "line", text: buf.toString("utf8") }
+  }
+}
+
+/**
+ * Queues messages (JSON texts, without their newline) and writes every message queued in one
+ * event-loop turn with one call of `write`, in order, one per line. `flush` writes what is queued now
+ * (for a close); `clear` drops it (for a peer that stopped reading).
+ */
+export class WriteBatcher {
+  private queued: Array<string> = []
+  private bytes = 0
+  private scheduled: NodeJS.Immediate | undefined = undefined
+
+  constructor(private readonly write: (text: string) => void) {}
+
+  /** The UTF-16 length of the messages queued and not written yet. */
+  get queuedLength(): number {
+    return this.bytes
+  }
+
+  /** Queues one message; the batch is written on the next turn of the event loop. */
+  push(message: string): void {
+    this.queued.push(message)
+    this.bytes += message.length
+    if (this.scheduled === undefined) this.scheduled = setImmediate(() => this.flush())
+  }
+
+  /** Writes what is queued now, as one string of `\n`-terminated lines. */
+  flush(): void {
+    if (this.scheduled !== undefined) clearImmediate(this.scheduled)
+    this.scheduled = undefined
+    if (this.queued.length === 0) return
+    const text = this.queued.length === 1 ? `${this.queued[0]!}\n` : `${this.queued.join("\n")}\n`
+    this.queued = []
+    this.bytes = 0
+    this.write(text)
+  }
+
+  /** Drops what is queued without writing it. */
+  clear(): void {
+    if (this.scheduled !== undefined) clearImmediate(this.scheduled)
+    this.scheduled = undefined
+    this.queued = []
+    this.bytes = 0
   }
 }

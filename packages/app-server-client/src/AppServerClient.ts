@@ -1,0 +1,430 @@
+/**
+ * The typed app-server client: `request(method, params)` encodes the params with the method's schema
+ * from `@mcp-resources/protocol` and decodes the result with its result schema; a JSON-RPC error answer
+ * is a {@link ResponseError} with its code, message and data. Notifications arrive decoded, per
+ * subscriber; server-to-client requests go to the handlers given at {@link make} (and are declared by
+ * {@link Service.initialize}). Interrupting a request, or its timeout, sends `$/cancelRequest`. Closing
+ * the scope closes the connection and fails what is still waiting.
+ */
+import { AppServer } from "@mcp-resources/protocol"
+import {
+  Context,
+  Deferred,
+  Duration,
+  Effect,
+  Either,
+  Fiber,
+  FiberSet,
+  Layer,
+  type ParseResult,
+  Queue,
+  Schema,
+  type Scope,
+  Stream
+} from "effect"
+import { ClientError, ResponseError } from "./Errors.js"
+import * as Transport from "./Transport.js"
+
+/** A method the app-server answers. */
+export type Method = AppServer.Method
+/** The params of a method, as the caller writes them. */
+export type Params<M extends Method> = AppServer.Params<M>
+/** The decoded result of a method. */
+export type Result<M extends Method> = AppServer.Result<M>
+/** A notification method the app-server sends. */
+export type NotificationMethod = AppServer.NotificationMethod
+
+/** A notification the app-server sent, decoded with its method's schema. */
+export type Notification = {
+  readonly [M in NotificationMethod]: {
+    readonly method: M
+    readonly params: (typeof AppServer.notifications)[M]["Type"]
+  }
+}[NotificationMethod]
+
+/** Any notification as received (methods this client does not know included). */
+export interface RawNotification {
+  readonly method: string
+  readonly params: unknown
+}
+
+/** Answers one server-to-client request: its result, or a {@link ResponseError} sent as the JSON-RPC error. */
+export type ServerRequestHandler = (params: unknown) => Effect.Effect<unknown, ResponseError>
+
+/** Options of {@link make}. */
+export interface Options {
+  /** How long a request waits for its answer unless it says otherwise (default 60 s). */
+  readonly requestTimeout?: Duration.DurationInput
+  /**
+   * The server-to-client requests this client answers, by method. {@link Service.initialize} declares
+   * their names in `capabilities.serverRequests`; a request for any other method is answered `-32601`.
+   */
+  readonly serverRequests?: Readonly<Record<string, ServerRequestHandler>>
+}
+
+/** Options of one request. */
+export interface RequestOptions {
+  /** How long to wait for the answer; then `$/cancelRequest` is sent and the request fails with reason `timeout`. */
+  readonly timeout?: Duration.DurationInput
+}
+
+/** The arguments after the method: params may be left out where the method's params are all optional. */
+export type RequestArgs<M extends Method> =
+  {} extends Params<M> ? [params?: Params<M>, options?: RequestOptions] : [params: Params<M>, options?: RequestOptions]
+
+/** A connected app-server client. */
+export interface Service {
+  /** Sends a request and waits for its typed result. */
+  readonly request: <M extends Method>(
+    method: M,
+    ...args: RequestArgs<M>
+  ) => Effect.Effect<Result<M>, ResponseError | ClientError>
+  /** Sends any request, params as given, and returns the result undecoded (for methods this client does not know). */
+  readonly requestUnknown: (
+    method: string,
+    params?: unknown,
+    options?: RequestOptions
+  ) => Effect.Effect<unknown, ResponseError | ClientError>
+  /**
+   * `initialize` with `capabilities.serverRequests` set to the methods of the handlers given at
+   * {@link make} (so the result always names the server's capabilities).
+   */
+  readonly initialize: (
+    clientInfo: AppServer.Params<"initialize">["clientInfo"],
+    options?: RequestOptions
+  ) => Effect.Effect<Result<"initialize">, ResponseError | ClientError>
+  /** Sends a notification (`initialized`, `$/cancelRequest`, …). */
+  readonly notify: (method: string, params?: unknown) => Effect.Effect<void, ClientError>
+  /**
+   * A queue of the decoded notifications that arrive from now on, until the scope closes (shut down
+   * when the connection closes). Subscribe before the request whose notifications you want.
+   */
+  readonly subscribe: Effect.Effect<Queue.Dequeue<Notification>, never, Scope.Scope>
+  /** As {@link subscribe}, every notification undecoded (methods this client does not know included). */
+  readonly subscribeRaw: Effect.Effect<Queue.Dequeue<RawNotification>, never, Scope.Scope>
+  /** The decoded notifications as a stream (subscribed when the stream starts; ends when the connection closes). */
+  readonly notifications: Stream.Stream<Notification>
+  /** Waits until the connection is closed; the reason. */
+  readonly closed: Effect.Effect<string>
+  /** The app-server's process id (stdio only). */
+  readonly pid: number | undefined
+  /** Waits for the app-server process to exit (stdio only; after the scope closed it has). */
+  readonly exit: Effect.Effect<Transport.ProcessExit> | undefined
+}
+
+/** The client as a service. */
+export class AppServerClient extends Context.Tag("@mcp-resources/app-server-client/AppServerClient")<
+  AppServerClient,
+  Service
+>() {}
+
+/** The default wait for an answer. */
+export const defaultRequestTimeout: Duration.Duration = Duration.seconds(60)
+
+type Answer = Effect.Effect<unknown, ResponseError | ClientError>
+
+interface Pending {
+  readonly method: string
+  resume: ((answer: Answer) => void) | undefined
+  settled: Answer | undefined
+}
+
+const settle = (entry: Pending, answer: Answer): void => {
+  if (entry.resume !== undefined) entry.resume(answer)
+  else entry.settled = answer
+}
+
+type Json = Record<string, unknown>
+
+const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value)
+
+const responseError = (method: string, error: unknown): ResponseError => {
+  const e = isObject(error) ? error : {}
+  return new ResponseError({
+    method,
+    code: typeof e.code === "number" ? e.code : AppServer.ErrorCode.internalError,
+    message: typeof e.message === "string" ? e.message : JSON.stringify(error ?? null),
+    ...("data" in e ? { data: e.data } : {})
+  })
+}
+
+const describe = (duration: Duration.Duration): string => Duration.format(duration)
+
+/** One compiled decoder per schema; unknown fields of a newer server are kept. */
+const decoders = new Map<unknown, (u: unknown) => Either.Either<unknown, ParseResult.ParseError>>()
+const decoderOf = (schema: Schema.Schema.Any) => {
+  let decoder = decoders.get(schema)
+  if (decoder === undefined) {
+    decoder = Schema.decodeUnknownEither(schema as Schema.Schema<unknown, unknown>, {
+      errors: "first",
+      onExcessProperty: "preserve"
+    })
+    decoders.set(schema, decoder)
+  }
+  return decoder
+}
+const encoders = new Map<unknown, (u: unknown) => Either.Either<unknown, ParseResult.ParseError>>()
+const encoderOf = (schema: Schema.Schema.Any) => {
+  let encoder = encoders.get(schema)
+  if (encoder === undefined) {
+    encoder = Schema.encodeUnknownEither(schema as Schema.Schema<unknown, unknown>, {
+      errors: "first",
+      onExcessProperty: "preserve"
+    })
+    encoders.set(schema, encoder)
+  }
+  return encoder
+}
+
+/** Runs the JSON-RPC client over a transport until the scope closes. */
+export const make = (
+  transport: Transport.Transport,
+  options: Options = {}
+): Effect.Effect<Service, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const requestTimeout = Duration.decode(options.requestTimeout ?? defaultRequestTimeout)
+    const handlers = options.serverRequests ?? {}
+    const pending = new Map<number, Pending>()
+    const typedSubscribers = new Set<Queue.Queue<Notification>>()
+    const rawSubscribers = new Set<Queue.Queue<RawNotification>>()
+    const serverRequests = new Map<string | number, Fiber.RuntimeFiber<void, never>>()
+    const closedReason = yield* Deferred.make<string>()
+    let closed: string | undefined
+    let nextId = 1
+    const runHandler = yield* FiberSet.makeRuntime<never, void, never>()
+
+    const sendJson = (message: Json): Effect.Effect<void, ClientError> =>
+      transport.send(JSON.stringify({ jsonrpc: "2.0", ...message }))
+
+    const onClosed = (reason: string) => {
+      if (closed !== undefined) return
+      closed = reason
+      Deferred.unsafeDone(closedReason, Effect.succeed(reason))
+      for (const [id, entry] of pending) {
+        settle(
+          entry,
+          Effect.fail(
+            new ClientError({
+              reason: "closed",
+              message: `${entry.method} (id ${id}) got no answer: the connection closed: ${reason}`
+            })
+          )
+        )
+      }
+      pending.clear()
+      for (const q of typedSubscribers) runHandler(Queue.shutdown(q))
+      for (const q of rawSubscribers) runHandler(Queue.shutdown(q))
+    }
+
+    const onServerRequest = (id: string | number, method: string, params: unknown) => {
+      const handler = Object.hasOwn(handlers, method) ? handlers[method] : undefined
+      const answer: Effect.Effect<void> =
+        handler === undefined
+          ? sendJson({
+              id,
+              error: { code: AppServer.ErrorCode.methodNotFound, message: AppServer.messages.methodNotFound(method) }
+            }).pipe(Effect.ignore)
+          : handler(params).pipe(
+              Effect.matchEffect({
+                onSuccess: (result) => sendJson({ id, result: result ?? null }),
+                onFailure: (e) =>
+                  sendJson({
+                    id,
+                    error: { code: e.code, message: e.message, ...(e.data === undefined ? {} : { data: e.data }) }
+                  })
+              }),
+              Effect.catchAllDefect((defect) =>
+                sendJson({ id, error: { code: AppServer.ErrorCode.internalError, message: String(defect) } })
+              ),
+              Effect.ignore,
+              Effect.ensuring(Effect.sync(() => serverRequests.delete(id)))
+            )
+      serverRequests.set(id, runHandler(answer))
+    }
+
+    const onNotification = (method: string, params: unknown) => {
+      if (method === "$/cancelRequest" && isObject(params)) {
+        const fiber = serverRequests.get(params.id as string | number)
+        if (fiber !== undefined) runHandler(Effect.asVoid(Fiber.interrupt(fiber)))
+      }
+      for (const q of rawSubscribers) q.unsafeOffer({ method, params })
+      if (typedSubscribers.size === 0 || !Object.hasOwn(AppServer.notifications, method)) return
+      const schema = AppServer.notifications[method as NotificationMethod]
+      const decoded = decoderOf(schema)(params ?? {})
+      // A notification that does not match its schema is left to raw subscribers.
+      if (Either.isLeft(decoded)) return
+      const notification = { method, params: decoded.right } as Notification
+      for (const q of typedSubscribers) q.unsafeOffer(notification)
+    }
+
+    const onMessage = (text: string) => {
+      let message: unknown
+      try {
+        message = JSON.parse(text)
+      } catch {
+        return // not JSON: nothing to match it with
+      }
+      if (!isObject(message)) return
+      const { id, method } = message
+      if (typeof method === "string") {
+        if (typeof id === "string" || typeof id === "number") onServerRequest(id, method, message.params)
+        else onNotification(method, message.params)
+        return
+      }
+      if (typeof id !== "number") return
+      const entry = pending.get(id)
+      if (entry === undefined) return
+      pending.delete(id)
+      settle(
+        entry,
+        "error" in message && message.error !== undefined
+          ? Effect.fail(responseError(entry.method, message.error))
+          : Effect.succeed(message.result)
+      )
+    }
+
+    const reader = Effect.gen(function* () {
+      while (true) {
+        const batch = yield* Queue.takeBetween(transport.incoming, 1, Number.POSITIVE_INFINITY)
+        for (const item of batch) {
+          if (item._tag === "closed") return onClosed(item.reason)
+          onMessage(item.text)
+        }
+      }
+    })
+    yield* Effect.forkScoped(reader)
+    yield* Effect.addFinalizer(() => Effect.sync(() => onClosed("the client was closed")))
+
+    const requestUnknown = (
+      method: string,
+      params?: unknown,
+      requestOptions?: RequestOptions
+    ): Effect.Effect<unknown, ResponseError | ClientError> =>
+      Effect.suspend(() => {
+        if (closed !== undefined) {
+          return Effect.fail(
+            new ClientError({ reason: "closed", message: `${method} was not sent: the connection closed: ${closed}` })
+          )
+        }
+        const id = nextId++
+        const entry: Pending = { method, resume: undefined, settled: undefined }
+        pending.set(id, entry)
+        const timeout = requestOptions?.timeout === undefined ? requestTimeout : Duration.decode(requestOptions.timeout)
+        const answer = Effect.async<unknown, ResponseError | ClientError>((resume) => {
+          if (entry.settled !== undefined) return resume(entry.settled)
+          entry.resume = resume
+          // Interrupted (by the caller or the timeout) while still unanswered: the server is told.
+          return Effect.suspend(() =>
+            pending.delete(id)
+              ? sendJson({ method: "$/cancelRequest", params: { id } }).pipe(Effect.ignore)
+              : Effect.void
+          )
+        })
+        return sendJson(params === undefined ? { id, method } : { id, method, params }).pipe(
+          Effect.tapError(() => Effect.sync(() => pending.delete(id))),
+          Effect.zipRight(answer),
+          Effect.timeoutFail({
+            duration: timeout,
+            onTimeout: () =>
+              new ClientError({
+                reason: "timeout",
+                message: `${method} (id ${id}) got no answer within ${describe(timeout)} ($/cancelRequest sent)`
+              })
+          })
+        )
+      })
+
+    const request = <M extends Method>(
+      method: M,
+      ...args: RequestArgs<M>
+    ): Effect.Effect<Result<M>, ResponseError | ClientError> =>
+      Effect.suspend(() => {
+        const [params, requestOptions] = args as [Params<M> | undefined, RequestOptions | undefined]
+        if (!AppServer.isMethod(method)) {
+          return Effect.fail(new ClientError({ reason: "params", message: `unknown method: ${method}` }))
+        }
+        const encoded = encoderOf(AppServer.methods[method])(params ?? {})
+        if (Either.isLeft(encoded)) {
+          return Effect.fail(
+            new ClientError({
+              reason: "params",
+              message: `${method} params: ${AppServer.formatParamsError(encoded.left)}`
+            })
+          )
+        }
+        return requestUnknown(method, encoded.right, requestOptions).pipe(
+          Effect.flatMap((result) => {
+            const decoded = decoderOf(AppServer.results[method])(result)
+            return Either.isRight(decoded)
+              ? Effect.succeed(decoded.right as Result<M>)
+              : Effect.fail(
+                  new ClientError({
+                    reason: "result",
+                    message: `${method} result: ${AppServer.formatParamsError(decoded.left)}`
+                  })
+                )
+          })
+        )
+      })
+
+    const subscribeTo = <A>(set: Set<Queue.Queue<A>>): Effect.Effect<Queue.Dequeue<A>, never, Scope.Scope> =>
+      Effect.acquireRelease(
+        Effect.gen(function* () {
+          const queue = yield* Queue.unbounded<A>()
+          if (closed !== undefined) yield* Queue.shutdown(queue)
+          else set.add(queue)
+          return queue
+        }),
+        (queue) =>
+          Effect.zipRight(
+            Effect.sync(() => set.delete(queue)),
+            Queue.shutdown(queue)
+          )
+      )
+    const subscribe = subscribeTo(typedSubscribers)
+
+    const service: Service = {
+      request,
+      requestUnknown,
+      initialize: (clientInfo, requestOptions) =>
+        request(
+          "initialize",
+          { clientInfo, capabilities: { serverRequests: Object.keys(handlers) } },
+          ...(requestOptions === undefined ? [] : [requestOptions])
+        ),
+      notify: (method, params) => sendJson(params === undefined ? { method } : { method, params }),
+      subscribe,
+      subscribeRaw: subscribeTo(rawSubscribers),
+      notifications: Stream.unwrapScoped(Effect.map(subscribe, (queue) => Stream.fromQueue(queue))),
+      closed: Deferred.await(closedReason),
+      pid: transport.pid,
+      exit: transport.exit
+    }
+    return service
+  })
+
+/** Spawns an app-server (or any command) and connects to it over standard input/output. */
+export const stdio = (
+  stdioOptions: Transport.StdioOptions,
+  options?: Options
+): Effect.Effect<Service, ClientError, Scope.Scope> =>
+  Effect.flatMap(Transport.stdio(stdioOptions), (transport) => make(transport, options))
+
+/** Connects to an app-server's WebSocket listener. */
+export const webSocket = (
+  webSocketOptions: Transport.WebSocketOptions,
+  options?: Options
+): Effect.Effect<Service, ClientError, Scope.Scope> =>
+  Effect.flatMap(Transport.webSocket(webSocketOptions), (transport) => make(transport, options))
+
+/** The client over standard input/output of a spawned command, as a layer. */
+export const layerStdio = (
+  stdioOptions: Transport.StdioOptions,
+  options?: Options
+): Layer.Layer<AppServerClient, ClientError> => Layer.scoped(AppServerClient, stdio(stdioOptions, options))
+
+/** The client over a WebSocket, as a layer. */
+export const layerWebSocket = (
+  webSocketOptions: Transport.WebSocketOptions,
+  options?: Options
+): Layer.Layer<AppServerClient, ClientError> => Layer.scoped(AppServerClient, webSocket(webSocketOptions, options))

@@ -1,0 +1,259 @@
+/**
+ * How the client reaches an app-server: {@link stdio} spawns a command (the app-server bin, or anything
+ * that speaks its protocol on standard input/output) and {@link webSocket} opens a `ws://` or `wss://`
+ * URL with an optional bearer token. Both are scoped: closing the scope ends the child (standard input
+ * ended, then SIGKILL after a grace) or closes the socket. Every wait is bounded.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { Deferred, Duration, Effect, Queue, type Scope } from "effect"
+import { ClientError } from "./Errors.js"
+import { LineSplitter, WriteBatcher } from "./LineFramer.js"
+
+/** What a transport delivers: each message's JSON text in order, then one `closed` with the reason. */
+export type Incoming =
+  | { readonly _tag: "message"; readonly text: string }
+  | { readonly _tag: "closed"; readonly reason: string }
+
+/** A connection to a JSON-RPC peer, one message at a time. */
+export interface Transport {
+  /** Sends one message (its JSON text). Fails with reason `closed` once the connection is gone. */
+  readonly send: (text: string) => Effect.Effect<void, ClientError>
+  /** Everything received, in order, then one `closed`. */
+  readonly incoming: Queue.Dequeue<Incoming>
+  /** Names the peer in error messages (`process 1234`, `ws://127.0.0.1:4500`). */
+  readonly peer: string
+  /** The child's process id (stdio only). */
+  readonly pid: number | undefined
+  /** Waits for the child's exit (stdio only): its code, or the signal that ended it. */
+  readonly exit: Effect.Effect<ProcessExit> | undefined
+}
+
+/** How a child process ended. */
+export interface ProcessExit {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+}
+
+/** The longest message accepted from the server by default (64 MiB; the server's own limit is on requests). */
+export const defaultMaxMessageBytes = 64 * 1024 * 1024
+
+/** Options of {@link stdio}. */
+export interface StdioOptions {
+  /** The program to start, e.g. `process.execPath` or `mcp-resources-app-server`. */
+  readonly command: string
+  readonly args?: ReadonlyArray<string>
+  /** The child's environment (default: this process's). */
+  readonly env?: Readonly<Record<string, string | undefined>>
+  readonly cwd?: string
+  /**
+   * Where the child's standard error goes: this process's standard error (`"inherit"`, the default),
+   * nowhere (`"ignore"`), or a function called with each chunk. The last lines are kept either way
+   * and named when the child exits with requests unanswered.
+   */
+  readonly stderr?: "inherit" | "ignore" | ((text: string) => void)
+  /** The longest message accepted from the child, in bytes (default {@link defaultMaxMessageBytes}). */
+  readonly maxMessageBytes?: number
+  /** How long closing waits for the child to exit after its standard input ended, before SIGKILL (default 10 s). */
+  readonly closeTimeout?: Duration.DurationInput
+}
+
+/** How much of the child's standard error is kept for error messages. */
+const stderrTailChars = 1000
+
+const lastLines = (text: string): string => {
+  const lines = text.trimEnd().split("\n")
+  return lines.slice(-3).join(" | ").slice(-500)
+}
+
+/**
+ * Waits for `done`, at most `timeout`; true when it completed. Interruptible inside, so that the timeout
+ * also holds in a finalizer (which runs uninterruptibly).
+ */
+const within = <A>(done: Deferred.Deferred<A>, timeout: Duration.DurationInput): Effect.Effect<boolean> =>
+  Effect.interruptible(Deferred.await(done)).pipe(
+    Effect.as(true),
+    Effect.timeoutTo({ duration: timeout, onSuccess: (x) => x, onTimeout: () => false })
+  )
+
+/** Spawns `command` and speaks JSON-RPC on its standard input/output, one message per line. */
+export const stdio = (options: StdioOptions): Effect.Effect<Transport, ClientError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const incoming = yield* Queue.unbounded<Incoming>()
+    const exited = yield* Deferred.make<ProcessExit>()
+    const maxBytes = options.maxMessageBytes ?? defaultMaxMessageBytes
+    let stderrTail = ""
+    let closed = false
+    let child: ChildProcess | undefined
+    const close = (reason: string) => {
+      if (closed) return
+      closed = true
+      incoming.unsafeOffer({ _tag: "closed", reason })
+    }
+    const started = yield* Effect.acquireRelease(
+      Effect.async<ChildProcess, ClientError>((resume) => {
+        const spawned = spawn(options.command, [...(options.args ?? [])], {
+          stdio: ["pipe", "pipe", "pipe"],
+          env: (options.env ?? process.env) as NodeJS.ProcessEnv,
+          ...(options.cwd === undefined ? {} : { cwd: options.cwd })
+        })
+        child = spawned
+        spawned.once("spawn", () => resume(Effect.succeed(spawned)))
+        spawned.once("error", (error) => {
+          close(`process could not run: ${error.message}`)
+          resume(
+            Effect.fail(
+              new ClientError({ reason: "transport", message: `cannot start ${options.command}: ${error.message}` })
+            )
+          )
+        })
+      }).pipe(
+        Effect.timeoutFail({
+          duration: Duration.seconds(30),
+          onTimeout: () =>
+            new ClientError({ reason: "transport", message: `${options.command} did not start within 30 s` })
+        }),
+        Effect.onError(() => Effect.sync(() => child?.kill("SIGKILL")))
+      ),
+      (proc) =>
+        Effect.gen(function* () {
+          if (proc.exitCode !== null || proc.signalCode !== null) return
+          batcher.flush()
+          proc.stdin?.end()
+          if (yield* within(exited, options.closeTimeout ?? Duration.seconds(10))) return
+          proc.kill("SIGKILL")
+          yield* within(exited, Duration.seconds(5))
+        })
+    )
+    const peer = `process ${started.pid}`
+    const batcher = new WriteBatcher((text) => started.stdin?.write(text))
+    const splitter = new LineSplitter(maxBytes)
+    const stderr = options.stderr ?? "inherit"
+    started.stdin?.on("error", () => {}) // a child that exited: its close is reported below
+    started.stderr?.on("data", (chunk: Buffer) => {
+      const text = chunk.toString("utf8")
+      stderrTail = (stderrTail + text).slice(-stderrTailChars)
+      if (stderr === "inherit") process.stderr.write(chunk)
+      else if (typeof stderr === "function") stderr(text)
+    })
+    started.stdout?.on("data", (chunk: Buffer) => {
+      if (closed) return
+      for (const frame of splitter.push(chunk)) {
+        if (frame._tag === "oversize") {
+          close(`${peer} sent a message over ${maxBytes} bytes`)
+          started.kill("SIGKILL")
+          return
+        }
+        if (frame.text.trim() !== "") incoming.unsafeOffer({ _tag: "message", text: frame.text })
+      }
+    })
+    started.once("exit", (code, signal) => Deferred.unsafeDone(exited, Effect.succeed({ code, signal })))
+    // `close` comes after the last stdout data: every answer the child wrote is delivered first.
+    started.once("close", (code, signal) => {
+      batcher.clear()
+      const how = signal !== null ? `was killed by ${signal}` : `exited with code ${code}`
+      const tail = lastLines(stderrTail)
+      close(`${peer} ${how}${tail === "" ? "" : ` (stderr: ${tail})`}`)
+    })
+    const send = (text: string): Effect.Effect<void, ClientError> =>
+      Effect.suspend(() => {
+        if (closed || started.stdin === null || started.stdin.writableEnded) {
+          return Effect.fail(new ClientError({ reason: "closed", message: `${peer} is no longer running` }))
+        }
+        batcher.push(text)
+        return Effect.void
+      })
+    return { send, incoming, peer, pid: started.pid, exit: Deferred.await(exited) }
+  })
+
+/** Options of {@link webSocket}. */
+export interface WebSocketOptions {
+  /** `ws://HOST:PORT` or `wss://HOST:PORT`, as given to the server's `--listen`. */
+  readonly url: string
+  /** The token of a server started with `--token-env`; sent as `Authorization: Bearer <token>`. */
+  readonly token?: string
+  /** More headers of the upgrade request (an `Origin` the server allows, for example). */
+  readonly headers?: Readonly<Record<string, string>>
+  /** How long the connection may take to open (default 10 s). */
+  readonly connectTimeout?: Duration.DurationInput
+  /** How long closing waits for the server's close frame before dropping the socket (default 5 s). */
+  readonly closeTimeout?: Duration.DurationInput
+  /** The longest message accepted from the server, in bytes (default {@link defaultMaxMessageBytes}). */
+  readonly maxMessageBytes?: number
+}
+
+/** Opens a WebSocket to the app-server: one JSON-RPC message per text frame. */
+export const webSocket = (options: WebSocketOptions): Effect.Effect<Transport, ClientError, Scope.Scope> =>
+  Effect.gen(function* () {
+    // `ws` is loaded only by clients that use WebSocket.
+    const { WebSocket } = yield* Effect.tryPromise({
+      try: () => import("ws"),
+      catch: (e) => new ClientError({ reason: "transport", message: `cannot load the ws package: ${String(e)}` })
+    })
+    const incoming = yield* Queue.unbounded<Incoming>()
+    const closedSignal = yield* Deferred.make<void>()
+    const peer = options.url
+    let closed = false
+    const close = (reason: string) => {
+      if (!closed) {
+        closed = true
+        incoming.unsafeOffer({ _tag: "closed", reason })
+      }
+      Deferred.unsafeDone(closedSignal, Effect.void)
+    }
+    const headers: Record<string, string> = { ...options.headers }
+    if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
+    const socket = yield* Effect.acquireRelease(
+      Effect.async<InstanceType<typeof WebSocket>, ClientError>((resume) => {
+        const ws = new WebSocket(options.url, {
+          headers,
+          maxPayload: options.maxMessageBytes ?? defaultMaxMessageBytes
+        })
+        const failed = (error: Error) =>
+          resume(
+            Effect.fail(
+              new ClientError({ reason: "transport", message: `cannot connect to ${peer}: ${error.message}` })
+            )
+          )
+        ws.once("error", failed)
+        ws.once("open", () => {
+          ws.off("error", failed)
+          resume(Effect.succeed(ws))
+        })
+        ws.on("close", (code, reason) =>
+          close(`the WebSocket to ${peer} closed (${code}${reason.length > 0 ? ` ${reason.toString("utf8")}` : ""})`)
+        )
+        return Effect.sync(() => ws.terminate())
+      }).pipe(
+        Effect.timeoutFail({
+          duration: options.connectTimeout ?? Duration.seconds(10),
+          onTimeout: () =>
+            new ClientError({ reason: "transport", message: `${peer} did not accept the connection in time` })
+        })
+      ),
+      (ws) =>
+        Effect.gen(function* () {
+          if (closed) return
+          ws.close(1000)
+          if (!(yield* within(closedSignal, options.closeTimeout ?? Duration.seconds(5)))) ws.terminate()
+        })
+    )
+    socket.on("error", (error) => close(`the WebSocket to ${peer} failed: ${error.message}`))
+    socket.on("message", (data, isBinary) => {
+      if (closed || isBinary) return
+      const text = Buffer.isBuffer(data)
+        ? data.toString("utf8")
+        : Array.isArray(data)
+          ? Buffer.concat(data).toString("utf8")
+          : Buffer.from(data).toString("utf8")
+      incoming.unsafeOffer({ _tag: "message", text })
+    })
+    const send = (text: string): Effect.Effect<void, ClientError> =>
+      Effect.suspend(() => {
+        if (closed || socket.readyState !== WebSocket.OPEN) {
+          return Effect.fail(new ClientError({ reason: "closed", message: `the WebSocket to ${peer} is closed` }))
+        }
+        socket.send(text)
+        return Effect.void
+      })
+    return { send, incoming, peer, pid: undefined, exit: undefined }
+  })
