@@ -125,6 +125,9 @@ type Answer = Effect.Effect<unknown, ResponseError | ClientError>
 
 interface Pending {
   readonly method: string
+  /** When the request times out, in the clock's milliseconds. */
+  readonly deadline: number
+  readonly timeout: Duration.Duration
   resume: ((answer: Answer) => void) | undefined
   settled: Answer | undefined
 }
@@ -192,6 +195,7 @@ export const make = (
     let closed: string | undefined
     let nextId = 1
     const runHandler = yield* FiberSet.makeRuntime<never, void, never>()
+    const clock = yield* Effect.clock
 
     const sendJson = (message: Json): Effect.Effect<void, ClientError> =>
       transport.send(JSON.stringify({ jsonrpc: "2.0", ...message }))
@@ -283,6 +287,42 @@ export const make = (
       )
     }
 
+    // Timeouts: one fiber sleeps until the earliest deadline (on the Clock, so TestClock drives it) and
+    // fails what expired. Per-request `Effect.timeout` would fork a fiber and a timer for every request,
+    // which costs more than the rest of a request together.
+    const rearm = yield* Queue.sliding<void>(1)
+    let wakeAt = Number.POSITIVE_INFINITY
+    const expire = (now: number): number => {
+      let next = Number.POSITIVE_INFINITY
+      for (const [id, entry] of pending) {
+        if (entry.deadline <= now) {
+          pending.delete(id)
+          settle(
+            entry,
+            Effect.fail(
+              new ClientError({
+                reason: "timeout",
+                message: `${entry.method} (id ${id}) got no answer within ${describe(entry.timeout)} ($/cancelRequest sent)`
+              })
+            )
+          )
+          runHandler(sendJson({ method: "$/cancelRequest", params: { id } }).pipe(Effect.ignore))
+        } else if (entry.deadline < next) next = entry.deadline
+      }
+      return next
+    }
+    const sweeper = Effect.gen(function* () {
+      while (true) {
+        const now = clock.unsafeCurrentTimeMillis()
+        wakeAt = expire(now)
+        const woken = Queue.take(rearm)
+        yield* wakeAt === Number.POSITIVE_INFINITY
+          ? woken
+          : Effect.raceFirst(woken, Effect.sleep(Duration.millis(wakeAt - now)))
+      }
+    })
+    yield* Effect.forkScoped(sweeper)
+
     const reader = Effect.gen(function* () {
       while (true) {
         const batch = yield* Queue.takeBetween(transport.incoming, 1, Number.POSITIVE_INFINITY)
@@ -307,13 +347,18 @@ export const make = (
           )
         }
         const id = nextId++
-        const entry: Pending = { method, resume: undefined, settled: undefined }
-        pending.set(id, entry)
         const timeout = requestOptions?.timeout === undefined ? requestTimeout : Duration.decode(requestOptions.timeout)
+        const deadline = clock.unsafeCurrentTimeMillis() + Duration.toMillis(timeout)
+        const entry: Pending = { method, deadline, timeout, resume: undefined, settled: undefined }
+        pending.set(id, entry)
+        if (deadline < wakeAt) {
+          wakeAt = deadline
+          rearm.unsafeOffer(undefined)
+        }
         const answer = Effect.async<unknown, ResponseError | ClientError>((resume) => {
           if (entry.settled !== undefined) return resume(entry.settled)
           entry.resume = resume
-          // Interrupted (by the caller or the timeout) while still unanswered: the server is told.
+          // Interrupted by the caller while still unanswered: the server is told.
           return Effect.suspend(() =>
             pending.delete(id)
               ? sendJson({ method: "$/cancelRequest", params: { id } }).pipe(Effect.ignore)
@@ -322,15 +367,7 @@ export const make = (
         })
         return sendJson(params === undefined ? { id, method } : { id, method, params }).pipe(
           Effect.tapError(() => Effect.sync(() => pending.delete(id))),
-          Effect.zipRight(answer),
-          Effect.timeoutFail({
-            duration: timeout,
-            onTimeout: () =>
-              new ClientError({
-                reason: "timeout",
-                message: `${method} (id ${id}) got no answer within ${describe(timeout)} ($/cancelRequest sent)`
-              })
-          })
+          Effect.zipRight(answer)
         )
       })
 

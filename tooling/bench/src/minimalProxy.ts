@@ -2,13 +2,15 @@
  * The reference of scenario 4: the least an app-server can do for `mcp/resource/read` over stdio.
  * It forwards each read to one stdio MCP server as `resources/read` and answers with its contents:
  * the same two extra pipe hops, JSON parsing and writing, and per-event-loop-turn batching as the
- * app-server, and nothing else (no validation, no threads, no Effect, no SDK). Answers `initialize`
+ * app-server (its line framer and write batcher), and nothing else (no validation, no threads, no
+ * Effect, no SDK). Answers `initialize`
  * and `thread/start` so the bench drives it exactly like the app-server. The server to spawn comes
  * from `MINIMAL_PROXY_SERVER` (JSON `{command, args}`); end of input ends it and its server.
  *
  * Run: `MINIMAL_PROXY_SERVER='{"command":"node","args":[...]}' node dist/minimalProxy.js`
  */
 import { spawn } from "node:child_process"
+import { LineSplitter, WriteBatcher } from "@mcp-resources/app-server-client/LineFramer"
 
 interface Message {
   readonly id?: number | string
@@ -32,36 +34,21 @@ child.once("error", (error) => {
   process.exit(1)
 })
 
-/** Messages written once per event-loop turn, one line each. */
+/** Messages written once per event-loop turn, one line each (the repository's one write batcher). */
 const batched = (write: (text: string) => void) => {
-  let queued: Array<string> = []
-  return (message: unknown) => {
-    queued.push(JSON.stringify(message))
-    if (queued.length === 1) {
-      setImmediate(() => {
-        const text = `${queued.join("\n")}\n`
-        queued = []
-        write(text)
-      })
-    }
-  }
+  const batcher = new WriteBatcher(write)
+  return (message: unknown) => batcher.push(JSON.stringify(message))
 }
 const toServer = batched((text) => child.stdin.write(text))
 const toClient = batched((text) => process.stdout.write(text))
 
-/** Calls `onMessage` with every `\n`-terminated JSON line of `stream`. */
+/** Calls `onMessage` with every `\n`-terminated JSON line of `stream` (the repository's one line framer). */
 const readLines = (stream: NodeJS.ReadableStream, onMessage: (message: Message) => void) => {
-  let rest: Buffer | undefined
+  const splitter = new LineSplitter(64 * 1024 * 1024)
   stream.on("data", (chunk: Buffer) => {
-    const data = rest === undefined ? chunk : Buffer.concat([rest, chunk])
-    let start = 0
-    let end = data.indexOf(0x0a, start)
-    while (end !== -1) {
-      if (end > start) onMessage(JSON.parse(data.toString("utf8", start, end)) as Message)
-      start = end + 1
-      end = data.indexOf(0x0a, start)
+    for (const frame of splitter.push(chunk)) {
+      if (frame._tag === "line" && frame.text !== "") onMessage(JSON.parse(frame.text) as Message)
     }
-    rest = start < data.length ? data.subarray(start) : undefined
   })
 }
 

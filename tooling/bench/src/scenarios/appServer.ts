@@ -10,10 +10,10 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import { PromiseClient } from "@mcp-resources/app-server-client"
 import { stdioCommand } from "@mcp-resources/fixtures"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { JsonRpcChild } from "../internal/jsonRpcChild.js"
 import { type Output, type Result, type Row, atLeast, info } from "../internal/report.js"
 import { newestProfile, profileClockMicros, summarizeFile } from "../internal/profile.js"
 import type { Context } from "../internal/scenario.js"
@@ -59,36 +59,47 @@ export const run = async (ctx: Context): Promise<Output> => {
     config,
     JSON.stringify({ mcp_servers: { fixture: { command: fixture.command, args: fixture.args } } })
   )
-  /** A JSON-RPC child driven like the app-server: initialized, 64 threads, reads of `uri` on the fixture. */
-  const connect = async (server: JsonRpcChild) => {
-    await server.request("initialize", { clientInfo: { name: "bench" } })
-    const threads: Array<string> = []
-    for (let i = 0; i < inFlight; i++) {
-      const started = await server.request<{ thread: { id: string } }>("thread/start", { ephemeral: true })
-      threads.push(started.thread.id)
+  /**
+   * A JSON-RPC child driven like the app-server, with the typed client: initialized, 64 threads, reads
+   * of `uri` on the fixture. The timed reads use `requestUnknown` (no schema work on either side of the
+   * comparison): the client adds to each read only what any JSON-RPC client must do.
+   */
+  const connect = async (command: { args: ReadonlyArray<string>; env: NodeJS.ProcessEnv }) => {
+    const server = await PromiseClient.connectStdio(
+      { command: process.execPath, args: command.args, env: command.env, stderr: "ignore" },
+      { requestTimeoutMs: 120_000 }
+    )
+    try {
+      await server.requestUnknown("initialize", { clientInfo: { name: "bench" } })
+      const threads: Array<string> = []
+      for (let i = 0; i < inFlight; i++) {
+        const started = (await server.requestUnknown("thread/start", { ephemeral: true })) as { thread: { id: string } }
+        threads.push(started.thread.id)
+      }
+      const read = (worker: number) =>
+        server.requestUnknown("mcp/resource/read", { threadId: threads[worker], server: "fixture", uri })
+      return { server, read }
+    } catch (e) {
+      await server.close()
+      throw e
     }
-    const read = (worker: number) =>
-      server.request("mcp/resource/read", { threadId: threads[worker], server: "fixture", uri })
-    return { server, read }
   }
   /** An app-server with the fixture configured; `nodeArgs` go before the script (e.g. --cpu-prof). */
-  const startServer = (nodeArgs: ReadonlyArray<string>) =>
-    connect(
-      new JsonRpcChild(
-        process.execPath,
-        [...nodeArgs, appServerMain, "--config", config, "--data-dir", Path.join(dir, "data")],
-        { ...process.env, MCP_RESOURCES_LOG: "warn" }
-      )
-    )
-  const { server, read: ours } = await startServer([])
-  // The reference: the least an app-server can do over the same pipes (no validation, Effect or SDK).
-  const proxyServer = new JsonRpcChild(process.execPath, [minimalProxyMain], {
-    ...process.env,
-    MINIMAL_PROXY_SERVER: JSON.stringify({ command: fixture.command, args: fixture.args })
-  })
+  const startServer = (nodeArgs: ReadonlyArray<string>, dataDir: string) =>
+    connect({
+      args: [...nodeArgs, appServerMain, "--config", config, "--data-dir", Path.join(dir, dataDir)],
+      env: { ...process.env, MCP_RESOURCES_LOG: "warn" }
+    })
+  const { server, read: ours } = await startServer([], "data")
   const client = new Client({ name: "naive-host", version: "1.0.0" })
+  let proxyServer: PromiseClient.PromiseClient | undefined
   try {
-    const { read: proxy } = await connect(proxyServer)
+    // The reference: the least an app-server can do over the same pipes (no validation, Effect or SDK).
+    const { server: started, read: proxy } = await connect({
+      args: [minimalProxyMain],
+      env: { ...process.env, MINIMAL_PROXY_SERVER: JSON.stringify({ command: fixture.command, args: fixture.args }) }
+    })
+    proxyServer = started
     await client.connect(new StdioClientTransport({ command: fixture.command, args: fixture.args, stderr: "ignore" }))
 
     const baseline = () => client.readResource({ uri })
@@ -158,7 +169,8 @@ export const run = async (ctx: Context): Promise<Output> => {
     if (check.met === false) {
       // One more app-server under the V8 profiler for three blocks of reads (its own process only).
       const profDir = Path.join(dir, "prof")
-      const profiled = await startServer(["--cpu-prof", "--cpu-prof-dir", profDir])
+      // its own data dir: the first server still holds "data"
+      const profiled = await startServer(["--cpu-prof", "--cpu-prof-dir", profDir], "data-profiled")
       // the same warm-up first; the summary counts only the reads after it (start-up, warm-up and
       // shutdown are cut off)
       await drive(warmup, profiled.read)
@@ -186,7 +198,7 @@ export const run = async (ctx: Context): Promise<Output> => {
   } finally {
     await client.close().catch(() => undefined)
     await server.close()
-    await proxyServer.close()
+    await proxyServer?.close()
     Fs.rmSync(dir, { recursive: true, force: true })
   }
 }

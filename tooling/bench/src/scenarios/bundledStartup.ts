@@ -9,8 +9,9 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import { PromiseClient } from "@mcp-resources/app-server-client"
 import { interleaved, type Measured } from "../internal/harness.js"
-import { JsonRpcChild, timeToFirstLine } from "../internal/jsonRpcChild.js"
+import { timeToFirstLine } from "../internal/firstLine.js"
 import { atMost, info, type Output, type Row, rowOf } from "../internal/report.js"
 import type { Context } from "../internal/scenario.js"
 import { fmtMs } from "../internal/stats.js"
@@ -49,9 +50,8 @@ export const run = async (ctx: Context): Promise<Output> => {
     const dataDir = Path.join(dir, "data")
     const serverArgs = [server, "--config", config, "--data-dir", dataDir]
     // Create and migrate the data dir once, outside the measurement.
-    const first = new JsonRpcChild(process.execPath, serverArgs)
-    await first.request("initialize", { clientInfo: { name: "bench" } })
-    await first.close()
+    const first = await PromiseClient.connectStdio({ command: process.execPath, args: serverArgs, stderr: "ignore" })
+    await first.request("initialize", { clientInfo: { name: "bench" } }).finally(() => first.close())
 
     const initialize = `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { clientInfo: { name: "bench" } } })}\n`
     const isInitializeResponse = (line: string) => (JSON.parse(line) as { id?: unknown }).id === 1

@@ -7,8 +7,9 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import { PromiseClient } from "@mcp-resources/app-server-client"
 import { interleaved } from "../internal/harness.js"
-import { JsonRpcChild, timeToFirstLine } from "../internal/jsonRpcChild.js"
+import { timeToFirstLine } from "../internal/firstLine.js"
 import { type Output, type Result, type Row, atMost, info, rowOf } from "../internal/report.js"
 import { loadedPackages, newestProfile, summarizeFile } from "../internal/profile.js"
 import type { Context } from "../internal/scenario.js"
@@ -34,9 +35,8 @@ export const run = async (ctx: Context): Promise<Output> => {
     const dataDir = Path.join(dir, "data")
     const serverArgs = [appServerMain, "--config", config, "--data-dir", dataDir]
     // Migrate the data dir once, outside the measurement.
-    const first = new JsonRpcChild(process.execPath, serverArgs)
-    await first.request("initialize", { clientInfo: { name: "bench" } })
-    await first.close()
+    const first = await PromiseClient.connectStdio({ command: process.execPath, args: serverArgs, stderr: "ignore" })
+    await first.request("initialize", { clientInfo: { name: "bench" } }).finally(() => first.close())
     if (!Fs.existsSync(Path.join(dataDir, "state.sqlite")))
       throw new Error("the app-server did not create state.sqlite")
 
