@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
+import { LineSplitter } from "@mcp-resources/app-server-client/LineFramer"
 
 /** The compiled app-server entry point. */
 export const mainJs: string = fileURLToPath(new URL("../../../apps/app-server/dist/main.js", import.meta.url))
@@ -61,18 +62,15 @@ export interface AppServer {
   ) => Promise<{ code: number | null; signal: NodeJS.Signals | null }>
 }
 
-/** A chunk handler that calls `onLine` with each complete line (without its newline), in order. */
+/**
+ * A chunk handler that calls `onLine` with each complete line (without its newline), in order: the
+ * repository's one line framer (`@mcp-resources/app-server-client`), with no length cap worth the name
+ * (the cases measure the server, not the harness).
+ */
 const splitLines = (onLine: (line: string) => void) => {
-  let pending = ""
-  return (chunk: string): void => {
-    pending += chunk
-    let nl = pending.indexOf("\n")
-    while (nl >= 0) {
-      const line = pending.slice(0, nl)
-      pending = pending.slice(nl + 1)
-      nl = pending.indexOf("\n")
-      onLine(line)
-    }
+  const splitter = new LineSplitter(Number.MAX_SAFE_INTEGER)
+  return (chunk: Buffer): void => {
+    for (const frame of splitter.push(chunk)) if (frame._tag === "line") onLine(frame.text)
   }
 }
 
@@ -103,14 +101,12 @@ export const start = (options: StartOptions = {}): AppServer => {
       }
     }
   })
-  child.stderr!.setEncoding("utf8")
-  child.stderr!.on("data", (chunk: string) => {
+  child.stderr!.on("data", (chunk: Buffer) => {
     // Keep the head and a bounded tail: enough to explain a failure, never unbounded.
     stderrBytes += chunk.length
-    stderr = (stderr + chunk).slice(-64 * 1024)
+    stderr = (stderr + chunk.toString("utf8")).slice(-64 * 1024)
     stderrChunk(chunk)
   })
-  child.stdout!.setEncoding("utf8")
   child.stdout!.on(
     "data",
     splitLines((line) => {
