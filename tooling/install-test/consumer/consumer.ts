@@ -4,6 +4,7 @@
  * API and prints one JSON line that the install test checks.
  */
 import { AppOptions, MainLayer } from "@mcp-resources/app-server"
+import { AppServerClient } from "@mcp-resources/app-server-client"
 import { connectInMemory, exampleSpec, skillsSpec } from "@mcp-resources/fixtures"
 import { AppServer, Config, Mcp } from "@mcp-resources/protocol"
 import { ResourceClient, ServerEntry } from "@mcp-resources/resource-client"
@@ -62,6 +63,21 @@ const layer = Layer.mergeAll(OriginStore.layerFromResourceClient, Skills.layer).
 // The whole server's layer type-checks from the outside too (it is not run here).
 const server = MainLayer.layer(AppOptions.parseArgs([], {}, "."))
 
+// The typed client drives the installed app-server bin over stdio.
+const driven = Effect.scoped(
+  Effect.gen(function* () {
+    const client = yield* AppServerClient.stdio({
+      command: process.execPath,
+      args: ["node_modules/@mcp-resources/app-server/dist/bundle/main.js", "--data-dir", "client-data"],
+      stderr: "ignore"
+    })
+    const init = yield* client.initialize({ name: "consumer" })
+    const { thread } = yield* client.request("thread/start", { ephemeral: true })
+    return init.serverInfo.name === AppServer.serverName && thread.ephemeral
+  })
+)
+
 const result = await Effect.runPromise(Effect.scoped(Effect.provide(program, layer)))
+const client = await Effect.runPromise(Effect.timeout(driven, "60 seconds"))
 await Promise.all([example.closeAll(), skills.closeAll()])
-process.stdout.write(`${JSON.stringify({ ...result, server: Layer.isLayer(server) })}\n`)
+process.stdout.write(`${JSON.stringify({ ...result, server: Layer.isLayer(server), client })}\n`)

@@ -253,7 +253,8 @@ describe.skipIf(problem !== undefined)("the packed packages installed with npm i
         seq: 1,
         params: true,
         options: Path.join(project, "data"),
-        server: true
+        server: true,
+        client: true
       })
     },
     minutes(5)
