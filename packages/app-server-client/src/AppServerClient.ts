@@ -86,6 +86,16 @@ export interface Service {
     options?: RequestOptions
   ) => Effect.Effect<unknown, ResponseError | ClientError>
   /**
+   * {@link requestUnknown} outside Effect, for facades: `onAnswer` is called once with the outcome;
+   * the returned function cancels the request (`$/cancelRequest`) while it is unanswered.
+   */
+  readonly unsafeRequestUnknown: (
+    method: string,
+    params: unknown,
+    options: RequestOptions | undefined,
+    onAnswer: (answer: Answer) => void
+  ) => () => void
+  /**
    * `initialize` with `capabilities.serverRequests` set to the methods of the handlers given at
    * {@link make} (so the result always names the server's capabilities).
    */
@@ -121,7 +131,8 @@ export class AppServerClient extends Context.Tag("@mcp-resources/app-server-clie
 /** The default wait for an answer. */
 export const defaultRequestTimeout: Duration.Duration = Duration.seconds(60)
 
-type Answer = Effect.Effect<unknown, ResponseError | ClientError>
+/** The outcome of one request: its raw result or why it failed. */
+export type Answer = Either.Either<unknown, ResponseError | ClientError>
 
 interface Pending {
   readonly method: string
@@ -179,6 +190,28 @@ const encoderOf = (schema: Schema.Schema.Any) => {
   return encoder
 }
 
+/** Encodes a method's params with its schema; a failure with reason `params` names the first offending field. */
+export const encodeParams = <M extends Method>(
+  method: M,
+  params: Params<M> | undefined
+): Either.Either<unknown, ClientError> => {
+  if (!AppServer.isMethod(method)) {
+    return Either.left(new ClientError({ reason: "params", message: `unknown method: ${method}` }))
+  }
+  return Either.mapLeft(
+    encoderOf(AppServer.methods[method])(params ?? {}),
+    (error) => new ClientError({ reason: "params", message: `${method} params: ${AppServer.formatParamsError(error)}` })
+  )
+}
+
+/** Decodes a method's result with its result schema (fields a newer server adds are kept). */
+export const decodeResult = <M extends Method>(method: M, result: unknown): Either.Either<Result<M>, ClientError> =>
+  Either.mapBoth(decoderOf(AppServer.results[method])(result), {
+    onLeft: (error) =>
+      new ClientError({ reason: "result", message: `${method} result: ${AppServer.formatParamsError(error)}` }),
+    onRight: (decoded) => decoded as Result<M>
+  })
+
 /** Runs the JSON-RPC client over a transport until the scope closes. */
 export const make = (
   transport: Transport.Transport,
@@ -207,7 +240,7 @@ export const make = (
       for (const [id, entry] of pending) {
         settle(
           entry,
-          Effect.fail(
+          Either.left(
             new ClientError({
               reason: "closed",
               message: `${entry.method} (id ${id}) got no answer: the connection closed: ${reason}`
@@ -282,8 +315,8 @@ export const make = (
       settle(
         entry,
         "error" in message && message.error !== undefined
-          ? Effect.fail(responseError(entry.method, message.error))
-          : Effect.succeed(message.result)
+          ? Either.left(responseError(entry.method, message.error))
+          : Either.right(message.result)
       )
     }
 
@@ -299,14 +332,14 @@ export const make = (
           pending.delete(id)
           settle(
             entry,
-            Effect.fail(
+            Either.left(
               new ClientError({
                 reason: "timeout",
                 message: `${entry.method} (id ${id}) got no answer within ${describe(entry.timeout)} ($/cancelRequest sent)`
               })
             )
           )
-          runHandler(sendJson({ method: "$/cancelRequest", params: { id } }).pipe(Effect.ignore))
+          transport.unsafeSend(JSON.stringify({ jsonrpc: "2.0", method: "$/cancelRequest", params: { id } }))
         } else if (entry.deadline < next) next = entry.deadline
       }
       return next
@@ -335,41 +368,73 @@ export const make = (
     yield* Effect.forkScoped(reader)
     yield* Effect.addFinalizer(() => Effect.sync(() => onClosed("the client was closed")))
 
+    const cancel = (id: number): void => {
+      if (pending.delete(id))
+        transport.unsafeSend(JSON.stringify({ jsonrpc: "2.0", method: "$/cancelRequest", params: { id } }))
+    }
+
+    /** Sends a request and registers its answer's entry; a failure when it could not be sent. */
+    const start = (
+      method: string,
+      params: unknown,
+      requestOptions: RequestOptions | undefined
+    ): { readonly id: number; readonly entry: Pending } | ClientError => {
+      if (closed !== undefined) {
+        return new ClientError({
+          reason: "closed",
+          message: `${method} was not sent: the connection closed: ${closed}`
+        })
+      }
+      const id = nextId++
+      const timeout = requestOptions?.timeout === undefined ? requestTimeout : Duration.decode(requestOptions.timeout)
+      const deadline = clock.unsafeCurrentTimeMillis() + Duration.toMillis(timeout)
+      const entry: Pending = { method, deadline, timeout, resume: undefined, settled: undefined }
+      pending.set(id, entry)
+      if (deadline < wakeAt) {
+        wakeAt = deadline
+        rearm.unsafeOffer(undefined)
+      }
+      const text = JSON.stringify(
+        params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params }
+      )
+      if (!transport.unsafeSend(text)) {
+        pending.delete(id)
+        return new ClientError({ reason: "closed", message: `${method} was not sent: ${transport.peer} is closed` })
+      }
+      return { id, entry }
+    }
+
     const requestUnknown = (
       method: string,
       params?: unknown,
       requestOptions?: RequestOptions
     ): Effect.Effect<unknown, ResponseError | ClientError> =>
       Effect.suspend(() => {
-        if (closed !== undefined) {
-          return Effect.fail(
-            new ClientError({ reason: "closed", message: `${method} was not sent: the connection closed: ${closed}` })
-          )
-        }
-        const id = nextId++
-        const timeout = requestOptions?.timeout === undefined ? requestTimeout : Duration.decode(requestOptions.timeout)
-        const deadline = clock.unsafeCurrentTimeMillis() + Duration.toMillis(timeout)
-        const entry: Pending = { method, deadline, timeout, resume: undefined, settled: undefined }
-        pending.set(id, entry)
-        if (deadline < wakeAt) {
-          wakeAt = deadline
-          rearm.unsafeOffer(undefined)
-        }
-        const answer = Effect.async<unknown, ResponseError | ClientError>((resume) => {
+        const started = start(method, params, requestOptions)
+        if (started instanceof ClientError) return Effect.fail(started)
+        const { id, entry } = started
+        return Effect.async<unknown, ResponseError | ClientError>((resume) => {
           if (entry.settled !== undefined) return resume(entry.settled)
           entry.resume = resume
           // Interrupted by the caller while still unanswered: the server is told.
-          return Effect.suspend(() =>
-            pending.delete(id)
-              ? sendJson({ method: "$/cancelRequest", params: { id } }).pipe(Effect.ignore)
-              : Effect.void
-          )
+          return Effect.sync(() => cancel(id))
         })
-        return sendJson(params === undefined ? { id, method } : { id, method, params }).pipe(
-          Effect.tapError(() => Effect.sync(() => pending.delete(id))),
-          Effect.zipRight(answer)
-        )
       })
+
+    const unsafeRequestUnknown = (
+      method: string,
+      params: unknown,
+      requestOptions: RequestOptions | undefined,
+      onAnswer: (answer: Answer) => void
+    ): (() => void) => {
+      const started = start(method, params, requestOptions)
+      if (started instanceof ClientError) {
+        onAnswer(Either.left(started))
+        return () => {}
+      }
+      started.entry.resume = onAnswer
+      return () => cancel(started.id)
+    }
 
     const request = <M extends Method>(
       method: M,
@@ -377,30 +442,10 @@ export const make = (
     ): Effect.Effect<Result<M>, ResponseError | ClientError> =>
       Effect.suspend(() => {
         const [params, requestOptions] = args as [Params<M> | undefined, RequestOptions | undefined]
-        if (!AppServer.isMethod(method)) {
-          return Effect.fail(new ClientError({ reason: "params", message: `unknown method: ${method}` }))
-        }
-        const encoded = encoderOf(AppServer.methods[method])(params ?? {})
-        if (Either.isLeft(encoded)) {
-          return Effect.fail(
-            new ClientError({
-              reason: "params",
-              message: `${method} params: ${AppServer.formatParamsError(encoded.left)}`
-            })
-          )
-        }
-        return requestUnknown(method, encoded.right, requestOptions).pipe(
-          Effect.flatMap((result) => {
-            const decoded = decoderOf(AppServer.results[method])(result)
-            return Either.isRight(decoded)
-              ? Effect.succeed(decoded.right as Result<M>)
-              : Effect.fail(
-                  new ClientError({
-                    reason: "result",
-                    message: `${method} result: ${AppServer.formatParamsError(decoded.left)}`
-                  })
-                )
-          })
+        const encoded = encodeParams(method, params)
+        if (Either.isLeft(encoded)) return Effect.fail(encoded.left)
+        return Effect.flatMap(requestUnknown(method, encoded.right, requestOptions), (result) =>
+          decodeResult(method, result)
         )
       })
 
@@ -423,6 +468,7 @@ export const make = (
     const service: Service = {
       request,
       requestUnknown,
+      unsafeRequestUnknown,
       initialize: (clientInfo, requestOptions) =>
         request(
           "initialize",

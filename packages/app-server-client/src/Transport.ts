@@ -18,6 +18,8 @@ export type Incoming =
 export interface Transport {
   /** Sends one message (its JSON text). Fails with reason `closed` once the connection is gone. */
   readonly send: (text: string) => Effect.Effect<void, ClientError>
+  /** As {@link send}, at once and outside Effect: false when the connection is gone (nothing was sent). */
+  readonly unsafeSend: (text: string) => boolean
   /** Everything received, in order, then one `closed`. */
   readonly incoming: Queue.Dequeue<Incoming>
   /** Names the peer in error messages (`process 1234`, `ws://127.0.0.1:4500`). */
@@ -154,15 +156,18 @@ export const stdio = (options: StdioOptions): Effect.Effect<Transport, ClientErr
       const tail = lastLines(stderrTail)
       close(`${peer} ${how}${tail === "" ? "" : ` (stderr: ${tail})`}`)
     })
+    const unsafeSend = (text: string): boolean => {
+      if (closed || started.stdin === null || started.stdin.writableEnded) return false
+      batcher.push(text)
+      return true
+    }
     const send = (text: string): Effect.Effect<void, ClientError> =>
-      Effect.suspend(() => {
-        if (closed || started.stdin === null || started.stdin.writableEnded) {
-          return Effect.fail(new ClientError({ reason: "closed", message: `${peer} is no longer running` }))
-        }
-        batcher.push(text)
-        return Effect.void
-      })
-    return { send, incoming, peer, pid: started.pid, exit: Deferred.await(exited) }
+      Effect.suspend(() =>
+        unsafeSend(text)
+          ? Effect.void
+          : Effect.fail(new ClientError({ reason: "closed", message: `${peer} is no longer running` }))
+      )
+    return { send, unsafeSend, incoming, peer, pid: started.pid, exit: Deferred.await(exited) }
   })
 
 /** Options of {@link webSocket}. */
@@ -247,13 +252,16 @@ export const webSocket = (options: WebSocketOptions): Effect.Effect<Transport, C
           : Buffer.from(data).toString("utf8")
       incoming.unsafeOffer({ _tag: "message", text })
     })
+    const unsafeSend = (text: string): boolean => {
+      if (closed || socket.readyState !== WebSocket.OPEN) return false
+      socket.send(text)
+      return true
+    }
     const send = (text: string): Effect.Effect<void, ClientError> =>
-      Effect.suspend(() => {
-        if (closed || socket.readyState !== WebSocket.OPEN) {
-          return Effect.fail(new ClientError({ reason: "closed", message: `the WebSocket to ${peer} is closed` }))
-        }
-        socket.send(text)
-        return Effect.void
-      })
-    return { send, incoming, peer, pid: undefined, exit: undefined }
+      Effect.suspend(() =>
+        unsafeSend(text)
+          ? Effect.void
+          : Effect.fail(new ClientError({ reason: "closed", message: `the WebSocket to ${peer} is closed` }))
+      )
+    return { send, unsafeSend, incoming, peer, pid: undefined, exit: undefined }
   })
