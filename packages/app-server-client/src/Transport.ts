@@ -57,6 +57,11 @@ export interface StdioOptions {
   readonly maxMessageBytes?: number
   /** How long closing waits for the child to exit after its standard input ended, before SIGKILL (default 10 s). */
   readonly closeTimeout?: Duration.DurationInput
+  /**
+   * Whether the messages sent in one event-loop turn go out with one write (the default), or each with
+   * its own write as soon as it is sent.
+   */
+  readonly batchWrites?: boolean
 }
 
 /** How much of the child's standard error is kept for error messages. */
@@ -156,9 +161,11 @@ export const stdio = (options: StdioOptions): Effect.Effect<Transport, ClientErr
       const tail = lastLines(stderrTail)
       close(`${peer} ${how}${tail === "" ? "" : ` (stderr: ${tail})`}`)
     })
+    const batch = options.batchWrites ?? true
     const unsafeSend = (text: string): boolean => {
       if (closed || started.stdin === null || started.stdin.writableEnded) return false
-      batcher.push(text)
+      if (batch) batcher.push(text)
+      else started.stdin.write(`${text}\n`)
       return true
     }
     const send = (text: string): Effect.Effect<void, ClientError> =>
