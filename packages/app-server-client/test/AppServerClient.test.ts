@@ -127,6 +127,38 @@ describe("AppServerClient against the app-server over stdio", () => {
     })
   )
 
+  it.scopedLive("an app-server killed mid-call fails the pending request at once, naming the signal", () =>
+    Effect.gen(function* () {
+      const slow = stdioCommand({ name: "slow", tools: [{ name: "wait", hang: true }] })
+      const client = yield* AppServerClient.stdio(
+        yield* appServer({ config: { mcp_servers: { slow: { command: slow.command, args: slow.args } } } })
+      )
+      yield* client.initialize({ name: "test" })
+      const notifications = yield* client.subscribe
+      const { thread } = yield* client.request("thread/start", { ephemeral: true })
+      const { turn } = yield* client.request("turn/start", { threadId: thread.id })
+      yield* client.request("tool/list", { threadId: thread.id })
+      const call = yield* Effect.fork(
+        client.request("tool/call", {
+          threadId: thread.id,
+          turnId: turn.id,
+          callId: "c-1",
+          name: "mcp__slow__wait",
+          arguments: "{}"
+        })
+      )
+      yield* next(notifications, (n): n is AppServerClient.Notification => n.method === "item/started")
+      process.kill(client.pid!, "SIGKILL")
+      const error = yield* Effect.flip(bounded(Fiber.join(call)))
+      assert.instanceOf(error, Errors.ClientError)
+      assert.strictEqual(error.reason, "closed")
+      assert.match(
+        error.message,
+        /^tool\/call \(id \d+\) got no answer: the connection closed: process \d+ was killed by SIGKILL/
+      )
+    })
+  )
+
   it.scopedLive("a Promise facade: typed results, errors rejected as themselves, close ends the child", () =>
     Effect.gen(function* () {
       const options = yield* appServer()
