@@ -62,7 +62,10 @@ export const windowOf = (segments: ReadonlyArray<Segment>, offset: number, lengt
     const from = Math.max(start, segment.start)
     const to = Math.min(end, segment.start + segment.bytes.length)
     if (from < to) {
-      pieces.push({ index: segment.index, text: segment.bytes.toString("utf8", from - segment.start, to - segment.start) })
+      pieces.push({
+        index: segment.index,
+        text: segment.bytes.toString("utf8", from - segment.start, to - segment.start)
+      })
     }
   }
   return { start, end, total, pieces }
