@@ -139,7 +139,7 @@ export const toChatCompletions = (spec: ToolSpec): ChatCompletionsTool => ({
 export const toAnthropic = (spec: ToolSpec): AnthropicTool => ({
   name: spec.name,
   description: spec.description,
-  // the parameters as they are when they say `type: "object"` (every tool of this project), else with it first
+  // the parameters as they are when they say `type: "object"` (every tool of this project), else with it added
   input_schema:
     spec.parameters.type === "object"
       ? (spec.parameters as AnthropicTool["input_schema"])
