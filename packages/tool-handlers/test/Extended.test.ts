@@ -153,6 +153,45 @@ describe("extended profile: windows over large text", () => {
     })
   )
 
+  it.scoped("several contents are one sequence of text bytes; other contents come with the first window", () =>
+    Effect.gen(function* () {
+      const contents = [
+        { uri: "m://a", mimeType: "text/plain", text: "abc" },
+        { uri: "m://p.png", mimeType: "image/png", blob: b64(pngBytes) },
+        { uri: "m://b", mimeType: "text/plain", text: "de" }
+      ]
+      const { ctx } = yield* harness({ srv: { spec: { reads: [{ uri: "m://ab", result: { contents } }] } } })
+      const run = (args: Record<string, unknown>) =>
+        Effect.provide(read(extended(ctx), { server: "srv", uri: "m://ab", ...args }), LifecycleSink.layerNoop)
+      const header = "[resource m://ab of MCP server srv: 3 contents, 5 bytes of text]"
+      const first = yield* run({ length: 2 })
+      assert.strictEqual(
+        first.output,
+        [
+          header,
+          "[contents[0] m://a (text/plain): text, 3 bytes]",
+          "ab",
+          `[contents[1] m://p.png (image/png): image image/png, ${pngBytes.length} bytes: sent as image part 1]`,
+          "[window: bytes 0-2 of 5; to continue, call read_mcp_resource with offset 2]"
+        ].join("\n")
+      )
+      assert.strictEqual(first.contentItems?.length, 2)
+      const second = yield* run({ offset: 2, length: 2 })
+      assert.strictEqual(
+        second.output,
+        [
+          header,
+          "[contents[0] m://a (text/plain): text, 3 bytes, from its byte 2]",
+          "c",
+          "[contents[2] m://b (text/plain): text, 2 bytes]",
+          "d",
+          "[window: bytes 2-4 of 5; to continue, call read_mcp_resource with offset 4]"
+        ].join("\n")
+      )
+      assert.strictEqual(second.contentItems?.length, 1)
+    })
+  )
+
   it.scoped("an offset past the end fails with a message; bad offset and length values name the field", () =>
     withRecorder(
       Effect.gen(function* () {
@@ -358,6 +397,28 @@ describe("extended profile: one content policy", () => {
         `${header("f://big.png")}\n[contents[0] f://big.png (image/png): image image/png, ${pngBytes.length + 2000} bytes: over max_image_bytes (1024), bytes not sent]`
       )
       assert.strictEqual(big.out.contentItems?.length, 1)
+    })
+  )
+
+  it.scoped("a 40 MiB image over the default max_image_bytes is described, its bytes neither sent nor stored", () =>
+    Effect.gen(function* () {
+      const bytes = Buffer.alloc(40 * 1024 * 1024, 7)
+      pngBytes.copy(bytes)
+      const data = bytes.toString("base64")
+      const { ctx } = yield* harness({ srv: { spec: { reads: [blobRead("f://huge.png", "image/png", data)] } } })
+      const out = yield* withRecorder(
+        Effect.gen(function* () {
+          const out = yield* read(extended(ctx), { server: "srv", uri: "f://huge.png" })
+          const recorded = yield* items
+          assert.isBelow(JSON.stringify(recorded).length, 4096)
+          return out
+        })
+      )
+      assert.deepStrictEqual(out, {
+        output: `${header("f://huge.png")}\n[contents[0] f://huge.png (image/png): image image/png, 41943040 bytes: over max_image_bytes (5242880), bytes not sent]`,
+        success: true,
+        contentItems: [{ type: "text", text: out.output }]
+      })
     })
   )
 
