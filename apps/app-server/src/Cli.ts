@@ -145,7 +145,8 @@ const runTools = (command: Exclude<Command, { _tag: "serve" }>) =>
           set,
           config,
           orchestratorMcpEnabled: config.orchestrator.mcpEnabled,
-          truncation: config.truncation
+          truncation: config.truncation,
+          profile: config.tools.profile
         }
         if (command._tag === "tools") {
           const specs: ReadonlyArray<ToolPayload.ToolSpec> = yield* ToolHandlers.listTools(ctx)

@@ -538,7 +538,8 @@ export const make = Effect.gen(function* () {
         set,
         config,
         orchestratorMcpEnabled: t.config.orchestratorMcpEnabled ?? config.orchestrator.mcpEnabled,
-        truncation: t.config.truncation ?? config.truncation
+        truncation: t.config.truncation ?? config.truncation,
+        profile: t.config.toolProfile ?? config.tools.profile
       })
       // the call holds its set for its whole run, also when a rebind lets the binding go meanwhile
       const binding = t.binding

@@ -114,7 +114,12 @@ export const InitializeResult = Schema.Struct({
 /** The per-thread config override of `thread/start`. */
 export const ThreadConfig = Schema.Struct({
   orchestratorMcpEnabled: opt(Schema.Boolean),
-  truncation: opt(Schema.Struct({ mode: TruncationPolicy.fields.mode, limit: NonNegativeInt }))
+  truncation: opt(Schema.Struct({ mode: TruncationPolicy.fields.mode, limit: NonNegativeInt })),
+  toolProfile: opt(
+    Schema.Literal("codex", "extended").annotations({
+      description: "The thread's tool profile; absent: `[tools] profile` of the config (default codex)."
+    })
+  )
 })
 /** The per-thread config override of `thread/start`. */
 export type ThreadConfig = typeof ThreadConfig.Type
@@ -165,8 +170,33 @@ export const ToolCallParams = Schema.Struct({
   name: Schema.String,
   arguments: Schema.String
 })
-/** `tool/call` result. */
-export const ToolCallResult = Schema.Struct({ callId: Schema.String, output: Schema.String, success: Schema.Boolean })
+/** A text part of a tool result as the model gets it. */
+export const TextContentItem = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String }).annotations({
+  identifier: "TextContentItem"
+})
+/** An image part of a tool result: `data` is base64; `uri` names the resource it came from, when one did. */
+export const ImageContentItem = Schema.Struct({
+  type: Schema.Literal("image"),
+  mimeType: Schema.String,
+  data: Schema.String,
+  uri: opt(Schema.String)
+}).annotations({ identifier: "ImageContentItem" })
+/** One part of a tool result in the extended profile. */
+export const ContentItem = Schema.Union(TextContentItem, ImageContentItem).annotations({ identifier: "ContentItem" })
+/** One part of a tool result in the extended profile. */
+export type ContentItem = typeof ContentItem.Type
+
+/** `tool/call` result; `contentItems` only in the extended tool profile (the output's parts, images as images). */
+export const ToolCallResult = Schema.Struct({
+  callId: Schema.String,
+  output: Schema.String,
+  success: Schema.Boolean,
+  contentItems: opt(
+    Schema.Array(ContentItem).annotations({
+      description: "Extended profile only: the output text, then each image sent as an image (base64 data)."
+    })
+  )
+})
 
 /** `mcp/resource/read` (alias `mcpServer/resource/read`) params. */
 export const McpResourceReadParams = Schema.Struct({

@@ -80,7 +80,28 @@ export interface Config {
   readonly cache: CacheConfig
   /** `[mcp]`: limits on MCP connections of the whole process. */
   readonly mcp: McpLimits
+  /** `[tools]`: the tool profile and its limits. */
+  readonly tools: ToolsConfig
 }
+
+/**
+ * The tool profiles: `codex` (the resource tools and outputs of the Codex contract, byte for byte) and
+ * `extended` (windows over large text, images as image parts, binary described, never base64).
+ */
+export type ToolProfile = "codex" | "extended"
+
+/** The values `[tools] profile` accepts. */
+export const toolProfiles: ReadonlyArray<ToolProfile> = ["codex", "extended"]
+
+/** `[tools] profile`, `[tools] max_image_bytes`. */
+export interface ToolsConfig {
+  readonly profile: ToolProfile
+  /** The largest image (decoded bytes) the extended profile sends as an image; a larger one is described. */
+  readonly maxImageBytes: number
+}
+
+/** Defaults of `[tools]`: the codex profile, images up to 5 MiB. */
+export const toolsDefaults: ToolsConfig = { profile: "codex", maxImageBytes: 5 * 1024 * 1024 }
 
 /** `[cache] enabled`, `[cache] max_bytes`. */
 export interface CacheConfig {
@@ -120,7 +141,8 @@ export const empty: Config = {
   truncation: defaultPolicy,
   persistence: { driver: "sqlite" },
   cache: cacheDefaults,
-  mcp: mcpDefaults
+  mcp: mcpDefaults,
+  tools: toolsDefaults
 }
 
 const StringMap = Schema.Record({ key: Schema.String, value: Schema.String })
@@ -137,6 +159,15 @@ const CacheBytes = Schema.Number.pipe(
     (n) =>
       (Number.isInteger(n) && n >= 0 && n <= maxCacheBytes) ||
       `must be a whole number of bytes with 0 <= n <= ${maxCacheBytes}`
+  )
+)
+/** At most 1 GiB. */
+const maxImageBytes = 2 ** 30
+const ImageBytes = Schema.Number.pipe(
+  Schema.filter(
+    (n) =>
+      (Number.isInteger(n) && n >= 0 && n <= maxImageBytes) ||
+      `must be a whole number of bytes with 0 <= n <= ${maxImageBytes}`
   )
 )
 const Concurrency = Schema.Number.pipe(
@@ -203,7 +234,8 @@ export const RawConfig = Schema.Struct({
       threadless_concurrency: opt(Concurrency),
       threadless_wait_sec: opt(Seconds)
     })
-  )
+  ),
+  tools: opt(Schema.Struct({ profile: opt(Schema.Literal(...toolProfiles)), max_image_bytes: opt(ImageBytes) }))
 })
 /** The raw file, keys as written. */
 export type RawConfig = typeof RawConfig.Type
@@ -363,6 +395,10 @@ export const decode = (raw: unknown, file: string): Either.Either<Config, Config
       startupConcurrency: r.mcp?.startup_concurrency ?? mcpDefaults.startupConcurrency,
       threadlessConcurrency: r.mcp?.threadless_concurrency ?? mcpDefaults.threadlessConcurrency,
       threadlessWaitSec: r.mcp?.threadless_wait_sec ?? mcpDefaults.threadlessWaitSec
+    },
+    tools: {
+      profile: r.tools?.profile ?? toolsDefaults.profile,
+      maxImageBytes: r.tools?.max_image_bytes ?? toolsDefaults.maxImageBytes
     }
   })
 }

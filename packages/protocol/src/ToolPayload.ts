@@ -114,11 +114,17 @@ export const ChatCompletionsTool = Schema.Struct({
 /** The Chat Completions function form. */
 export type ChatCompletionsTool = typeof ChatCompletionsTool.Type
 
+/** The JSON Schema of an Anthropic tool's input: an object schema (`type: "object"`), other keys passed through. */
+export const AnthropicInputSchema = Schema.Struct(
+  { type: Schema.Literal("object") },
+  { key: Schema.String, value: Schema.Unknown }
+).annotations({ identifier: "AnthropicInputSchema" })
+
 /** The Anthropic Messages tool form. */
 export const AnthropicTool = Schema.Struct({
   name: Schema.String,
   description: Schema.String,
-  input_schema: JsonObject
+  input_schema: AnthropicInputSchema
 })
 /** The Anthropic Messages tool form. */
 export type AnthropicTool = typeof AnthropicTool.Type
@@ -133,5 +139,9 @@ export const toChatCompletions = (spec: ToolSpec): ChatCompletionsTool => ({
 export const toAnthropic = (spec: ToolSpec): AnthropicTool => ({
   name: spec.name,
   description: spec.description,
-  input_schema: spec.parameters
+  // the parameters as they are when they say `type: "object"` (every tool of this project), else with it added
+  input_schema:
+    spec.parameters.type === "object"
+      ? (spec.parameters as AnthropicTool["input_schema"])
+      : { ...spec.parameters, type: "object" }
 })

@@ -72,7 +72,8 @@ export interface ConnectionSet {
   readonly readResource: (
     server: string,
     uri: string,
-    meta?: RequestMeta
+    meta?: RequestMeta,
+    options?: ReadOptions
   ) => Effect.Effect<Mcp.ReadResourceResult, Errors.ResourceFailure>
   /** Every ready server passing `include`, concurrently, fully paginated under the guard; never fails. */
   readonly listAllResources: (include: (server: string) => boolean) => Effect.Effect<AggregateResult<Mcp.Resource>>
@@ -90,6 +91,16 @@ export interface ConnectionSet {
     tool: string,
     args?: Readonly<Record<string, unknown>>
   ) => Effect.Effect<Mcp.CallToolResult, Errors.ResourceFailure>
+}
+
+/** How a read may be cached beyond what the server said. */
+export interface ReadOptions {
+  /**
+   * Keep the result this long (milliseconds) when the server sends no `ttlMs` (a server's `ttlMs`
+   * wins). Such reads are cached apart from reads without this option, so that those still go to the
+   * server as before. Used by the extended tool profile's windows.
+   */
+  readonly defaultTtlMs?: number
 }
 
 /** A single connection outside any set (the threadless read). */
@@ -209,7 +220,7 @@ export const make = (setup: Setup): Effect.Effect<Service, never, Scope.Scope | 
       hasServer: (name) => lifetimes.latest().view.hasServer(name),
       listResources: (server, cursor) => onLatest((set) => set.listResources(server, cursor)),
       listResourceTemplates: (server, cursor) => onLatest((set) => set.listResourceTemplates(server, cursor)),
-      readResource: (server, uri, meta) => onLatest((set) => set.readResource(server, uri, meta)),
+      readResource: (server, uri, meta, options) => onLatest((set) => set.readResource(server, uri, meta, options)),
       listAllResources: (include) => onLatest((set) => set.listAllResources(include)),
       listAllResourceTemplates: (include) => onLatest((set) => set.listAllResourceTemplates(include)),
       listTools: (server) => onLatest((set) => set.listTools(server)),

@@ -4,6 +4,7 @@
  * with argument handling, the access gate, lifecycle items and truncation (sections 5 to 11).
  */
 import {
+  type AppServer,
   type Config,
   Messages,
   type Mcp,
@@ -13,6 +14,7 @@ import {
 import { AppPolicy, type ResourceClient } from "@mcp-resources/resource-client"
 import { Effect, Either, Option } from "effect"
 import * as Arguments from "./Arguments.js"
+import * as Extended from "./Extended.js"
 import type { LifecycleSink } from "./LifecycleSink.js"
 import * as McpToolNames from "./McpToolNames.js"
 import * as Lifecycle from "./internal/lifecycle.js"
@@ -33,6 +35,8 @@ export interface ToolContext {
   readonly truncation: ProtocolTruncation.TruncationPolicy
   /** The item `server` of a list call without a server (default `codex`). */
   readonly aggregateServerLabel?: string
+  /** The tool profile (default `codex`): `extended` gives the specs and outputs of {@link Extended}. */
+  readonly profile?: Config.ToolProfile
 }
 
 /** A model's function call: its id, the function name and the raw argument text. */
@@ -46,7 +50,11 @@ export interface ToolCall {
 export interface ToolOutput {
   readonly output: string
   readonly success: boolean
+  /** Extended profile only: the output text, then each image sent as an image. */
+  readonly contentItems?: ReadonlyArray<AppServer.ContentItem>
 }
+
+const isExtended = (ctx: ToolContext): boolean => ctx.profile === "extended"
 
 /** The item `server` of a list call without a server, unless the host sets another. */
 export const defaultAggregateServerLabel = "codex"
@@ -139,7 +147,8 @@ export const listTools: (ctx: ToolContext) => Effect.Effect<ReadonlyArray<ToolPa
   const mcpTools = registry.tools
     .filter((named) => ToolMeta.isModelVisible(named.tool) && isToolEnabled(ctx, named.server, named.tool))
     .map(mcpToolSpec)
-  return [...ToolSpecs.resourceToolSpecs, ...mcpTools] as ReadonlyArray<ToolPayload.ToolSpec>
+  const resourceTools = isExtended(ctx) ? Extended.resourceToolSpecs : ToolSpecs.resourceToolSpecs
+  return [...resourceTools, ...mcpTools] as ReadonlyArray<ToolPayload.ToolSpec>
 })
 
 const rejected = (message: string): ToolOutput => ({ output: message, success: false })
@@ -197,11 +206,12 @@ const runResourceTool = (
   Lifecycle.runWith(
     { callId: call.callId, server, tool: call.name, arguments: args },
     operation,
-    (pieces) => succeeded(ctx, pieces),
-    Lifecycle.failure
+    isExtended(ctx) ? (pieces) => Extended.listOutcome(ctx, pieces) : (pieces) => succeeded(ctx, pieces),
+    isExtended(ctx) ? Extended.failureOutcome : Lifecycle.failure
   )
 
 const callReadTool = (ctx: ToolContext, call: ToolCall) => {
+  if (isExtended(ctx)) return Extended.callReadTool(ctx, call, (server) => canAccess(ctx, server))
   const parsed = Arguments.parseReadArguments(call.arguments)
   if (Either.isLeft(parsed)) return Effect.succeed(rejected(parsed.left.message))
   const { server, uri, raw } = parsed.right
@@ -239,8 +249,10 @@ const callMcpTool = (ctx: ToolContext, call: ToolCall, named: McpToolNames.Named
   const args = parsed.right
   const { server, tool } = named
   const request = args === null ? ctx.set.callTool(server, tool.name) : ctx.set.callTool(server, tool.name, args)
+  const extended = isExtended(ctx)
   const operation = request.pipe(
     Effect.map((result): Lifecycle.Outcome => {
+      if (extended) return Extended.toolResultOutcome(ctx, server, result)
       const json = JSON.stringify(result)
       const output = Truncation.truncateOutput(json, ctx.truncation)
       const isError = result.isError === true
@@ -250,7 +262,13 @@ const callMcpTool = (ctx: ToolContext, call: ToolCall, named: McpToolNames.Named
           : result
       return { status: isError ? "failed" : "completed", result: stored, error: null, output, success: !isError }
     }),
-    Effect.catchAll((error) => Effect.succeed(Lifecycle.failure(Messages.toolFailure.call(error.message))))
+    Effect.catchAll((error) =>
+      Effect.succeed(
+        extended
+          ? Extended.failureOutcome(Messages.toolFailure.call(error.message))
+          : Lifecycle.failure(Messages.toolFailure.call(error.message))
+      )
+    )
   )
   return Lifecycle.run(
     {

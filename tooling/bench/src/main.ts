@@ -46,7 +46,8 @@ const scenarios: ReadonlyArray<Scenario> = [
   { id: 4, title: "app-server throughput", load: () => import("./scenarios/appServer.js") },
   { id: 6, title: "start-up", load: () => import("./scenarios/startup.js") },
   { id: 7, title: "bundled start-up", load: () => import("./scenarios/bundledStartup.js") },
-  { id: 8, title: "cache", load: () => import("./scenarios/cache.js") }
+  { id: 8, title: "cache", load: () => import("./scenarios/cache.js") },
+  { id: 9, title: "extended windows", load: () => import("./scenarios/extendedWindows.js") }
 ]
 
 const cpuModel = (): string => Os.cpus()[0]?.model ?? "unknown CPU"

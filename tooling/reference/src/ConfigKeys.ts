@@ -82,6 +82,16 @@ export const keys: Readonly<Record<string, KeyDoc>> = {
     default: json(Config.mcpDefaults.threadlessWaitSec),
     meaning: "How long a threadless read waits for a free connection before it is refused."
   },
+  tools: { default: "—", meaning: "The model tools' profile ([tools.md](tools.md#the-extended-profile))." },
+  "tools.profile": {
+    default: json(Config.toolsDefaults.profile),
+    meaning:
+      "`codex`: the resource tools of the Codex contract, byte for byte. `extended`: windows over large text, images as images, binary described, never base64. A thread's `config.toolProfile` overrides it."
+  },
+  "tools.max_image_bytes": {
+    default: `${json(Config.toolsDefaults.maxImageBytes)} (5 MiB)`,
+    meaning: "Extended profile: the largest image (decoded bytes) sent as an image; a larger one is described."
+  },
   mcpServers: {
     default: "no servers",
     meaning: "JSON files only: the desktop hosts' form, instead of `mcp_servers` (never both)."

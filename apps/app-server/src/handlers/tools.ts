@@ -77,7 +77,10 @@ export const toolMethods = {
             Effect.provideService(LifecycleSink.LifecycleSink, sink),
             Effect.onInterrupt(() => onCancel)
           )
-        return { callId: p.callId, output: output.output, success: output.success }
+        // `contentItems` only in the extended profile: a codex result stays as it was
+        return output.contentItems === undefined
+          ? { callId: p.callId, output: output.output, success: output.success }
+          : { callId: p.callId, output: output.output, success: output.success, contentItems: output.contentItems }
       })
   })
 }

@@ -5,7 +5,14 @@
 import { type Config, Errors, Mcp, Messages } from "@mcp-resources/protocol"
 import { Deferred, Effect, Option } from "effect"
 import * as Pagination from "../Pagination.js"
-import type { AggregateResult, ConnectionSet, RequestMeta, ServerConnection, ServerStatus } from "../ResourceClient.js"
+import type {
+  AggregateResult,
+  ConnectionSet,
+  ReadOptions,
+  RequestMeta,
+  ServerConnection,
+  ServerStatus
+} from "../ResourceClient.js"
 import type { ServerEntry, Setup } from "../ServerEntry.js"
 import { type Connection, decodeResult, decodeResultEither, type Hold, transportKind } from "./connection.js"
 import * as Cache from "./cache.js"
@@ -158,11 +165,17 @@ export const make = (options: Options): SetImpl => {
     /** The request's parameters as key text, built only when a key is needed. */
     params: () => string,
     fetch: Effect.Effect<B, E>,
-    answer: (fetched: B) => { readonly value: A; readonly raw: unknown }
+    answer: (fetched: B) => { readonly value: A; readonly raw: unknown },
+    /** The time to keep an answer whose server gave no `ttlMs` (0: not kept). */
+    defaultTtlMs = 0
   ): Effect.Effect<A, E> => {
     const store = Effect.flatMap(fetch, (fetched) => {
       const { value, raw } = answer(fetched)
-      const ttlMs = Cache.ttlOf(raw)
+      // a server's `ttlMs` wins, also `0` (keep nothing); the default applies only when it sent none
+      const ttlMs =
+        defaultTtlMs > 0 && (raw as { readonly ttlMs?: unknown } | null)?.ttlMs === undefined
+          ? Math.min(defaultTtlMs, Cache.maxTtlMs)
+          : Cache.ttlOf(raw)
       if (ttlMs <= 0) return Effect.succeed(value)
       return Effect.clockWith((clock) => {
         const keys = keysOf(server, connection, tags.method, params())
@@ -233,12 +246,18 @@ export const make = (options: Options): SetImpl => {
     entry: ServerEntry,
     uri: string,
     meta: RequestMeta | undefined,
-    requestHold?: Hold
+    requestHold?: Hold,
+    options?: ReadOptions
   ): Effect.Effect<Mcp.ReadResourceResult, Errors.TransportError | Errors.ServerError> => {
     const read = readResourceOn(connection, entry, uri, meta, requestHold)
     if (!cache.enabled) return read
-    const params = () => (meta === undefined ? JSON.stringify(uri) : JSON.stringify([uri, meta]))
-    return cached(entry.name, connection, { method: "resources/read", uri }, params, read, readAnswer)
+    const defaultTtlMs = options?.defaultTtlMs ?? 0
+    // reads kept for a default time are keyed apart: a read without it never sees their answers
+    const params =
+      defaultTtlMs > 0
+        ? () => JSON.stringify(["defaultTtl", uri, meta ?? null])
+        : () => (meta === undefined ? JSON.stringify(uri) : JSON.stringify([uri, meta]))
+    return cached(entry.name, connection, { method: "resources/read", uri }, params, read, readAnswer, defaultTtlMs)
   }
   const held = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> => heldWith(() => effect)
 
@@ -277,16 +296,19 @@ export const make = (options: Options): SetImpl => {
   const readResource = (
     server: string,
     uri: string,
-    meta: RequestMeta | undefined
+    meta: RequestMeta | undefined,
+    options?: ReadOptions
   ): Effect.Effect<Mcp.ReadResourceResult, Errors.ResourceFailure> =>
     Effect.suspend(() => {
       const handle = handles.get(server)
       if (handle !== undefined) {
         const state = handle.state
-        if (state._tag === "ready") return cachedRead(state.connection, handle.entry, uri, meta, hold)
+        if (state._tag === "ready") return cachedRead(state.connection, handle.entry, uri, meta, hold, options)
       }
       return heldWith(() =>
-        Effect.flatMap(ready(server), ({ connection, handle }) => cachedRead(connection, handle.entry, uri, meta))
+        Effect.flatMap(ready(server), ({ connection, handle }) =>
+          cachedRead(connection, handle.entry, uri, meta, undefined, options)
+        )
       )
     })
 

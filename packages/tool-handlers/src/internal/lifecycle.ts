@@ -1,5 +1,5 @@
 /** The lifecycle runner shared by every tool call (resource-tools.md section 9, 11.3). */
-import type { Mcp, ToolCallItem } from "@mcp-resources/protocol"
+import type { AppServer, Mcp, ToolCallItem } from "@mcp-resources/protocol"
 import { Cause, Clock, Context, Effect, Either } from "effect"
 import { LifecycleSink } from "../LifecycleSink.js"
 
@@ -26,13 +26,22 @@ export interface Outcome {
   readonly error: { readonly message: string } | null
   readonly output: string
   readonly success: boolean
+  /** Extended profile: the output's parts (text, then images). */
+  readonly contentItems?: ReadonlyArray<AppServer.ContentItem>
 }
 
 /** The result of a tool call as a host gives it to the model. */
 export interface ToolOutput {
   readonly output: string
   readonly success: boolean
+  readonly contentItems?: ReadonlyArray<AppServer.ContentItem>
 }
+
+/** The caller's view of an outcome: `contentItems` only when the outcome has them. */
+const toolOutput = (outcome: Outcome): ToolOutput =>
+  outcome.contentItems === undefined
+    ? { output: outcome.output, success: outcome.success }
+    : { output: outcome.output, success: outcome.success, contentItems: outcome.contentItems }
 
 /** A failure: `status:"failed"`, `result:null`, `error:{message}`; the message is the output. */
 export const failure = (message: string): Outcome => ({
@@ -112,13 +121,13 @@ export const runWith = <A, E>(
       const handlers = {
         onSuccess: (value: A) => {
           const outcome = onSuccess(value)
-          return complete(outcome, Effect.succeed<ToolOutput>({ output: outcome.output, success: outcome.success }))
+          return complete(outcome, Effect.succeed<ToolOutput>(toolOutput(outcome)))
         },
         onFailure: (cause: Cause.Cause<E>) => {
           const failed = Cause.failureOrCause(cause)
           if (Either.isLeft(failed)) {
             const outcome = onFailure(failed.left)
-            return complete(outcome, Effect.succeed<ToolOutput>({ output: outcome.output, success: outcome.success }))
+            return complete(outcome, Effect.succeed<ToolOutput>(toolOutput(outcome)))
           }
           // interrupted: the item completes as cancelled before the interruption goes on
           return Cause.isInterruptedOnly(cause)

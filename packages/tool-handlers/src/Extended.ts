@@ -1,0 +1,446 @@
+/**
+ * The `extended` tool profile: the three resource tools with windows over large text, one content
+ * policy for reads and MCP tool results (images as image parts, text-like blobs as text, other binary
+ * described, never base64), escaped bidi controls in names and URIs, and one not-found message. The
+ * `codex` profile does not pass through here.
+ */
+import { Errors, Messages, type Mcp, type ToolPayload, Truncation as ProtocolTruncation } from "@mcp-resources/protocol"
+import type { AppServer } from "@mcp-resources/protocol"
+import { Config } from "@mcp-resources/protocol"
+import { Effect, Either } from "effect"
+import * as Arguments from "./Arguments.js"
+import * as ContentPolicy from "./ContentPolicy.js"
+import type { LifecycleSink } from "./LifecycleSink.js"
+import * as Lifecycle from "./internal/lifecycle.js"
+import { escapeBidi, escapeBidiJson } from "./internal/extended/hygiene.js"
+import * as Window from "./internal/extended/window.js"
+import * as ToolSpecs from "./ToolSpecs.js"
+import * as Truncation from "./Truncation.js"
+import type { ToolCall, ToolContext, ToolOutput } from "./ToolHandlers.js"
+
+/** How long a read of the extended profile is kept for its next windows when the server gives no `ttlMs`. */
+export const defaultWindowTtlMs = 60_000
+
+/** Bytes of the budget kept for the headers and the note of a window. */
+export const windowReserveBytes = 1024
+
+/** The smallest window. */
+export const minWindowBytes = 64
+
+/** The model-facing messages of the extended profile. */
+export const messages = {
+  /** `offset` or `length` that is not an integer >= 0. */
+  notByteCount: (field: "offset" | "length", value: unknown) =>
+    `failed to parse function arguments: field "${field}" must be an integer >= 0, got ${
+      typeof value === "number" ? String(value) : Messages.jsonKind(value)
+    }`,
+  /** An offset after the end of the text. */
+  offsetPastEnd: (offset: number, total: number) =>
+    `offset ${offset} is past the end: the text of this resource has ${total} bytes`,
+  /** `-32002` (older servers) or `-32602` (2026-07-28) on `resources/read`. */
+  resourceNotFound: (server: string, uri: string) =>
+    `resources/read failed: MCP server '${escapeBidi(server)}' has no resource '${escapeBidi(uri)}'`,
+  /** A blob or image `data` of a tool result that is not base64. */
+  invalidToolBlob: (path: string) => `tools/call failed: invalid tools/call result at ${path}: ${Messages.invalidBlob}`,
+  /** The note after a window that is not the last. */
+  windowNote: (start: number, end: number, total: number) =>
+    `[window: bytes ${start}-${end} of ${total}; to continue, call read_mcp_resource with offset ${end}]`,
+  /** The note after the last window. */
+  lastWindowNote: (start: number, end: number, total: number) =>
+    `[window: bytes ${start}-${end} of ${total}; this is the end]`
+} as const
+
+/** The JSON-RPC codes of "resource not found": `-32002` (older revisions) and `-32602` (2026-07-28). */
+export const notFoundCodes: ReadonlyArray<number> = [-32002, -32602]
+
+/** `list_mcp_resources` of the extended profile: marks large resources. */
+export const listMcpResources: ToolPayload.ToolSpec = {
+  ...ToolSpecs.listMcpResources,
+  description: `${ToolSpecs.listMcpResources.description} A resource marked "large": true is bigger than one tool output; read_mcp_resource returns it in windows you can page through with offset.`
+}
+
+/** `list_mcp_resource_templates` of the extended profile (the codex spec). */
+export const listMcpResourceTemplates: ToolPayload.ToolSpec = ToolSpecs.listMcpResourceTemplates
+
+/** `read_mcp_resource` of the extended profile: `offset` and `length` in UTF-8 bytes. */
+export const readMcpResource: ToolPayload.ToolSpec = {
+  type: "function",
+  name: "read_mcp_resource",
+  description:
+    "Read a specific resource from an MCP server given the server name and resource URI. Text larger than one tool output comes in windows: the output ends with a note giving the byte range shown, the total size and the offset to pass next; call again with that offset to read on until the note says it is the end. Images come as images; other binary content (PDF, audio, archives) is described by MIME type and size, its bytes are not sent.",
+  strict: false,
+  parameters: {
+    type: "object",
+    properties: {
+      server: {
+        type: "string",
+        description:
+          "MCP server name exactly as configured. Must match the 'server' field returned by list_mcp_resources."
+      },
+      uri: {
+        type: "string",
+        description: "Resource URI to read. Must be one of the URIs returned by list_mcp_resources."
+      },
+      offset: {
+        type: "integer",
+        minimum: 0,
+        description:
+          "Where the window starts, in UTF-8 bytes of the resource's text (all text contents in order). Take it from the previous window's note; omit for the start."
+      },
+      length: {
+        type: "integer",
+        minimum: 0,
+        description: "The most bytes of text to return; omit for as much as fits in one tool output."
+      }
+    },
+    required: ["server", "uri"],
+    additionalProperties: false
+  }
+}
+
+/** The three resource tools of the extended profile, in the order they are offered. */
+export const resourceToolSpecs: ReadonlyArray<ToolPayload.ToolSpec> = [
+  listMcpResources,
+  listMcpResourceTemplates,
+  readMcpResource
+]
+
+/** Read arguments with the window. */
+export interface WindowArguments extends Arguments.ReadArguments {
+  readonly offset?: number
+  readonly length?: number
+}
+
+const byteCount = (
+  raw: Arguments.JsonObject,
+  field: "offset" | "length"
+): Either.Either<number | undefined, Errors.ParameterError> => {
+  const value = Object.hasOwn(raw, field) ? raw[field] : undefined
+  if (value === undefined || value === null) return Either.right(undefined)
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+    return Either.left(new Errors.ParameterError({ message: messages.notByteCount(field, value) }))
+  }
+  return Either.right(value)
+}
+
+/** Arguments of the extended `read_mcp_resource`: the codex rules, then `offset` and `length`. */
+export const parseReadArguments = (text: string): Either.Either<WindowArguments, Errors.ParameterError> =>
+  Either.gen(function* () {
+    const read = yield* Arguments.parseReadArguments(text)
+    const offset = yield* byteCount(read.raw, "offset")
+    const length = yield* byteCount(read.raw, "length")
+    return {
+      ...read,
+      ...(offset === undefined ? {} : { offset }),
+      ...(length === undefined ? {} : { length })
+    }
+  })
+
+/** The output budget in bytes: the effective truncation limit (tokens count 4 bytes). */
+export const budgetBytes = (policy: ProtocolTruncation.TruncationPolicy): number => {
+  const effective = ProtocolTruncation.effective(policy)
+  return effective.mode === "bytes" ? effective.limit : effective.limit * 4
+}
+
+/** The largest window under a budget: the budget less {@link windowReserveBytes}, at least {@link minWindowBytes}. */
+export const windowCap = (budget: number): number => Math.max(minWindowBytes, budget - windowReserveBytes)
+
+const policyOptions = (ctx: ToolContext): ContentPolicy.Options => ({
+  maxImageBytes: ctx.config.tools?.maxImageBytes ?? Config.toolsDefaults.maxImageBytes
+})
+
+/** What a rendering gives: the model's text, the images sent, the item's image summaries. */
+interface Rendered {
+  readonly text: string
+  readonly images: ReadonlyArray<ContentPolicy.ImagePart & { readonly uri?: string }>
+}
+
+const label = (uri: string, mimeType: string | undefined): string =>
+  mimeType === undefined ? escapeBidi(uri) : `${escapeBidi(uri)} (${escapeBidi(mimeType)})`
+
+/** The outcome of a rendering: output text, content items, and an item result without image bytes. */
+const renderedOutcome = (
+  output: string,
+  images: Rendered["images"],
+  isError: boolean,
+  extra: { readonly structuredContent?: unknown } = {}
+): Lifecycle.Outcome => {
+  const contentItems: Array<AppServer.ContentItem> = [{ type: "text", text: output }]
+  const summaries: Array<Mcp.ContentBlock> = []
+  for (const image of images) {
+    contentItems.push({
+      type: "image",
+      mimeType: image.mimeType,
+      data: image.data,
+      ...(image.uri === undefined ? {} : { uri: image.uri })
+    })
+    summaries.push({
+      type: "imageSummary",
+      mimeType: image.mimeType,
+      size: image.size,
+      sha256: image.sha256,
+      ...(image.uri === undefined ? {} : { uri: image.uri })
+    })
+  }
+  const result: Mcp.CallToolResult = {
+    content: [{ type: "text", text: output }, ...summaries],
+    ...(extra.structuredContent === undefined ? {} : { structuredContent: extra.structuredContent as never }),
+    isError
+  }
+  return {
+    status: isError ? "failed" : "completed",
+    result,
+    error: null,
+    output,
+    success: !isError,
+    contentItems
+  }
+}
+
+/** Renders a read result: the whole text when it fits, else the window asked for (or the first). */
+export const renderRead = (
+  ctx: ToolContext,
+  server: string,
+  uri: string,
+  result: Mcp.ReadResourceResult,
+  args: { readonly offset?: number; readonly length?: number }
+): Either.Either<Rendered, string> => {
+  const options = policyOptions(ctx)
+  const parts: Array<ContentPolicy.Part> = []
+  for (let i = 0; i < result.contents.length; i++) {
+    const part = ContentPolicy.contentsPart(result.contents[i]!, options)
+    if (Either.isLeft(part)) return Either.left(`invalid resources/read result at contents.${i}.blob: ${part.left}`)
+    parts.push(part.right)
+  }
+  const segments: Array<Window.Segment> = []
+  let start = 0
+  parts.forEach((part, index) => {
+    if (part._tag !== "text") return
+    const bytes = part.bytes()
+    segments.push({ index, start, bytes })
+    start += bytes.length
+  })
+  const total = start
+  const budget = budgetBytes(ctx.truncation)
+  const asked = args.offset !== undefined || args.length !== undefined
+  const offset = args.offset ?? 0
+  if (offset > total) return Either.left(messages.offsetPastEnd(offset, total))
+  const length = Math.min(args.length ?? Number.POSITIVE_INFINITY, windowCap(budget))
+  const count = result.contents.length
+  const header = `[resource ${escapeBidi(uri)} of MCP server ${escapeBidi(server)}: ${count} ${count === 1 ? "content" : "contents"}, ${total} bytes of text]`
+
+  const render = (window: Window.Window | undefined): Rendered => {
+    const lines: Array<string> = [header]
+    const images: Array<ContentPolicy.ImagePart & { uri?: string }> = []
+    const showOthers = window === undefined || window.start === 0
+    parts.forEach((part, index) => {
+      const item = result.contents[index]!
+      const name = `[contents[${index}] ${label(item.uri, item.mimeType)}: `
+      if (part._tag === "text") {
+        const size = part.bytes().length
+        const kind = part.decoded ? "text decoded from a blob" : "text"
+        if (window === undefined) {
+          lines.push(`${name}${kind}, ${size} bytes]`, part.text)
+          return
+        }
+        const piece = window.pieces.find((p) => p.index === index)
+        if (piece === undefined) return
+        const segment = segments.find((s) => s.index === index)!
+        const from = Math.max(window.start - segment.start, 0)
+        lines.push(`${name}${kind}, ${size} bytes${from > 0 ? `, from its byte ${from}` : ""}]`, piece.text)
+        return
+      }
+      if (!showOthers) return
+      if (part._tag === "image") {
+        images.push({ ...part, uri: item.uri })
+        lines.push(`${name}${ContentPolicy.describe(part, options, images.length)}]`)
+      } else {
+        lines.push(`${name}${ContentPolicy.describe(part, options)}]`)
+      }
+    })
+    if (window !== undefined) {
+      lines.push(
+        window.end >= window.total
+          ? messages.lastWindowNote(window.start, window.end, window.total)
+          : messages.windowNote(window.start, window.end, window.total)
+      )
+    }
+    return { text: lines.join("\n"), images }
+  }
+
+  if (!asked && total <= budget) {
+    const whole = render(undefined)
+    if (Truncation.byteLength(whole.text) <= budget) return Either.right(whole)
+  }
+  return Either.right(render(Window.windowOf(segments, offset, length)))
+}
+
+const readFailure = (server: string, uri: string, error: Errors.ResourceFailure): Lifecycle.Outcome =>
+  Lifecycle.failure(
+    error._tag === "ServerError" && notFoundCodes.includes(error.code)
+      ? messages.resourceNotFound(server, uri)
+      : Messages.toolFailure.read(escapeBidi(error.message))
+  )
+
+/** `read_mcp_resource` of the extended profile. */
+export const callReadTool = (
+  ctx: ToolContext,
+  call: ToolCall,
+  canAccess: (server: string) => boolean
+): Effect.Effect<ToolOutput, never, LifecycleSink> => {
+  const parsed = parseReadArguments(call.arguments)
+  if (Either.isLeft(parsed)) return Effect.succeed({ output: parsed.left.message, success: false })
+  const args = parsed.right
+  const { server, uri, raw } = args
+  const invocation = { callId: call.callId, server, tool: call.name, arguments: raw }
+  if (!canAccess(server)) {
+    return Lifecycle.runWith(
+      invocation,
+      Effect.fail(escapeBidi(Messages.serverDisabledByOrchestrator(server))),
+      Lifecycle.failure,
+      Lifecycle.failure
+    )
+  }
+  return Lifecycle.runWith(
+    invocation,
+    ctx.set.readResource(server, uri, undefined, { defaultTtlMs: defaultWindowTtlMs }),
+    (result) => {
+      const rendered = renderRead(ctx, server, uri, result, args)
+      return Either.isLeft(rendered)
+        ? Lifecycle.failure(rendered.left)
+        : renderedOutcome(rendered.right.text, rendered.right.images, false)
+    },
+    (error) => readFailure(server, uri, error)
+  )
+}
+
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+const marked = (entry: unknown, budget: number): unknown =>
+  isRecord(entry) && typeof entry.size === "number" && entry.size > budget ? { ...entry, large: true } : entry
+
+/**
+ * The output of a list tool in the extended profile: the codex payload with `"large": true` on every
+ * resource whose listed `size` is over the output budget, and bidi controls escaped.
+ */
+export const listOutput = (ctx: ToolContext, pieces: ReadonlyArray<string>): string => {
+  const json = pieces.join("")
+  let text = json
+  if (json.includes(`"size":`)) {
+    const payload = JSON.parse(json) as Record<string, unknown>
+    if (Array.isArray(payload.resources)) {
+      const budget = budgetBytes(ctx.truncation)
+      text = JSON.stringify({ ...payload, resources: payload.resources.map((entry) => marked(entry, budget)) })
+    }
+  }
+  return Truncation.truncateOutput(escapeBidiJson(text), ctx.truncation)
+}
+
+/** The outcome of a list tool in the extended profile. */
+export const listOutcome = (ctx: ToolContext, pieces: ReadonlyArray<string>): Lifecycle.Outcome => {
+  const output = listOutput(ctx, pieces)
+  return {
+    status: "completed",
+    result: { content: [{ type: "text", text: output }], isError: false },
+    error: null,
+    output,
+    success: true
+  }
+}
+
+/** A failure message of the extended profile: bidi controls escaped. */
+export const failureOutcome = (message: string): Lifecycle.Outcome => Lifecycle.failure(escapeBidi(message))
+
+const str = (u: unknown): string | undefined => (typeof u === "string" ? u : undefined)
+
+/** Renders an MCP tool result through the content policy. */
+export const renderToolResult = (
+  ctx: ToolContext,
+  server: string,
+  result: Mcp.CallToolResult
+): Either.Either<Rendered, string> => {
+  const options = policyOptions(ctx)
+  const lines: Array<string> = []
+  const images: Array<ContentPolicy.ImagePart & { uri?: string }> = []
+  let texts = 0
+  const blob = (
+    owner: object,
+    data: unknown,
+    mimeType: string | undefined,
+    path: string,
+    name: string,
+    uri: string | undefined
+  ): string | undefined => {
+    const part = ContentPolicy.blobPart(owner, typeof data === "string" ? data : "-", mimeType, options)
+    if (Either.isLeft(part)) return messages.invalidToolBlob(path)
+    const value = part.right
+    if (value._tag === "text") {
+      texts++
+      lines.push(`[${name}: text decoded from a blob, ${value.bytes().length} bytes]`, value.text)
+    } else if (value._tag === "image") {
+      images.push(uri === undefined ? value : { ...value, uri })
+      lines.push(`[${name}: ${ContentPolicy.describe(value, options, images.length)}]`)
+    } else {
+      lines.push(`[${name}: ${ContentPolicy.describe(value, options)}]`)
+    }
+    return undefined
+  }
+  for (let i = 0; i < result.content.length; i++) {
+    const block = result.content[i]! as Record<string, unknown> & { readonly type: string }
+    const mimeType = str(block.mimeType)
+    let refused: string | undefined
+    switch (block.type) {
+      case "text":
+        texts++
+        lines.push(str(block.text) ?? "")
+        break
+      case "image":
+      case "audio":
+        refused = blob(block, block.data, mimeType, `content.${i}.data`, `content[${i}] ${block.type}`, undefined)
+        break
+      case "resource": {
+        const resource = isRecord(block.resource) ? block.resource : {}
+        const uri = str(resource.uri) ?? ""
+        const type = str(resource.mimeType)
+        const name = `content[${i}] embedded resource ${label(uri, type)}`
+        if (typeof resource.text === "string") {
+          texts++
+          lines.push(`[${name}: text, ${Truncation.byteLength(resource.text)} bytes]`, resource.text)
+        } else {
+          refused = blob(resource, resource.blob, type, `content.${i}.resource.blob`, name, uri)
+        }
+        break
+      }
+      case "resource_link": {
+        const uri = str(block.uri) ?? ""
+        const facts = [
+          str(block.name) === undefined ? undefined : `name ${escapeBidi(JSON.stringify(block.name))}`,
+          mimeType === undefined ? undefined : escapeBidi(mimeType),
+          typeof block.size === "number" ? `${block.size} bytes` : undefined
+        ].filter((f) => f !== undefined)
+        const call = escapeBidiJson(JSON.stringify({ server, uri }))
+        lines.push(
+          `[content[${i}] resource link ${escapeBidi(uri)}${facts.length === 0 ? "" : ` (${facts.join(", ")})`}: not read yet; read it with read_mcp_resource ${call}]`
+        )
+        break
+      }
+      default:
+        lines.push(`[content[${i}] of type ${escapeBidi(JSON.stringify(block.type))}: not shown]`)
+    }
+    if (refused !== undefined) return Either.left(refused)
+  }
+  if (texts === 0 && result.structuredContent !== undefined) {
+    lines.push(`structuredContent: ${escapeBidiJson(JSON.stringify(result.structuredContent))}`)
+  }
+  return Either.right({ text: Truncation.truncateOutput(lines.join("\n"), ctx.truncation), images })
+}
+
+/** The outcome of an MCP tool result in the extended profile. */
+export const toolResultOutcome = (ctx: ToolContext, server: string, result: Mcp.CallToolResult): Lifecycle.Outcome => {
+  const rendered = renderToolResult(ctx, server, result)
+  if (Either.isLeft(rendered)) return Lifecycle.failure(rendered.left)
+  return renderedOutcome(rendered.right.text, rendered.right.images, result.isError === true, {
+    ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent })
+  })
+}
