@@ -213,7 +213,7 @@ export const open = (
       tools: declared?.tools !== undefined
     }
     const memory = entry.transport._tag === "memory"
-    const wire: Wire = { client, memory, closedReason, inFlight }
+    const wire: Wire = { client, memory, closedReason, inFlight, trace }
     const { requestWith } = makeRequester(wire)
     const era = client.getProtocolEra()
     guard.keepResultType = era !== "modern"

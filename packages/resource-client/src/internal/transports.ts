@@ -40,6 +40,8 @@ export type HttpFailure =
 /** The HTTP answers of one connection, as far as start-up messages need them. */
 export interface HttpTrace {
   last: HttpFailure | undefined
+  /** The status of the last POST the server answered with a success (quoted when its body was unusable). */
+  okStatus?: number
 }
 
 /** The SDK's streamable HTTP transport with the trace of its answers and the release of its agent. */
@@ -78,7 +80,7 @@ export const displayUrl = (url: string | URL): string => {
   }
 }
 
-const networkFailure = (method: string, target: string, error: unknown): HttpFailure => {
+export const networkFailure = (method: string, target: string, error: unknown): HttpFailure => {
   // undici: TypeError("fetch failed") with the system error as its cause
   let cause: unknown = error
   while (cause instanceof Error && cause.cause !== undefined && (cause as { code?: unknown }).code === undefined) {
@@ -148,6 +150,7 @@ const tracingFetch =
         }
         const essence = contentType.split(";")[0]!.trim().toLowerCase()
         const usable = response.status === 202 || essence === "application/json" || essence === "text/event-stream"
+        if (method === "POST") trace.okStatus = response.status
         // a usable answer supersedes an earlier refusal (the probe of `auto` before `initialize`)
         if (method === "POST") trace.last = usable ? undefined : { _tag: "content", contentType: essence }
         return response
