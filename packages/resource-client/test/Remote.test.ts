@@ -325,9 +325,13 @@ describe("a malformed answer from an HTTP server", () => {
         not_jsonrpc: answer(200, "application/json", '{"hello":"world"}'),
         not_jsonrpc_array: answer(200, "application/json", "[1,2]"),
         status_500: answer(500, "text/plain", "database is down\n  at stack"),
-        text_plain: answer(200, "text/plain", "hello")
+        text_plain: answer(200, "text/plain", "hello"),
+        result_null: (res, id) => {
+          res.writeHead(200, { "content-type": "application/json" })
+          res.end(JSON.stringify({ jsonrpc: "2.0", id, result: null }))
+        }
       })
-      const names = ["not_json", "not_jsonrpc", "not_jsonrpc_array", "status_500", "text_plain"]
+      const names = ["not_json", "not_jsonrpc", "not_jsonrpc_array", "status_500", "text_plain", "result_null"]
       // a deadline the test would notice: the failures must not wait for it
       const client = yield* startClient(
         names.map((name) =>
@@ -346,7 +350,8 @@ describe("a malformed answer from an HTTP server", () => {
         "resources/list failed for `not_jsonrpc`: HTTP 200: invalid answer: the body is not a JSON-RPC message",
         "resources/list failed for `not_jsonrpc_array`: HTTP 200: invalid answer: the body is not a JSON-RPC message",
         "resources/list failed for `status_500`: HTTP 500: database is down",
-        "resources/list failed for `text_plain`: HTTP 200: invalid answer: unexpected content type text/plain"
+        "resources/list failed for `text_plain`: HTTP 200: invalid answer: unexpected content type text/plain",
+        "resources/list failed for `result_null`: HTTP 200: invalid answer: the body is not a JSON-RPC message"
       ])
     }).pipe(Effect.scoped)
   )
