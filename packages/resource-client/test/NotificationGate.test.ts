@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client"
-import { droppableLine, gateNotifications } from "../src/internal/notificationGate.js"
+import { droppableLine, filterEvent, filterEventStream, gateNotifications } from "../src/internal/notificationGate.js"
 
 const fakeTransport = () => {
   const transport = {
@@ -82,5 +82,25 @@ describe("the notification gate", () => {
     assert.isFalse(droppableLine('{"method":"notifications/message","params":{}}'))
     assert.isFalse(droppableLine('{"method":"notifications/messages","jsonrpc":"2.0"}'))
     assert.isFalse(droppableLine('{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"x"}}'))
+  })
+
+  it("drops such notifications from an event stream before the SDK parses them, keeping ids and every other event", async () => {
+    const message = '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}'
+    const updated = '{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"x://a"}}'
+    assert.strictEqual(filterEvent(`event: message\ndata: ${message}`), "")
+    assert.strictEqual(filterEvent(`id: 7\nevent: message\ndata: ${message}`), "id: 7")
+    assert.strictEqual(filterEvent(`data: ${updated}`), `data: ${updated}`)
+    assert.strictEqual(filterEvent(": keep-alive"), ": keep-alive")
+    const text = `data: ${message}\n\nid: 1\ndata: ${message}\r\n\r\ndata: ${updated}\n\n: ping\n\ndata: ${message}\n\ndata: tail`
+    // split anywhere, even inside an event and inside a multi-byte character
+    const bytes = new TextEncoder().encode(text)
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < bytes.length; i += 7) controller.enqueue(bytes.subarray(i, i + 7))
+        controller.close()
+      }
+    })
+    const out = await new Response(filterEventStream(body)).text()
+    assert.strictEqual(out, `id: 1\n\ndata: ${updated}\n\n: ping\n\ndata: tail`)
   })
 })

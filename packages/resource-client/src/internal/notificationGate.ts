@@ -145,3 +145,51 @@ export const gateNotifications = (transport: Transport): GateStats => {
   })
   return stats
 }
+
+/** The end of an event in a `text/event-stream` (a blank line, in any of the three line endings). */
+const eventEnd = /\r\n\r\n|\n\n|\r\r/
+
+/**
+ * One event of a `text/event-stream` without its notification when that notification certainly is
+ * one nothing handles ({@link droppableLine}): its `id:` lines stay (the stream's last event id still
+ * advances, so a resumed stream does not replay it), its data goes. Any other event is kept as it is.
+ */
+export const filterEvent = (event: string): string => {
+  const lines = event.split(/\r\n|\n|\r/)
+  const data = lines.filter((line) => line.startsWith("data:"))
+  if (data.length !== 1) return event
+  const value = data[0]!.startsWith("data: ") ? data[0]!.slice(6) : data[0]!.slice(5)
+  if (!droppableLine(value)) return event
+  return lines.filter((line) => line.startsWith("id:")).join("\n")
+}
+
+/**
+ * A `text/event-stream` body without the notifications nothing handles (see {@link filterEvent}), so
+ * that the SDK's HTTP transport does not parse and validate each of a flood. Events are passed on
+ * whole, in order; a dropped event without an id leaves nothing.
+ */
+export const filterEventStream = (body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> => {
+  const decoder = new TextDecoder()
+  const encoder = new TextEncoder()
+  let pending = ""
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        pending += decoder.decode(chunk, { stream: true })
+        let out = ""
+        let match = eventEnd.exec(pending)
+        while (match !== null) {
+          const kept = filterEvent(pending.slice(0, match.index))
+          if (kept !== "") out += `${kept}\n\n`
+          pending = pending.slice(match.index + match[0].length)
+          match = eventEnd.exec(pending)
+        }
+        if (out !== "") controller.enqueue(encoder.encode(out))
+      },
+      flush(controller) {
+        const rest = pending + decoder.decode()
+        if (rest !== "") controller.enqueue(encoder.encode(rest))
+      }
+    })
+  )
+}

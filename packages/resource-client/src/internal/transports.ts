@@ -7,6 +7,7 @@ import { Errors } from "@mcp-resources/protocol"
 import { StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client"
 import { Config as EffectConfig, Effect, Option } from "effect"
 import type { ServerEntry } from "../ServerEntry.js"
+import { filterEventStream } from "./notificationGate.js"
 import { StdioTransport } from "./stdioTransport.js"
 
 /** The transport kind of an entry, as `mcpServer/list` shows it. */
@@ -153,6 +154,15 @@ const tracingFetch =
         if (method === "POST") trace.okStatus = response.status
         // a usable answer supersedes an earlier refusal (the probe of `auto` before `initialize`)
         if (method === "POST") trace.last = usable ? undefined : { _tag: "content", contentType: essence }
+        // an event stream reaches the SDK without the notifications nothing handles (a flood of them
+        // would each be parsed and validated there)
+        if (essence === "text/event-stream" && response.body !== null) {
+          return new Response(filterEventStream(response.body), {
+            status: response.status,
+            statusText: response.statusText,
+            headers: response.headers
+          })
+        }
         return response
       },
       (error: unknown) => {
