@@ -149,6 +149,18 @@ export const invalidResponseBody = (method: string, kind: string) =>
     ? `invalid ${method} response: it carries neither a result nor an error`
     : `invalid ${method} result: expected a JSON object, got ${kind}`
 
+/**
+ * An HTTP MCP server's answer to a request that cannot be read as a JSON-RPC answer:
+ * `HTTP {status}: invalid answer: {what}` (`what` from {@link invalidHttpAnswerWhat}, or the content type).
+ */
+export const invalidHttpAnswer = (status: number, what: string) => `HTTP ${status}: invalid answer: ${what}`
+
+/** What was wrong with an answer of {@link invalidHttpAnswer}. */
+export const invalidHttpAnswerWhat = {
+  notJson: "the body is not JSON",
+  notJsonRpc: "the body is not a JSON-RPC message"
+} as const
+
 /** A `blob` that is not base64 (the MCP schema requires it). */
 export const invalidBlob = "is not valid base64"
 

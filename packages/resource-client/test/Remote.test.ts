@@ -9,6 +9,8 @@ import { listenLoopback, startV2Http, v2StdioCommand } from "@mcp-resources/fixt
 import { Config } from "@mcp-resources/protocol"
 import { ConfigProvider, Effect, Either, TestClock } from "effect"
 import { McpTransport, ResourceClient, type ServerEntry } from "../src/index.js"
+import { httpConnectionLost, httpFailureText } from "../src/internal/failures.js"
+import { networkFailure } from "../src/internal/transports.js"
 
 const defaults = { enabled: true, startupTimeoutSec: 60, toolTimeoutSec: 30, maxMessageBytes: 67108864 }
 
@@ -133,7 +135,8 @@ describe("a remote server that drops is reconnected", () => {
       assert.deepStrictEqual(first.rpcMethods.slice(0, 2), ["server/discover", "initialize"])
       yield* Effect.promise(() => first.close())
       const failed = message(yield* Effect.either(client.listResources("remote")))
-      assert.match(failed, /^resources\/list failed for `remote`: connection closed: fetch failed/)
+      // the system error's code stays in the text
+      assert.strictEqual(failed, "resources/list failed for `remote`: connection closed: fetch failed (ECONNREFUSED)")
       let current = yield* status()
       assert.strictEqual(current.status, "failed")
       assert.strictEqual(current.reconnectAttempt, 1)
@@ -258,4 +261,125 @@ describe("outgoing HTTP and proxies", () => {
       assert.strictEqual(targets.length, seen)
     }).pipe(Effect.scoped)
   )
+})
+
+/** The JSON body of a request. */
+const bodyOf = (req: import("node:http").IncomingMessage): Promise<{ id?: number; method?: string }> =>
+  new Promise((resolve, reject) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (chunk: Buffer) => chunks.push(chunk))
+    req.on("error", reject)
+    req.on("end", () => resolve(JSON.parse(Buffer.concat(chunks).toString("utf8"))))
+  })
+
+/**
+ * A hand-written sessionful MCP server on loopback: a correct `initialize` (and 202 for
+ * notifications, 405 for the GET stream), then every request of `/{case}` answered by `answers[case]`.
+ */
+const malformedServer = (answers: Record<string, (res: import("node:http").ServerResponse, id: number) => void>) =>
+  Effect.acquireRelease(
+    Effect.promise(() =>
+      listenLoopback(async (req, res) => {
+        if (req.method !== "POST") {
+          res.writeHead(req.method === "GET" ? 405 : 200)
+          res.end()
+          return
+        }
+        const body = await bodyOf(req)
+        if (body.method === "initialize") {
+          res.writeHead(200, { "content-type": "application/json", "mcp-session-id": "session-1" })
+          res.end(
+            JSON.stringify({
+              jsonrpc: "2.0",
+              id: body.id,
+              result: {
+                protocolVersion: "2025-06-18",
+                capabilities: { resources: {} },
+                serverInfo: { name: "malformed", version: "1.0.0" }
+              }
+            })
+          )
+          return
+        }
+        if (body.id === undefined) {
+          res.writeHead(202)
+          res.end()
+          return
+        }
+        answers[(req.url ?? "").slice(1)]!(res, body.id)
+      })
+    ),
+    (server) => Effect.promise(() => server.close())
+  )
+
+describe("a malformed answer from an HTTP server", () => {
+  it.live("fails the request at once with the server's name, the status and what was wrong", () =>
+    Effect.gen(function* () {
+      const answer =
+        (status: number, contentType: string, body: string) => (res: import("node:http").ServerResponse) => {
+          res.writeHead(status, { "content-type": contentType })
+          res.end(body)
+        }
+      const server = yield* malformedServer({
+        not_json: answer(200, "application/json", "this is not json"),
+        not_jsonrpc: answer(200, "application/json", '{"hello":"world"}'),
+        not_jsonrpc_array: answer(200, "application/json", "[1,2]"),
+        status_500: answer(500, "text/plain", "database is down\n  at stack"),
+        text_plain: answer(200, "text/plain", "hello"),
+        result_null: (res, id) => {
+          res.writeHead(200, { "content-type": "application/json" })
+          res.end(JSON.stringify({ jsonrpc: "2.0", id, result: null }))
+        }
+      })
+      const names = ["not_json", "not_jsonrpc", "not_jsonrpc_array", "status_500", "text_plain", "result_null"]
+      // a deadline the test would notice: the failures must not wait for it
+      const client = yield* startClient(
+        names.map((name) =>
+          http(name, `http://127.0.0.1:${server.port}/${name}`, { protocolVersion: "legacy", toolTimeoutSec: 120 })
+        )
+      )
+      assert.deepStrictEqual(
+        (yield* client.servers).map((s) => s.status),
+        names.map(() => "ready")
+      )
+      const failures = yield* Effect.forEach(names, (name) =>
+        Effect.map(Effect.either(client.listResources(name)), message)
+      )
+      assert.deepStrictEqual(failures, [
+        "resources/list failed for `not_json`: HTTP 200: invalid answer: the body is not JSON",
+        "resources/list failed for `not_jsonrpc`: HTTP 200: invalid answer: the body is not a JSON-RPC message",
+        "resources/list failed for `not_jsonrpc_array`: HTTP 200: invalid answer: the body is not a JSON-RPC message",
+        "resources/list failed for `status_500`: HTTP 500: database is down",
+        "resources/list failed for `text_plain`: HTTP 200: invalid answer: unexpected content type text/plain",
+        "resources/list failed for `result_null`: HTTP 200: invalid answer: the body is not a JSON-RPC message"
+      ])
+    }).pipe(Effect.scoped)
+  )
+})
+
+describe("system error codes stay in the texts", () => {
+  /** What undici's fetch rejects with: a TypeError whose cause is the system error. */
+  const fetchFailed = (code: string, message: string) =>
+    new TypeError("fetch failed", { cause: Object.assign(new Error(message), { code, syscall: "connect" }) })
+
+  it("EMFILE and ECONNREFUSED, at start-up and on a lost connection", () => {
+    const target = "http://127.0.0.1:9/mcp"
+    const emfile = fetchFailed("EMFILE", "connect EMFILE 127.0.0.1:9 - Local (undefined:undefined)")
+    const refused = fetchFailed("ECONNREFUSED", "connect ECONNREFUSED 127.0.0.1:9")
+    assert.strictEqual(
+      httpFailureText(networkFailure("POST", target, emfile)),
+      "cannot connect to http://127.0.0.1:9/mcp: connect EMFILE 127.0.0.1:9 - Local (undefined:undefined)"
+    )
+    assert.strictEqual(
+      httpFailureText(networkFailure("POST", target, refused)),
+      "cannot connect to http://127.0.0.1:9/mcp: connect ECONNREFUSED 127.0.0.1:9"
+    )
+    // a system error whose message does not name its code gets it appended
+    assert.strictEqual(
+      httpFailureText(networkFailure("POST", target, fetchFailed("EMFILE", "too many open files"))),
+      "cannot connect to http://127.0.0.1:9/mcp: too many open files (EMFILE)"
+    )
+    assert.strictEqual(httpConnectionLost(emfile, "session-1"), "fetch failed (EMFILE)")
+    assert.strictEqual(httpConnectionLost(refused, undefined), "fetch failed (ECONNREFUSED)")
+  })
 })

@@ -1,9 +1,12 @@
 /**
  * The three model tools against real servers of both SDK generations and both protocol eras:
  * v2 servers over stdio (default, 2026-07-28 only) and HTTP (sessionful, stateless, POST-only with a
- * GET that answers 405 or 404, 2026-07-28 only), and v1 servers over stdio and HTTP.
+ * GET that answers 405 or 404, 2026-07-28 only), v1 servers over stdio and HTTP, and the installed
+ * `@modelcontextprotocol/server-everything` over stdio and streamable HTTP.
  */
 import {
+  everythingCommand,
+  startEverythingHttp,
   startHttp,
   startV2Http,
   stdioCommand,
@@ -15,7 +18,7 @@ import {
 import type { Config } from "@mcp-resources/protocol"
 import type { ServerEntry } from "@mcp-resources/resource-client"
 import { Effect } from "effect"
-import { entryDefaults, type Expected, type MatrixCase, matrixSuite } from "./ServerMatrix.js"
+import { entryDefaults, everythingSuite, type Expected, type MatrixCase, matrixSuite } from "./ServerMatrix.js"
 
 const stdio = (
   name: string,
@@ -153,3 +156,24 @@ const cases: ReadonlyArray<MatrixCase> = [
 ]
 
 matrixSuite("protocol matrix (v2 and v1 servers, both eras)", cases)
+
+everythingSuite("protocol matrix (@modelcontextprotocol/server-everything)", [
+  {
+    name: "everything_stdio",
+    title: "server-everything stdio (auto)",
+    start: Effect.succeed(stdio("everything_stdio", everythingCommand())),
+    protocolVersion: "2025-11-25"
+  },
+  {
+    name: "everything_http",
+    title: "server-everything streamable HTTP (auto)",
+    start: Effect.map(
+      Effect.acquireRelease(
+        Effect.promise(() => startEverythingHttp()),
+        (f) => Effect.promise(() => f.close())
+      ),
+      (f) => http("everything_http", f.url)
+    ),
+    protocolVersion: "2025-11-25"
+  }
+])

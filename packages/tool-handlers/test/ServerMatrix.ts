@@ -37,7 +37,7 @@ class Matrix extends Context.Tag("test/Matrix")<
   { readonly ctx: ToolHandlers.ToolContext; readonly client: ResourceClient.Service }
 >() {}
 
-const matrixLayer = (cases: ReadonlyArray<MatrixCase>) =>
+const matrixLayer = (cases: ReadonlyArray<Pick<MatrixCase, "start">>) =>
   Layer.scoped(
     Matrix,
     Effect.gen(function* () {
@@ -171,5 +171,125 @@ export const matrixSuite = (title: string, cases: ReadonlyArray<MatrixCase>) =>
           })
         )
       }
+    }
+  })
+
+/** One `@modelcontextprotocol/server-everything` of the matrix: how to start it and the revision it negotiates. */
+export interface EverythingCase {
+  readonly name: string
+  readonly title: string
+  readonly start: Effect.Effect<ServerEntry.ServerEntry, never, Scope.Scope>
+  readonly protocolVersion: string
+}
+
+interface Listed {
+  readonly server: string
+  readonly uri: string
+  readonly name: string
+}
+
+const parse = <A>(output: string): A => JSON.parse(output) as A
+
+/**
+ * The contract against `@modelcontextprotocol/server-everything`, whose catalog is partly generated
+ * (its documents come from its own files, its reads carry a timestamp): what a user sees is asserted —
+ * the pages a single-server list walks are the aggregate list's entries, its two dynamic templates are
+ * listed, text and blob reads answer the uri asked for, a missing resource fails with the server's error.
+ */
+export const everythingSuite = (title: string, cases: ReadonlyArray<EverythingCase>) =>
+  layer(matrixLayer(cases), { timeout: "120 seconds" })(title, (it) => {
+    for (const c of cases) {
+      const server = c.name
+      it.effect(`${c.title}: ready, with the negotiated revision`, () =>
+        Effect.gen(function* () {
+          const { client } = yield* Matrix
+          const status = (yield* client.servers).find((s) => s.name === server)
+          assert.deepStrictEqual(status, {
+            name: server,
+            transport: status?.transport ?? "stdio",
+            status: "ready",
+            protocolVersion: c.protocolVersion
+          })
+        })
+      )
+      it.effect(`${c.title}: the single-server pages, walked by cursor, are the aggregate list's entries`, () =>
+        Effect.gen(function* () {
+          const aggregate = yield* call("list_mcp_resources", {})
+          assert.isTrue(aggregate.success, aggregate.output)
+          const listed = parse<{ resources: Array<Listed> }>(aggregate.output).resources.filter(
+            (r) => r.server === server
+          )
+          assert.isAbove(listed.length, 0)
+          const walked: Array<Listed> = []
+          let cursor: string | undefined
+          for (let page = 0; page < 100; page++) {
+            const output = yield* call("list_mcp_resources", cursor === undefined ? { server } : { server, cursor })
+            assert.isTrue(output.success, output.output)
+            const body = parse<{ server: string; resources: Array<Listed>; nextCursor?: string }>(output.output)
+            assert.strictEqual(body.server, server)
+            walked.push(...body.resources)
+            cursor = body.nextCursor
+            if (cursor === undefined) break
+          }
+          assert.isUndefined(cursor, "the pages end")
+          assert.deepStrictEqual(walked, listed)
+          for (const entry of listed) assert.match(entry.uri, /^demo:\/\//)
+        })
+      )
+      it.effect(`${c.title}: its two dynamic templates are listed, on the single-server and the aggregate list`, () =>
+        Effect.gen(function* () {
+          const single = yield* call("list_mcp_resource_templates", { server })
+          const aggregate = yield* call("list_mcp_resource_templates", {})
+          assert.isTrue(single.success && aggregate.success, `${single.output} ${aggregate.output}`)
+          type Template = { readonly server: string; readonly uriTemplate: string }
+          const fromSingle = parse<{ resourceTemplates: Array<Template> }>(single.output).resourceTemplates
+          const fromAggregate = parse<{ resourceTemplates: Array<Template> }>(
+            aggregate.output
+          ).resourceTemplates.filter((t) => t.server === server)
+          for (const templates of [fromSingle, fromAggregate]) {
+            assert.includeMembers(
+              templates.map((t) => t.uriTemplate),
+              ["demo://resource/dynamic/text/{resourceId}", "demo://resource/dynamic/blob/{resourceId}"]
+            )
+          }
+        })
+      )
+      it.effect(`${c.title}: a listed document, a text and a blob read answer the uri asked for`, () =>
+        Effect.gen(function* () {
+          type Read = {
+            readonly server: string
+            readonly uri: string
+            readonly contents: Array<{ uri: string; mimeType?: string; text?: string; blob?: string }>
+          }
+          const read = (uri: string) =>
+            Effect.map(call("read_mcp_resource", { server, uri }), (output) => {
+              assert.isTrue(output.success, output.output)
+              const body = parse<Read>(output.output)
+              assert.strictEqual(body.server, server)
+              assert.strictEqual(body.uri, uri)
+              assert.strictEqual(body.contents[0]?.uri, uri)
+              return body.contents[0]!
+            })
+          const listed = parse<{ resources: Array<Listed> }>((yield* call("list_mcp_resources", {})).output).resources
+          const document = listed.find((r) => r.server === server)!
+          assert.isAbove((yield* read(document.uri)).text?.length ?? 0, 0)
+          const text = yield* read("demo://resource/dynamic/text/1")
+          assert.match(text.text ?? "", /^Resource 1: /)
+          const blob = yield* read("demo://resource/dynamic/blob/2")
+          assert.isUndefined(blob.text)
+          assert.match(Buffer.from(blob.blob ?? "", "base64").toString("utf8"), /^Resource 2: /)
+        })
+      )
+      it.effect(`${c.title}: a read of a missing resource renders the server's error`, () =>
+        Effect.gen(function* () {
+          const uri = "demo://resource/static/document/no-such-document.md"
+          const output = yield* call("read_mcp_resource", { server, uri })
+          assert.isFalse(output.success)
+          assert.strictEqual(
+            output.output,
+            `resources/read failed: resources/read failed for \`${server}\` (${uri}): Mcp error: -32602: Resource ${uri} not found`
+          )
+        })
+      )
     }
   })

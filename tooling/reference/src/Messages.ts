@@ -80,6 +80,21 @@ export const runtimeAndTools: ReadonlyArray<MessageDoc> = [
     Messages.invalidResponseBody("{method}", "{kind}"),
     "an answer with the request's id has a malformed body (null, an array, a string, neither result nor error)"
   ),
+  m(
+    "invalidHttpAnswer",
+    Messages.invalidHttpAnswer(200, "{what}"),
+    "an HTTP server answered a request with a body that is not JSON, JSON that is not JSON-RPC, or another content type (`unexpected content type {type}`)"
+  ),
+  m(
+    "invalidHttpAnswerWhat.notJson",
+    Messages.invalidHttpAnswerWhat.notJson,
+    "what `invalidHttpAnswer` says when the body of an `application/json` answer is not JSON"
+  ),
+  m(
+    "invalidHttpAnswerWhat.notJsonRpc",
+    Messages.invalidHttpAnswerWhat.notJsonRpc,
+    "what `invalidHttpAnswer` says when the body is JSON but not a JSON-RPC message (e.g. `[1,2]`, `result: null`)"
+  ),
   m("invalidBlob", Messages.invalidBlob, "a read content's `blob` is not base64 (appended to the read's context)"),
   m(
     "reconnectFailed",

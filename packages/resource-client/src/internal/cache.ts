@@ -23,6 +23,8 @@ export interface Tags {
   readonly method: string
   /** The uri of a `resources/read`. */
   readonly uri?: string
+  /** The connection the answer came from (see {@link ResultCache.connectionId}). */
+  readonly connection?: number
 }
 
 /** How an entry is stored. */
@@ -197,6 +199,11 @@ export class ResultCache {
   /** Drops the server's answers to `method` (e.g. every cached page of `resources/list`). */
   invalidateMethod(server: string, method: string): number {
     return this.invalidate(server, (tags) => tags.method === method)
+  }
+
+  /** Drops the server's answers that came from one connection (it closed). */
+  invalidateConnection(server: string, connection: number): number {
+    return this.invalidate(server, (tags) => tags.connection === connection)
   }
 
   /** Drops every entry of a set generation (the set closed). */

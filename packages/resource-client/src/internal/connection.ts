@@ -9,6 +9,7 @@ import { Deferred, Effect, type Either, Queue, type Scope } from "effect"
 import type { ServerEntry } from "../ServerEntry.js"
 import { httpConnectionLost, startupFailure } from "./failures.js"
 import { type Hold, InFlightList, keepRaw, makeRequester, type Wire } from "./request.js"
+import { gateNotifications } from "./notificationGate.js"
 import { ChangeQueue } from "./notifications.js"
 import { guardResponses } from "./responseGuard.js"
 import { MessageTooLargeError } from "./stdioTransport.js"
@@ -135,6 +136,8 @@ export const open = (
       Queue.unsafeOffer(stderr, text)
     })
     const guard = guardResponses(transport)
+    // behind the guard: a notification flood reaches the SDK coalesced (see notificationGate.ts)
+    gateNotifications(transport)
     const trace = httpTrace(transport)
     let pendingReason: string | undefined
     let closeReason: string | undefined
@@ -210,7 +213,7 @@ export const open = (
       tools: declared?.tools !== undefined
     }
     const memory = entry.transport._tag === "memory"
-    const wire: Wire = { client, memory, closedReason, inFlight }
+    const wire: Wire = { client, memory, closedReason, inFlight, trace }
     const { requestWith } = makeRequester(wire)
     const era = client.getProtocolEra()
     guard.keepResultType = era !== "modern"

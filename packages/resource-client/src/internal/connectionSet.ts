@@ -5,7 +5,7 @@
  * go, and a handle closes when the last set holding it closes. Every operation of a set holds it while
  * it runs. The result cache's invalidation by generation and by notification starts here too.
  */
-import { Deferred, Effect, Config as EffectConfig, Option, type Scope } from "effect"
+import { Effect, Config as EffectConfig, Option, type Scope } from "effect"
 import { createHash } from "node:crypto"
 import type { ConnectionSet } from "../ResourceClient.js"
 import type { ServerEntry, Setup } from "../ServerEntry.js"
@@ -165,24 +165,19 @@ export const make = (options: Options): Effect.Effect<Lifetimes, never, Scope.Sc
         () => Effect.suspend(() => releaseNow(held))
       )
 
-    /** A new handle for `entry`; its resource notifications invalidate the cache for the handle's life. */
+    /**
+     * A new handle for `entry`. Beside every connection it serves (the first and each reconnection),
+     * that connection's resource notifications invalidate the cache; when the connection closes, the
+     * answers it gave are dropped (a reconnection is a new connection: nothing of the old one is served).
+     */
     const startHandle = (entry: ServerEntry): Effect.Effect<Server.Handle> =>
-      Effect.gen(function* () {
-        const handle = yield* Server.start(entry, transports, startupPermits)
-        yield* Deferred.await(handle.settled).pipe(
-          Effect.flatMap(() => {
-            const state = handle.state
-            if (state._tag !== "ready") return Effect.void
-            return state.connection.resourceChanges.take.pipe(
-              Effect.flatMap((batch) => Effect.sync(() => invalidate(cache, entry.name, batch))),
-              Effect.forever
-            )
-          }),
-          Effect.interruptible,
-          Effect.forkIn(handle.scope)
+      Server.start(entry, transports, startupPermits, (connection) =>
+        connection.resourceChanges.take.pipe(
+          Effect.flatMap((batch) => Effect.sync(() => invalidate(cache, entry.name, batch))),
+          Effect.forever,
+          Effect.ensuring(Effect.sync(() => cache.invalidateConnection(entry.name, cache.connectionId(connection))))
         )
-        return handle
-      })
+      )
 
     const publish = (next: Setup, carryOver: boolean): Effect.Effect<void> =>
       publishLock.withPermits(1)(
@@ -192,9 +187,18 @@ export const make = (options: Options): Effect.Effect<Lifetimes, never, Scope.Sc
           const partitions = new Map<string, string>()
           for (const entry of next.servers) {
             if (!entry.enabled) continue
-            partitions.set(entry.name, yield* partitionOf(entry))
+            const partition = yield* partitionOf(entry)
+            partitions.set(entry.name, partition)
             const old = previous?.set?.handles.get(entry.name)
-            if (carryOver && old !== undefined && old.state._tag === "ready" && sameEntry(old.entry, entry)) {
+            // a changed bearer token (same entry, another value of its variable) starts a new connection:
+            // the old one still sends the old token
+            if (
+              carryOver &&
+              old !== undefined &&
+              old.state._tag === "ready" &&
+              sameEntry(old.entry, entry) &&
+              previous?.set?.partitions.get(entry.name) === partition
+            ) {
               handleRefs.set(old, (handleRefs.get(old) ?? 1) + 1)
               handles.set(entry.name, old)
             } else {

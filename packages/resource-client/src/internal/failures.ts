@@ -43,8 +43,14 @@ export const mapSdkError = (
   error: unknown,
   method: string,
   timeoutMillis: number,
-  closedReason: () => string | undefined
+  closedReason: () => string | undefined,
+  trace?: HttpTrace | undefined
 ): Errors.TransportError | Errors.ServerError => {
+  const answer = trace === undefined ? undefined : answerFailure(error, trace)
+  if (answer !== undefined) {
+    const reason = closedReason()
+    return reason !== undefined ? closedError(reason) : transportError("invalidResult", answer)
+  }
   if (error instanceof ProtocolError) {
     const invalid = invalidResponseMessage(error.data)
     if (invalid !== undefined) return transportError("invalidResult", invalid)
@@ -190,6 +196,39 @@ export const startupFailure = (
       cause instanceof ProtocolError ? jsonRpcErrorText(cause.code, serverText(cause), cause.data) : error.message
     return transportError("startup", pinnedModern ? Messages.startup.noModernRevision(detail) : detail)
   }
-  const mapped = mapSdkError(error, "initialize", timeoutMillis, closedReason)
+  const mapped = mapSdkError(error, "initialize", timeoutMillis, closedReason, trace)
   return mapped._tag === "ServerError" ? mapped : transportError("startup", mapped.message)
+}
+
+/** A schema failure of the SDK's JSON-RPC message check (zod). */
+const isSchemaFailure = (error: unknown): boolean =>
+  error instanceof Error && (error.name === "ZodError" || Array.isArray((error as { issues?: unknown }).issues))
+
+/**
+ * Our text for a failed HTTP request whose answer could not be read as JSON-RPC (the SDK's send
+ * failed with a JSON syntax error, a schema failure, an unexpected content type, or an error status):
+ * `HTTP {status}: invalid answer: {what}`, or the error status as at start-up. Undefined for any
+ * other failure (a network failure, an abort: the connection's close handling reads those).
+ */
+export const answerFailure = (error: unknown, trace: HttpTrace): string | undefined => {
+  const status = trace.okStatus ?? 200
+  if (error instanceof SyntaxError) {
+    return Messages.invalidHttpAnswer(status, Messages.invalidHttpAnswerWhat.notJson)
+  }
+  if (isSchemaFailure(error)) {
+    return Messages.invalidHttpAnswer(status, Messages.invalidHttpAnswerWhat.notJsonRpc)
+  }
+  if (error instanceof SdkError && error.code === SdkErrorCode.ClientHttpUnexpectedContent) {
+    const contentType = String((error as { data?: { contentType?: unknown } }).data?.contentType ?? "")
+    const essence = contentType.split(";")[0]!.trim().toLowerCase()
+    return Messages.invalidHttpAnswer(
+      status,
+      essence === "text/html" ? Messages.startup.html : Messages.startup.unexpectedContent(essence)
+    )
+  }
+  const last = trace.last
+  if (error instanceof SdkError && error.code === SdkErrorCode.ClientHttpNotImplemented && last?._tag === "status") {
+    return httpFailureText(last)
+  }
+  return undefined
 }

@@ -9,6 +9,7 @@ import { Effect, Either, ParseResult, Schema } from "effect"
 import { z } from "zod"
 import { closedError, mapSdkError, transportError } from "./failures.js"
 import { RequestSignal } from "./requestSignal.js"
+import type { HttpTrace } from "./transports.js"
 import { restoreResultType } from "./responseGuard.js"
 
 /** Extra milliseconds given to the SDK's own timer, so that our clock's timeout always comes first. */
@@ -139,6 +140,8 @@ export interface Wire {
   readonly memory: boolean
   readonly closedReason: () => string | undefined
   readonly inFlight: InFlightList
+  /** The HTTP answers of the connection (HTTP only): a failed request's unreadable answer is named from it. */
+  readonly trace: HttpTrace | undefined
 }
 
 /** A request in the in-flight list. */
@@ -274,7 +277,9 @@ class InFlight<A> implements Linked {
 
   failed(error: unknown): void {
     if (this.settle(false)) {
-      this.resume?.(this.failure(mapSdkError(error, this.method, this.timeoutMillis, this.wire.closedReason)))
+      this.resume?.(
+        this.failure(mapSdkError(error, this.method, this.timeoutMillis, this.wire.closedReason, this.wire.trace))
+      )
     }
   }
 

@@ -67,6 +67,13 @@ interface Connected {
 }
 
 /**
+ * Runs beside every connection a handle serves (the first and each reconnection), in that
+ * connection's scope: interrupted when the connection closes. `connectionSet.ts` consumes the
+ * connection's resource notifications with it.
+ */
+export type ConnectionWatch = (connection: Connection) => Effect.Effect<void>
+
+/**
  * Creates a handle and starts its server in the background (connect, initialize, tools), bounded by the
  * startup timeout. With `permits`, the start waits for one of them first (bounded start-up
  * concurrency); the startup timeout counts from when the server's own start begins.
@@ -74,7 +81,8 @@ interface Connected {
 export const start = (
   entry: ServerEntry,
   transports: TransportFactory,
-  permits?: Effect.Semaphore
+  permits?: Effect.Semaphore,
+  watch?: ConnectionWatch
 ): Effect.Effect<Handle> =>
   Effect.gen(function* () {
     const scope = yield* Scope.make()
@@ -126,6 +134,7 @@ export const start = (
       Effect.gen(function* () {
         handle.state = { _tag: "ready", connection, tools }
         handle.verdict ??= connection.verdict
+        if (watch !== undefined) yield* Effect.forkIn(Effect.interruptible(watch(connection)), connectionScope)
         // notifications/tools/list_changed refreshes the catalog
         yield* connection.toolsChanged.take.pipe(
           Effect.zipRight(collectToolsOrNone(connection, entry)),

@@ -25,6 +25,8 @@ export interface SetImpl {
   readonly view: ConnectionSet
   readonly setup: Setup
   readonly handles: ReadonlyMap<string, Server.Handle>
+  /** Per server name: the hash of its authorization context (see {@link CacheContext}). */
+  readonly partitions: ReadonlyMap<string, string>
 }
 
 /** What a set caches its answers in: the client's cache and each server's authorization partition. */
@@ -181,7 +183,7 @@ export const make = (options: Options): SetImpl => {
         const keys = keysOf(server, connection, tags.method, params())
         const keyText = Cache.isPublic(raw) ? keys.shared : keys.own
         cache.put(keyText, value, {
-          tags: { server, generation, ...tags },
+          tags: { server, generation, connection: cache.connectionId(connection), ...tags },
           ttlMs,
           bytes: Cache.sizeOf(value, keyText),
           now: clock.unsafeCurrentTimeMillis()
@@ -454,5 +456,5 @@ export const make = (options: Options): SetImpl => {
     toolInfo: (server, tool) => held(toolInfo(server, tool)),
     callTool: (server, tool, args) => held(callTool(server, tool, args))
   }
-  return { view, setup, handles }
+  return { view, setup, handles, partitions }
 }

@@ -8,6 +8,7 @@
 import type { ChildProcess } from "node:child_process"
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client"
 import spawn from "cross-spawn"
+import { droppableLine } from "./notificationGate.js"
 
 /** What starts the server and where its standard error goes. */
 export interface StdioParameters {
@@ -183,6 +184,8 @@ export class StdioTransport implements Transport {
   }
 
   private deliver(line: string): void {
+    // a notification nobody handles is dropped unparsed (a flood of them costs a string test each)
+    if (droppableLine(line)) return
     let message: unknown
     try {
       message = JSON.parse(line)

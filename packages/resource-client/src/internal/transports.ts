@@ -7,6 +7,7 @@ import { Errors } from "@mcp-resources/protocol"
 import { StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client"
 import { Config as EffectConfig, Effect, Option } from "effect"
 import type { ServerEntry } from "../ServerEntry.js"
+import { filterEventStream } from "./notificationGate.js"
 import { StdioTransport } from "./stdioTransport.js"
 
 /** The transport kind of an entry, as `mcpServer/list` shows it. */
@@ -40,6 +41,8 @@ export type HttpFailure =
 /** The HTTP answers of one connection, as far as start-up messages need them. */
 export interface HttpTrace {
   last: HttpFailure | undefined
+  /** The status of the last POST the server answered with a success (quoted when its body was unusable). */
+  okStatus?: number
 }
 
 /** The SDK's streamable HTTP transport with the trace of its answers and the release of its agent. */
@@ -78,7 +81,7 @@ export const displayUrl = (url: string | URL): string => {
   }
 }
 
-const networkFailure = (method: string, target: string, error: unknown): HttpFailure => {
+export const networkFailure = (method: string, target: string, error: unknown): HttpFailure => {
   // undici: TypeError("fetch failed") with the system error as its cause
   let cause: unknown = error
   while (cause instanceof Error && cause.cause !== undefined && (cause as { code?: unknown }).code === undefined) {
@@ -148,8 +151,18 @@ const tracingFetch =
         }
         const essence = contentType.split(";")[0]!.trim().toLowerCase()
         const usable = response.status === 202 || essence === "application/json" || essence === "text/event-stream"
+        if (method === "POST") trace.okStatus = response.status
         // a usable answer supersedes an earlier refusal (the probe of `auto` before `initialize`)
         if (method === "POST") trace.last = usable ? undefined : { _tag: "content", contentType: essence }
+        // an event stream reaches the SDK without the notifications nothing handles (a flood of them
+        // would each be parsed and validated there)
+        if (essence === "text/event-stream" && response.body !== null) {
+          return new Response(filterEventStream(response.body), {
+            status: response.status,
+            statusText: response.statusText,
+            headers: response.headers
+          })
+        }
         return response
       },
       (error: unknown) => {

@@ -1,0 +1,162 @@
+/**
+ * The result cache against real HTTP fixture servers: notifications keep invalidating after a
+ * dropped server is reconnected (every connection is watched, not only the first), and a private
+ * answer cached under one authorization context (bearer token, connector `_meta`) is not served to
+ * another. Requests are counted at the fixture.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { type FixtureSpec, type HttpFixture, startHttp } from "@mcp-resources/fixtures"
+import { Config } from "@mcp-resources/protocol"
+import { ConfigProvider, Effect } from "effect"
+import { McpTransport, ResourceClient, type ServerEntry } from "../src/index.js"
+
+const spec: FixtureSpec = {
+  resourcePages: [{ result: { resources: [{ uri: "x://a", name: "a" }], ttlMs: 600_000 } }],
+  reads: [
+    {
+      uri: "x://a",
+      result: { ttlMs: 600_000, cacheScope: "private", contents: [{ uri: "x://a", text: "body of a" }] }
+    }
+  ]
+}
+
+const entry = (url: string, options: Partial<ServerEntry.ServerEntry> = {}): ServerEntry.ServerEntry => ({
+  name: "remote",
+  transport: { _tag: "http", url, httpHeaders: {} },
+  enabled: true,
+  startupTimeoutSec: 60,
+  toolTimeoutSec: 30,
+  maxMessageBytes: 67108864,
+  ...options
+})
+
+const setupOf = (servers: ReadonlyArray<ServerEntry.ServerEntry>): ServerEntry.Setup => ({
+  config: Config.empty,
+  servers
+})
+
+const http = (port?: number) =>
+  Effect.acquireRelease(
+    Effect.promise(() => startHttp(spec, port === undefined ? {} : { port })),
+    (fixture) => Effect.promise(() => fixture.close())
+  )
+
+const count = (fixture: HttpFixture, method: string) => fixture.requests.filter((r) => r.method === method).length
+
+const tick = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 5)))
+
+/** Repeats `step` (letting real I/O run between tries) until `done` holds; fails after 2000 tries (10 s and more). */
+const until = <E = never, R = never>(
+  done: () => boolean | Effect.Effect<boolean>,
+  step: Effect.Effect<unknown, E, R> = Effect.void as Effect.Effect<unknown, E, R>
+) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < 2000; i++) {
+      const held = done()
+      if (typeof held === "boolean" ? held : yield* held) return
+      yield* step
+      yield* tick
+    }
+    assert.fail("condition not reached")
+  })
+
+const settled = (client: ResourceClient.Service) => Effect.flatMap(client.latest, (set) => set.awaitAllSettled)
+
+describe("the cache over HTTP", () => {
+  it.live(
+    "after a dropped server is reconnected, list_changed and resources/updated of the new connection still invalidate",
+    () =>
+      Effect.gen(function* () {
+        const first = yield* http()
+        const port = Number(new URL(first.url).port)
+        const client = yield* ResourceClient.make(setupOf([entry(first.url)]))
+        yield* settled(client)
+        yield* client.listResources("remote")
+        yield* client.listResources("remote")
+        assert.strictEqual(count(first, "resources/list"), 1)
+        // the first connection's notifications invalidate (as before)
+        yield* until(
+          () => count(first, "resources/list") === 2,
+          Effect.zipRight(
+            Effect.promise(() => first.notify("notifications/resources/list_changed")),
+            client.listResources("remote")
+          )
+        )
+        // the server drops: the next request fails, and the client reconnects with its backoff
+        yield* Effect.promise(() => first.close())
+        yield* Effect.either(client.listResources("remote"))
+        const second = yield* http(port)
+        yield* until(() =>
+          Effect.map(
+            client.servers,
+            (all) => all[0]?.status === "ready" && second.sessionCount() > 0 && second.httpMethods.includes("GET")
+          )
+        )
+        // the new connection answers on its own (nothing of the dropped one is served), then caches
+        yield* client.listResources("remote")
+        yield* client.listResources("remote")
+        yield* client.readResource("remote", "x://a")
+        yield* client.readResource("remote", "x://a")
+        assert.deepStrictEqual([count(second, "resources/list"), count(second, "resources/read")], [1, 1])
+        // behind a flood of notifications nothing handles (dropped from the event stream before the
+        // SDK parses them), a list_changed of the new connection makes the next list go to the server
+        yield* Effect.promise(() =>
+          Promise.all(
+            Array.from({ length: 2000 }, (_, i) =>
+              second.notify("notifications/progress", { progressToken: i, progress: i })
+            )
+          )
+        )
+        yield* until(
+          () => count(second, "resources/list") === 2,
+          Effect.zipRight(
+            Effect.promise(() => second.notify("notifications/resources/list_changed")),
+            client.listResources("remote")
+          )
+        )
+        // and a resources/updated the next read of its uri
+        yield* until(
+          () => count(second, "resources/read") === 2,
+          Effect.zipRight(
+            Effect.promise(() => second.notify("notifications/resources/updated", { uri: "x://a" })),
+            client.readResource("remote", "x://a")
+          )
+        )
+      }).pipe(Effect.provide(McpTransport.layer), Effect.scoped),
+    90_000
+  )
+
+  it.live(
+    "a private answer cached under one token or connector is not served to another",
+    () =>
+      Effect.gen(function* () {
+        const fixture = yield* http()
+        const withToken = (token: string) =>
+          Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["RC_CACHE_REMOTE_TOKEN", token]])))
+        const hosted = entry(fixture.url, {
+          transport: { _tag: "http", url: fixture.url, httpHeaders: {}, bearerTokenEnvVar: "RC_CACHE_REMOTE_TOKEN" }
+        })
+        const client = yield* ResourceClient.make(setupOf([hosted])).pipe(withToken("token-one"))
+        yield* settled(client)
+        // one authorization context: cached
+        yield* client.readResource("remote", "x://a", { connector: "one" })
+        yield* client.readResource("remote", "x://a", { connector: "one" })
+        assert.strictEqual(count(fixture, "resources/read"), 1)
+        // another connector (its own `_meta`) on the same server and token: not served from the cache
+        yield* client.readResource("remote", "x://a", { connector: "two" })
+        assert.strictEqual(count(fixture, "resources/read"), 2)
+        // the same entry with another bearer token: the server is reached again, with the new token
+        yield* client.reload(setupOf([hosted])).pipe(withToken("token-two"))
+        yield* settled(client)
+        const read = yield* client.readResource("remote", "x://a", { connector: "one" })
+        assert.strictEqual(read.contents[0]?.uri, "x://a")
+        assert.strictEqual(count(fixture, "resources/read"), 3)
+        const authorization = fixture.headers.map((h) => h.authorization)
+        assert.strictEqual(authorization.at(-1), "Bearer token-two")
+        // and the new context caches on its own
+        yield* client.readResource("remote", "x://a", { connector: "one" })
+        assert.strictEqual(count(fixture, "resources/read"), 3)
+      }).pipe(Effect.provide(McpTransport.layer), Effect.scoped),
+    60_000
+  )
+})
