@@ -21,7 +21,7 @@ import type { Connection } from "./Connections.js"
 import { Connections } from "./Connections.js"
 import { failedItem, interruptedMessage } from "./internal/items.js"
 import { ThreadConfig } from "./internal/params.js"
-import { type RpcError, threadNotFound } from "./Method.js"
+import { type MethodError, threadNotFound } from "./Method.js"
 
 /** A thread's binding: the set it holds and the scope that holds it (closing the scope lets the set go). */
 interface Binding {
@@ -84,13 +84,13 @@ export interface Service {
    * Applies what another process appended since this one last looked. A thread another process deleted
    * is unloaded and fails with `thread not found`.
    */
-  readonly refresh: (thread: Thread) => Effect.Effect<void, ThreadStore.ThreadStoreError | RpcError>
+  readonly refresh: (thread: Thread) => Effect.Effect<void, ThreadStore.ThreadStoreError | MethodError>
   /** Appends the event durably, applies it, then sends the notification to the thread's subscribers (`thread not found` as in `refresh`). */
   readonly record: (
     thread: Thread,
     event: ThreadEvent.ThreadEvent,
     notification?: { readonly method: string; readonly params: unknown }
-  ) => Effect.Effect<void, ThreadStore.ThreadStoreError | RpcError>
+  ) => Effect.Effect<void, ThreadStore.ThreadStoreError | MethodError>
   /**
    * Records the completed item of a call whose tool already ran, then sends `item/completed`. The
    * append has no precondition, so a lost race is retried after catching up, and a storage failure a
@@ -102,7 +102,7 @@ export interface Service {
     turnId: string,
     item: ToolCallItem.McpToolCallItem,
     lost: (cause: string) => ToolCallItem.McpToolCallItem
-  ) => Effect.Effect<void, ThreadStore.ThreadStoreError | RpcError>
+  ) => Effect.Effect<void, ThreadStore.ThreadStoreError | MethodError>
   /** The turn is in the thread's current history (started and not rolled back). */
   readonly hasTurn: (thread: Thread, turnId: string) => boolean
   /** The call id produced items in the thread's current history. */
@@ -343,7 +343,7 @@ export const make = Effect.gen(function* () {
     (t: LoadedThread) =>
     <A>(
       effect: Effect.Effect<A, ThreadStore.ThreadStoreError>
-    ): Effect.Effect<A, ThreadStore.ThreadStoreError | RpcError> =>
+    ): Effect.Effect<A, ThreadStore.ThreadStoreError | MethodError> =>
       Effect.catchIf(
         effect,
         (error) => error.reason === "notFound",

@@ -3,14 +3,12 @@ import type { ToolCallItem } from "@mcp-resources/protocol"
 import { LifecycleSink, ToolHandlers } from "@mcp-resources/tool-handlers"
 import { Clock, Effect } from "effect"
 import { cancelledMessage, failedItem, resultNotStoredMessage } from "../internal/items.js"
-import { ThreadIdParams, ToolCallParams } from "../internal/params.js"
 import { invalidRequest, messages, method } from "../Method.js"
 import { type Thread, Threads } from "../Threads.js"
 
 /** The tool methods. */
 export const toolMethods = {
-  "tool/list": method({
-    params: ThreadIdParams,
+  "tool/list": method("tool/list", {
     run: (p, { connection }) =>
       Effect.gen(function* () {
         const threads = yield* Threads
@@ -19,8 +17,7 @@ export const toolMethods = {
         return { tools }
       })
   }),
-  "tool/call": method({
-    params: ToolCallParams,
+  "tool/call": method("tool/call", {
     ordering: "call",
     threadId: (p) => p.threadId,
     run: (p, { connection, ticket }) =>
