@@ -1,8 +1,10 @@
 /**
  * The loaded threads: their binding lease (resource-tools.md 1.3), history of turns and call ids, origin
  * state, store sequence and subscribed connections. Every event is appended to the thread's store
- * (durable) before the notification that follows from it is sent; records another process appended
- * are applied first.
+ * (durable) before the notification that follows from it is sent. Records another process appended
+ * are pulled only when they matter: an append that conflicts catches up and tries again (re-checking
+ * the caller's precondition), and a caller about to answer `turn not found` or `duplicate callId`
+ * refreshes first.
  *
  * Threads end: an ephemeral thread with the last connection subscribed to it, a persistent one that no
  * connection holds after the idle time (`--thread-idle-timeout`, its binding released; `thread/resume`
@@ -85,11 +87,17 @@ export interface Service {
    * is unloaded and fails with `thread not found`.
    */
   readonly refresh: (thread: Thread) => Effect.Effect<void, ThreadStore.ThreadStoreError | MethodError>
-  /** Appends the event durably, applies it, then sends the notification to the thread's subscribers (`thread not found` as in `refresh`). */
+  /**
+   * Appends the event durably, applies it, then sends the notification to the thread's subscribers
+   * (`thread not found` as in `refresh`). The append expects the thread as this process last saw it;
+   * when another process appended meanwhile (a conflict) their records are applied, `check` (the
+   * caller's precondition, if any) runs again on the caught-up thread, and the append is retried.
+   */
   readonly record: (
     thread: Thread,
     event: ThreadEvent.ThreadEvent,
-    notification?: { readonly method: string; readonly params: unknown }
+    notification?: { readonly method: string; readonly params: unknown },
+    check?: () => MethodError | undefined
   ) => Effect.Effect<void, ThreadStore.ThreadStoreError | MethodError>
   /**
    * Records the completed item of a call whose tool already ran, then sends `item/completed`. The
@@ -130,6 +138,9 @@ export const defaultIdleTimeoutMs = 300_000
  * another instance finishes (or times out) before then.
  */
 export const interruptMarginMs = 30_000
+
+/** An append that conflicts catches up and is tried again at most this many times in all (another process keeps winning). */
+const maxConflicts = 8
 
 /** A completed append that lost a race or hit a storage failure is retried this often before the call fails. */
 const completionRetry = Schedule.exponential("20 millis").pipe(Schedule.intersect(Schedule.recurs(5)))
@@ -364,15 +375,33 @@ export const make = Effect.gen(function* () {
       () => Effect.sync(() => t.busy--)
     )
 
-  const record: Service["record"] = (thread, event, notification) =>
+  /** Appends at the thread's last seq; a conflict catches up, re-checks and tries again (at most {@link maxConflicts} times). */
+  const appendCaughtUp = (
+    t: LoadedThread,
+    event: ThreadEvent.ThreadEvent,
+    check: (() => MethodError | undefined) | undefined
+  ): Effect.Effect<number, ThreadStore.ThreadStoreError | MethodError> =>
+    Effect.gen(function* () {
+      for (let attempt = 1; ; attempt++) {
+        const appended = yield* Effect.either(whileStored(t)(t.store.append(t.id, t.lastSeq, event)))
+        if (appended._tag === "Right") return appended.right
+        const error = appended.left
+        if (!(error instanceof ThreadStore.ThreadStoreError && error.reason === "conflict") || attempt >= maxConflicts)
+          return yield* Effect.fail(error)
+        yield* whileStored(t)(catchUp(t))
+        const refused = check?.()
+        if (refused !== undefined) return yield* Effect.fail(refused)
+      }
+    })
+
+  const record: Service["record"] = (thread, event, notification, check) =>
     Effect.suspend(() => {
       const t = internal(thread)
       return busyWith(
         t,
         t.lock.withPermits(1)(
           Effect.gen(function* () {
-            yield* whileStored(t)(catchUp(t))
-            t.lastSeq = yield* whileStored(t)(t.store.append(t.id, t.lastSeq, event))
+            t.lastSeq = yield* appendCaughtUp(t, event, check)
             yield* observe(t, event)
             if (notification !== undefined) {
               yield* connections.notify(t.subscribers, notification.method, notification.params)

@@ -18,7 +18,7 @@ const dispatcherWith = (methods: Parameters<typeof JsonRpcServer.makeWith<never>
   Effect.flatMap(Layer.build(Connections.layer), (context) => Effect.provide(JsonRpcServer.makeWith(methods), context))
 
 describe("result encoding", () => {
-  it.scoped("a handler whose result breaks its schema is answered -32603 naming the method and the field", () =>
+  it.scopedLive("a handler whose result breaks its schema is answered -32603 naming the method and the field", () =>
     Effect.gen(function* () {
       const dispatcher = yield* dispatcherWith({
         // The cast stands for a handler bug the types did not catch (a value from an untyped source).
@@ -43,7 +43,7 @@ describe("result encoding", () => {
     })
   )
 
-  it.scoped("fields the schema does not name are not sent, and fields go in the schema's order", () =>
+  it.scopedLive("fields the schema does not name are not sent, and fields go in the schema's order", () =>
     Effect.gen(function* () {
       const dispatcher = yield* dispatcherWith({
         "tool/call": method("tool/call", {
@@ -64,7 +64,7 @@ describe("result encoding", () => {
 })
 
 describe("per-thread queues", () => {
-  it.scoped("requests naming 200 made-up thread ids are answered thread not found and leave no queue", () =>
+  it.scopedLive("requests naming 200 made-up thread ids are answered thread not found and leave no queue", () =>
     Effect.gen(function* () {
       const client = yield* startInProcess({ dataDir: tempDir() })
       const methods = ["turn/start", "thread/rollback", "thread/compact", "thread/delete", "tool/call"] as const
