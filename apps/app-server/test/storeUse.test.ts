@@ -72,6 +72,9 @@ const storedRecords = (filename: string, threadId: string) =>
     Effect.provide(ThreadStore.layerSqlite({ filename }))
   )
 
+/** The item id of an item notification. */
+const itemId = (m: { readonly params?: Record<string, unknown> }) => (m.params?.item as { id?: string } | undefined)?.id
+
 const terminalItems = (records: ReadonlyArray<ThreadStore.StoredRecord>, callId: string) =>
   records.flatMap((r) => (r.event._tag === "itemCompleted" && r.event.item.id === callId ? [r.event.item] : []))
 
@@ -187,14 +190,11 @@ describe("tool/call and the store", () => {
         name: "mcp__srv__slow",
         arguments: "{}"
       })
-      yield* server.waitFor(
-        (m) => m.method === "item/started" && (m.params?.item as { id: string }).id === "c2",
-        "c2 started"
-      )
+      yield* server.waitFor((m) => m.method === "item/started" && itemId(m) === "c2", "c2 started")
       yield* server.notify("$/cancelRequest", { id: refused })
       yield* server.waitFor((m) => m.id === refused, "the second cancelled answer")
       yield* server.waitFor(
-        (m) => m.method === "item/completed" && (m.params?.item as { id: string }).id === "c2",
+        (m) => m.method === "item/completed" && itemId(m) === "c2",
         "c2 completed once the store accepts writes"
       )
       // Anything else about c2 would be recorded by now: the next request of the thread waits for it.
@@ -261,7 +261,7 @@ describe("tool/call and the store", () => {
         assert.isAbove(refusals, 0)
         full = false
         const lost = yield* server.waitFor(
-          (m) => m.method === "item/completed" && (m.params?.item as { id: string }).id === "c2",
+          (m) => m.method === "item/completed" && itemId(m) === "c2",
           "c2's failed item once writes are accepted"
         )
         assert.deepStrictEqual((lost.params?.item as { error: unknown }).error, {
