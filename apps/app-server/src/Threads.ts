@@ -2,9 +2,9 @@
  * The loaded threads: their binding lease (resource-tools.md 1.3), history of turns and call ids, origin
  * state, store sequence and subscribed connections. Every event is appended to the thread's store
  * (durable) before the notification that follows from it is sent. Records another process appended
- * are pulled only when they matter: an append that conflicts catches up and tries again (re-checking
- * the caller's precondition), and a caller about to answer `turn not found` or `duplicate callId`
- * refreshes first.
+ * are applied before a thread method's append; a tool call's items pull them only when they matter:
+ * an append that conflicts catches up and tries again (re-checking the call's turn and call id), and
+ * a call about to be refused `turn not found` or `duplicate callId` refreshes first.
  *
  * Threads end: an ephemeral thread with the last connection subscribed to it, a persistent one that no
  * connection holds after the idle time (`--thread-idle-timeout`, its binding released; `thread/resume`
@@ -89,15 +89,17 @@ export interface Service {
   readonly refresh: (thread: Thread) => Effect.Effect<void, ThreadStore.ThreadStoreError | MethodError>
   /**
    * Appends the event durably, applies it, then sends the notification to the thread's subscribers
-   * (`thread not found` as in `refresh`). The append expects the thread as this process last saw it;
-   * when another process appended meanwhile (a conflict) their records are applied, `check` (the
-   * caller's precondition, if any) runs again on the caught-up thread, and the append is retried.
+   * (`thread not found` as in `refresh`). By default what other processes appended is applied first and
+   * an append that still loses a race fails (`modified concurrently`). With `retry` (tool calls' items)
+   * the append expects the thread as this process last saw it; on a conflict the other records are
+   * applied, `retry.check` (the caller's precondition) runs again on the caught-up thread, and the
+   * append is tried again.
    */
   readonly record: (
     thread: Thread,
     event: ThreadEvent.ThreadEvent,
     notification?: { readonly method: string; readonly params: unknown },
-    check?: () => MethodError | undefined
+    retry?: { readonly check?: () => MethodError | undefined }
   ) => Effect.Effect<void, ThreadStore.ThreadStoreError | MethodError>
   /**
    * Records the completed item of a call whose tool already ran, then sends `item/completed`. The
@@ -394,14 +396,19 @@ export const make = Effect.gen(function* () {
       }
     })
 
-  const record: Service["record"] = (thread, event, notification, check) =>
+  const record: Service["record"] = (thread, event, notification, retry) =>
     Effect.suspend(() => {
       const t = internal(thread)
       return busyWith(
         t,
         t.lock.withPermits(1)(
           Effect.gen(function* () {
-            t.lastSeq = yield* appendCaughtUp(t, event, check)
+            if (retry === undefined) {
+              yield* whileStored(t)(catchUp(t))
+              t.lastSeq = yield* whileStored(t)(t.store.append(t.id, t.lastSeq, event))
+            } else {
+              t.lastSeq = yield* appendCaughtUp(t, event, retry.check)
+            }
             yield* observe(t, event)
             if (notification !== undefined) {
               yield* connections.notify(t.subscribers, notification.method, notification.params)
@@ -412,7 +419,7 @@ export const make = Effect.gen(function* () {
     })
 
   const recordCompleted = (t: LoadedThread, turnId: string, item: ToolCallItem.McpToolCallItem) =>
-    record(t, { _tag: "itemCompleted", turnId, item }, itemNotification("completed", t.id, turnId, item))
+    record(t, { _tag: "itemCompleted", turnId, item }, itemNotification("completed", t.id, turnId, item), {})
 
   // In the background, until the store takes it (or the thread is gone): the call already failed.
   const recordLost = (t: LoadedThread, turnId: string, item: ToolCallItem.McpToolCallItem) =>

@@ -11,10 +11,18 @@ import { stdioCommand } from "@mcp-resources/fixtures"
 import type { ThreadEvent } from "@mcp-resources/protocol"
 import { ThreadStore } from "@mcp-resources/thread-store"
 import { Effect, Layer } from "effect"
+import { inject } from "vitest"
 import { tempDir, writeConfig } from "./utils/AppServerProcess.js"
+import { freshDatabase } from "./utils/pg.js"
 import { type InProcessServer, resultOf, startInProcess, threadIdOf } from "./utils/InProcess.js"
 
 process.env.MCP_RESOURCES_LOG = "error"
+
+const cluster = inject("pgCluster")
+const clusterUrl = "url" in cluster ? cluster.url : undefined
+if (clusterUrl === undefined && "skipped" in cluster) {
+  console.warn(`PostgreSQL case of the store-use tests skipped: ${cluster.skipped}`)
+}
 
 type Operation = "create" | "get" | "list" | "remove" | "append" | "load" | "since" | "lastSeq"
 
@@ -100,55 +108,64 @@ describe("tool/call and the store", () => {
     })
   )
 
-  it.scopedLive(
-    "two app-servers on one SQLite file: the second pulls the first's records only to find a turn, a call id or after a conflict",
-    () =>
-      Effect.gen(function* () {
-        const dataDir = tempDir()
-        const filename = join(dataDir, "state.sqlite")
-        const configPath = writeConfig(dataDir, { mcp_servers: { srv: stdioCommand(srv) } })
-        const first = yield* startInProcess({ dataDir, configPath, store: ThreadStore.layerSqlite({ filename }) })
-        const secondStore = counting(ThreadStore.layerSqlite({ filename }))
-        const second = yield* startInProcess({ dataDir, configPath, store: secondStore.layer })
+  for (const kind of ["SQLite", "PostgreSQL"] as const) {
+    it.scopedLive(
+      `two app-servers on one ${kind} store: the second pulls the first's records only to find a turn, a call id or after a conflict`,
+      () =>
+        Effect.gen(function* () {
+          if (kind === "PostgreSQL" && clusterUrl === undefined) return
+          const dataDir = tempDir()
+          const open: () => Layer.Layer<ThreadStore.ThreadStore, ThreadStore.ThreadStoreError> =
+            kind === "SQLite"
+              ? () => ThreadStore.layerSqlite({ filename: join(dataDir, "state.sqlite") })
+              : yield* Effect.map(freshDatabase(clusterUrl!), (url) => () => ThreadStore.layerPg({ url }))
+          const configPath = writeConfig(dataDir, { mcp_servers: { srv: stdioCommand(srv) } })
+          const first = yield* startInProcess({ dataDir, configPath, store: open() })
+          const secondStore = counting(open())
+          const second = yield* startInProcess({ dataDir, configPath, store: secondStore.layer })
 
-        const threadId = threadIdOf(yield* first.request("thread/start", {}))
-        resultOf(yield* first.request("turn/start", { threadId, turnId: "t1" }))
-        resultOf(yield* second.request("thread/resume", { threadId }))
-        // A turn the second process never saw: it looks before answering `turn not found`.
-        resultOf(yield* first.request("turn/start", { threadId, turnId: "t2" }))
-        secondStore.control.reset()
-        assert.strictEqual(resultOf(yield* call(second, threadId, "t2", "c1")).success, true)
-        assert.deepStrictEqual(secondStore.control.snapshot(), { append: 2, since: 1 })
+          const threadId = threadIdOf(yield* first.request("thread/start", {}))
+          resultOf(yield* first.request("turn/start", { threadId, turnId: "t1" }))
+          resultOf(yield* second.request("thread/resume", { threadId }))
+          // A turn the second process never saw: it looks before answering `turn not found`.
+          resultOf(yield* first.request("turn/start", { threadId, turnId: "t2" }))
+          secondStore.control.reset()
+          assert.strictEqual(resultOf(yield* call(second, threadId, "t2", "c1")).success, true)
+          assert.deepStrictEqual(secondStore.control.snapshot(), { append: 2, since: 1 })
 
-        // The first appends meanwhile: the second's started item conflicts, catches up, and is stored after it.
-        assert.strictEqual(resultOf(yield* call(first, threadId, "t2", "c2")).success, true)
-        secondStore.control.reset()
-        assert.strictEqual(resultOf(yield* call(second, threadId, "t2", "c3")).success, true)
-        assert.deepStrictEqual(secondStore.control.snapshot(), { append: 3, since: 1 })
+          // The first appends meanwhile: the second's started item conflicts, catches up, and is stored after it.
+          assert.strictEqual(resultOf(yield* call(first, threadId, "t2", "c2")).success, true)
+          secondStore.control.reset()
+          assert.strictEqual(resultOf(yield* call(second, threadId, "t2", "c3")).success, true)
+          assert.deepStrictEqual(secondStore.control.snapshot(), { append: 3, since: 1 })
 
-        // A call id the first used: found on the conflict's catch-up, refused before anything is stored.
-        assert.strictEqual(resultOf(yield* call(first, threadId, "t2", "c4")).success, true)
-        assert.deepStrictEqual((yield* call(second, threadId, "t2", "c4")).error, {
-          code: -32600,
-          message: "duplicate callId: c4"
+          // A call id the first used: found on the conflict's catch-up, refused before anything is stored.
+          assert.strictEqual(resultOf(yield* call(first, threadId, "t2", "c4")).success, true)
+          assert.deepStrictEqual((yield* call(second, threadId, "t2", "c4")).error, {
+            code: -32600,
+            message: "duplicate callId: c4"
+          })
+          // A turn nobody started is refused after one look.
+          secondStore.control.reset()
+          assert.deepStrictEqual((yield* call(second, threadId, "t9", "c5")).error, {
+            code: -32600,
+            message: "turn not found: t9"
+          })
+          assert.deepStrictEqual(secondStore.control.snapshot(), { since: 1 })
+
+          const records = yield* Effect.provide(
+            Effect.flatMap(ThreadStore.ThreadStore, (store) => store.since(threadId, 0)),
+            open()
+          )
+          for (const callId of ["c1", "c2", "c3", "c4"]) assert.strictEqual(terminalItems(records, callId).length, 1)
+          assert.strictEqual(
+            records.filter((r) => r.event._tag === "itemStarted" && r.event.item.id === "c4").length,
+            1,
+            "the refused c4 stored nothing"
+          )
         })
-        // A turn nobody started is refused after one look.
-        secondStore.control.reset()
-        assert.deepStrictEqual((yield* call(second, threadId, "t9", "c5")).error, {
-          code: -32600,
-          message: "turn not found: t9"
-        })
-        assert.deepStrictEqual(secondStore.control.snapshot(), { since: 1 })
-
-        const records = yield* storedRecords(filename, threadId)
-        for (const callId of ["c1", "c2", "c3", "c4"]) assert.strictEqual(terminalItems(records, callId).length, 1)
-        assert.strictEqual(
-          records.filter((r) => r.event._tag === "itemStarted" && r.event.item.id === "c4").length,
-          1,
-          "the refused c4 stored nothing"
-        )
-      })
-  )
+    )
+  }
 
   it.scopedLive("a cancelled call ends with exactly one terminal item in the thread's records", () =>
     Effect.gen(function* () {

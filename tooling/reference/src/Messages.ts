@@ -264,7 +264,7 @@ export const appServer: ReadonlyArray<MessageDoc & { readonly code: number | und
     ...m(
       "modifiedConcurrently",
       AppServer.messages.modifiedConcurrently("{threadId}"),
-      "an append lost a race with another process sharing the store (PostgreSQL, or two processes on one SQLite file) as often as it was retried after catching up"
+      "a `turn/start`, `thread/rollback` or `thread/compact` append lost a race with another process sharing the store (a `tool/call` catches up and appends again)"
     ),
     code: -32603
   },

@@ -55,7 +55,7 @@ export const toolMethods = {
                   thread,
                   { _tag: "itemStarted", turnId: p.turnId, item },
                   notification(phase, item),
-                  refusal
+                  { check: refusal }
                 )
                 started = item
                 yield* ticket.release
