@@ -21,15 +21,15 @@ import {
   List,
   LogSpan,
   Option,
+  type ParseResult,
   Schema,
   type Scope
 } from "effect"
 import { type Connection, Connections, type RequestId } from "./Connections.js"
 import { type Environment, methods } from "./handlers/index.js"
-import { InitializeParams, initializeResult } from "./handlers/initialize.js"
-import { decodeParams } from "./internal/params.js"
+import { initializeResult } from "./handlers/initialize.js"
 import { type QueueTicket, ThreadQueues, free } from "./internal/threadQueue.js"
-import { codes, messages, RpcError, requestIdInFlight } from "./Method.js"
+import { codes, type Method, MethodError, messages, requestIdInFlight } from "./Method.js"
 
 /** The largest accepted message: 8 MiB, not counting the newline. */
 export const maxMessageBytes = AppServer.maxLineBytes
@@ -40,16 +40,40 @@ export interface WireError {
   readonly message: string
 }
 
-/** The one mapping of a failed request to its JSON-RPC error: `RpcError` keeps its code, everything else is `-32603` with its message chain. */
+/** The one mapping of a failed request to its JSON-RPC error: `MethodError` keeps its code, everything else is `-32603` with its message chain. */
 export const toWireError = (cause: Cause.Cause<unknown>): WireError => {
   const failure = Cause.failureOption(cause)
   const error = Option.isSome(failure) ? failure.value : Option.getOrUndefined(Cause.dieOption(cause))
-  if (error instanceof RpcError) return { code: error.code, message: error.message }
+  if (error instanceof MethodError) return { code: error.code, message: error.message }
   if (typeof error === "object" && error !== null && "message" in error && typeof error.message === "string") {
     return { code: codes.internalError, message: error.message }
   }
   return { code: codes.internalError, message: error === undefined ? "internal error" : String(error) }
 }
+
+/** One compiled encoder per result schema (`errors: "first"`). */
+const encoders = new WeakMap<object, (u: unknown) => Either.Either<unknown, ParseResult.ParseError>>()
+
+/**
+ * Encodes a method's result through its result schema (`AppServer.results`), the one place results
+ * are checked before they are sent: the encoded value has the schema's fields, in the schema's order.
+ * A result of another shape is a bug of its handler; it becomes a `-32603` naming the method and the
+ * first offending field, never a malformed answer.
+ */
+export const encodeResult = (
+  method: string,
+  schema: Schema.Schema<unknown, unknown>,
+  value: unknown
+): Either.Either<unknown, string> => {
+  let encode = encoders.get(schema)
+  if (encode === undefined) {
+    encode = Schema.encodeUnknownEither(schema, { errors: "first" })
+    encoders.set(schema, encode)
+  }
+  return Either.mapLeft(encode(value), (error) => messages.invalidResult(method, AppServer.formatParamsError(error)))
+}
+
+const initializeResultSchema = AppServer.results.initialize as unknown as Schema.Schema<unknown, unknown>
 
 /** One attached connection: the transport hands it each framed message. */
 export interface Session {
@@ -65,6 +89,8 @@ export interface Service {
   readonly attach: (label: string, write: (text: string) => void) => Effect.Effect<Session, never, Scope.Scope>
   /** Stops taking requests, lets in-flight ones finish for at most 5 s, then fails the rest with `server shutting down`. Idempotent. */
   readonly shutdown: Effect.Effect<void>
+  /** The number of threads with a queue (a request of theirs in flight); 0 once every request ended. */
+  readonly queuedThreads: Effect.Effect<number>
 }
 
 /** The dispatcher tag. Layer: `layer`. */
@@ -87,206 +113,226 @@ const nonBlank = /\S/
 const CancelParams = AppServer.CancelRequestParams
 
 /** Builds the dispatcher over the method table. */
-export const make: Effect.Effect<Service, never, Connections | Environment | Scope.Scope> = Effect.gen(function* () {
-  const connections = yield* Connections
-  const fibers = yield* FiberSet.make<void>()
-  const runFork = yield* FiberSet.runtime(fibers)<Environment>()
-  const queues = new ThreadQueues()
-  const everything = new Set<Map<string, InFlight>>()
-  let accepting = true
-  const stopped = yield* Deferred.make<void>()
-  let stopping = false
+export const make: Effect.Effect<Service, never, Connections | Environment | Scope.Scope> = Effect.suspend(() =>
+  makeWith(methods)
+)
 
-  const attach = (label: string, write: (text: string) => void) =>
-    Effect.gen(function* () {
-      const connection = yield* connections.open(label, write)
-      const inflight = new Map<string, InFlight>()
-      everything.add(inflight)
-      let initialized = false
-      yield* Effect.addFinalizer(() =>
-        Effect.gen(function* () {
-          everything.delete(inflight)
-          const running = [...inflight.values()]
-          for (const entry of running) entry.state.reason = "closed"
-          yield* Effect.forEach(running, (entry) => Fiber.interrupt(entry.fiber), { discard: true })
-        })
-      )
-      const fail = (id: RequestId | null, code: number, message: string) =>
-        connections.respondError(connection, id, { code, message })
+/** Builds the dispatcher over the given method table (tests use their own handlers). */
+export const makeWith = <R>(
+  methods: Readonly<Record<string, Method<R>>>
+): Effect.Effect<Service, never, Connections | R | Scope.Scope> =>
+  Effect.gen(function* () {
+    const connections = yield* Connections
+    const fibers = yield* FiberSet.make<void>()
+    const runFork = yield* FiberSet.runtime(fibers)<R>()
+    const queues = new ThreadQueues()
+    const everything = new Set<Map<string, InFlight>>()
+    let accepting = true
+    const stopped = yield* Deferred.make<void>()
+    let stopping = false
 
-      const cancel = (params: unknown) =>
-        Effect.gen(function* () {
-          const decoded = Schema.decodeUnknownOption(CancelParams)(params)
-          if (Option.isNone(decoded)) return
-          const entry = inflight.get(idKey(decoded.value.id))
-          if (entry === undefined) return
-          entry.state.reason = "cancelled"
-          yield* Effect.forkDaemon(Fiber.interrupt(entry.fiber))
-        })
-
-      /** The end of a request: its response, or the error its failure or interruption calls for. */
-      const finish = (
-        id: RequestId,
-        method: string,
-        state: InFlight["state"],
-        exit: Exit.Exit<unknown, unknown>,
-        outerSpans: List.List<LogSpan.LogSpan>
-      ) => {
-        if (exit._tag === "Success") return connections.respond(connection, id, exit.value)
-        if (Cause.isInterruptedOnly(exit.cause)) {
-          if (state.reason === "closed") return Effect.void
-          return state.reason === "cancelled"
-            ? fail(id, codes.requestCancelled, messages.requestCancelled)
-            : fail(id, codes.internalError, messages.shuttingDown)
-        }
-        const error = toWireError(exit.cause)
-        const answer = fail(id, error.code, error.message)
-        return error.code === codes.internalError
-          ? Effect.zipRight(
-              Effect.logDebug(`${method} failed`).pipe(
-                Effect.annotateLogs({ error: error.message }),
-                Effect.locally(FiberRef.currentLogSpan, outerSpans)
-              ),
-              answer
-            )
-          : answer
-      }
-
-      const start = (
-        id: RequestId,
-        method: string,
-        run: (connection: Connection) => Effect.Effect<unknown, unknown, Environment>,
-        ticket: QueueTicket
-      ): void => {
-        const state: InFlight["state"] = { reason: undefined, done: false }
-        const key = idKey(id)
-        const body = Effect.suspend(() => run(connection))
-        // Requests not ordered on a thread (reads among them) take no place in any queue.
-        const ordered = ticket === free ? body : ticket.ready.pipe(Effect.zipRight(body), Effect.ensuring(ticket.done))
-        // The answer is sent uninterruptibly once the body ends (`finish` never fails; it logs outside the span).
-        const end = (exit: Exit.Exit<unknown, unknown>) => {
-          state.done = true
-          if (inflight.get(key)?.state === state) inflight.delete(key)
-          return finish(id, method, state, exit, outerSpans)
-        }
-        const program = Effect.uninterruptibleMask((restore) =>
-          Effect.matchCauseEffect(restore(ordered), {
-            onFailure: (cause) => end(Exit.failCause(cause)),
-            onSuccess: (value) => end(Exit.succeed(value))
+    const attach = (label: string, write: (text: string) => void) =>
+      Effect.gen(function* () {
+        const connection = yield* connections.open(label, write)
+        const inflight = new Map<string, InFlight>()
+        everything.add(inflight)
+        let initialized = false
+        yield* Effect.addFinalizer(() =>
+          Effect.gen(function* () {
+            everything.delete(inflight)
+            const running = [...inflight.values()]
+            for (const entry of running) entry.state.reason = "closed"
+            yield* Effect.forEach(running, (entry) => Fiber.interrupt(entry.fiber), { discard: true })
           })
         )
-        // Forked on the dispatcher's runtime, which holds the environment: nothing to provide per request.
-        // The body runs in the method's log span, set in the fiber's initial refs (what `Effect.withLogSpan`
-        // does, without its save-and-restore around the body).
-        let outerSpans = List.empty<LogSpan.LogSpan>()
-        const fiber = runFork(program, {
-          updateRefs: (refs, fiberId) => {
-            outerSpans = FiberRefs.getOrDefault(refs, FiberRef.currentLogSpan)
-            const clock = Context.get(FiberRefs.getOrDefault(refs, DefaultServices.currentServices), Clock.Clock)
-            const span = LogSpan.make(method, clock.unsafeCurrentTimeMillis())
-            return FiberRefs.updateAs(refs, {
-              fiberId,
-              fiberRef: FiberRef.currentLogSpan,
-              value: List.prepend(outerSpans, span)
+        const fail = (id: RequestId | null, code: number, message: string) =>
+          connections.respondError(connection, id, { code, message })
+
+        const cancel = (params: unknown) =>
+          Effect.gen(function* () {
+            const decoded = Schema.decodeUnknownOption(CancelParams)(params)
+            if (Option.isNone(decoded)) return
+            const entry = inflight.get(idKey(decoded.value.id))
+            if (entry === undefined) return
+            entry.state.reason = "cancelled"
+            yield* Effect.forkDaemon(Fiber.interrupt(entry.fiber))
+          })
+
+        /** The end of a request: its response, or the error its failure or interruption calls for. */
+        const finish = (
+          id: RequestId,
+          definition: Method<R>,
+          state: InFlight["state"],
+          exit: Exit.Exit<unknown, unknown>,
+          outerSpans: List.List<LogSpan.LogSpan>
+        ) => {
+          const method = definition.name
+          if (exit._tag === "Success") {
+            const encoded = encodeResult(method, definition.result, exit.value)
+            if (Either.isRight(encoded)) return connections.respond(connection, id, encoded.right)
+            return Effect.zipRight(
+              Effect.logError(encoded.left).pipe(Effect.locally(FiberRef.currentLogSpan, outerSpans)),
+              fail(id, codes.internalError, encoded.left)
+            )
+          }
+          if (Cause.isInterruptedOnly(exit.cause)) {
+            if (state.reason === "closed") return Effect.void
+            return state.reason === "cancelled"
+              ? fail(id, codes.requestCancelled, messages.requestCancelled)
+              : fail(id, codes.internalError, messages.shuttingDown)
+          }
+          const error = toWireError(exit.cause)
+          const answer = fail(id, error.code, error.message)
+          return error.code === codes.internalError
+            ? Effect.zipRight(
+                Effect.logDebug(`${method} failed`).pipe(
+                  Effect.annotateLogs({ error: error.message }),
+                  Effect.locally(FiberRef.currentLogSpan, outerSpans)
+                ),
+                answer
+              )
+            : answer
+        }
+
+        const start = (
+          id: RequestId,
+          definition: Method<R>,
+          run: (connection: Connection) => Effect.Effect<unknown, unknown, R>,
+          ticket: QueueTicket
+        ): void => {
+          const method = definition.name
+          const state: InFlight["state"] = { reason: undefined, done: false }
+          const key = idKey(id)
+          const body = Effect.suspend(() => run(connection))
+          // Requests not ordered on a thread (reads among them) take no place in any queue.
+          const ordered =
+            ticket === free ? body : ticket.ready.pipe(Effect.zipRight(body), Effect.ensuring(ticket.done))
+          // The answer is sent uninterruptibly once the body ends (`finish` never fails; it logs outside the span).
+          const end = (exit: Exit.Exit<unknown, unknown>) => {
+            state.done = true
+            if (inflight.get(key)?.state === state) inflight.delete(key)
+            return finish(id, definition, state, exit, outerSpans)
+          }
+          const program = Effect.uninterruptibleMask((restore) =>
+            Effect.matchCauseEffect(restore(ordered), {
+              onFailure: (cause) => end(Exit.failCause(cause)),
+              onSuccess: (value) => end(Exit.succeed(value))
             })
-          }
-        })
-        if (!state.done) inflight.set(key, { fiber, state })
-      }
-
-      const defect = (message: Record<string, unknown>, id: RequestId | null) => (defect: unknown) =>
-        Effect.zipRight(
-          Effect.logError("unexpected failure while handling a message", Cause.die(defect)),
-          Object.hasOwn(message, "id") ? fail(id, codes.internalError, defectMessage(defect)) : Effect.void
-        )
-
-      const receive = (text: string): Effect.Effect<void> =>
-        Effect.suspend(() => {
-          if (!nonBlank.test(text)) return Effect.void
-          let message: unknown
-          try {
-            message = JSON.parse(text)
-          } catch {
-            return fail(null, codes.parseError, messages.parseError)
-          }
-          if (!isRecord(message)) return fail(null, codes.invalidRequest, messages.invalidRequest)
-          const id = isValidId(message.id) ? message.id : null
-          // A bug while checking one message answers that message and never stops the connection.
-          let answer: Effect.Effect<void>
-          try {
-            answer = dispatch(message, id)
-          } catch (error) {
-            return defect(message, id)(error)
-          }
-          // a started request answers from its own fiber: nothing more to run here
-          return answer === Effect.void ? answer : Effect.catchAllDefect(answer, defect(message, id))
-        })
-
-      const dispatch = (message: Record<string, unknown>, id: RequestId | null): Effect.Effect<void> => {
-        const hasId = Object.hasOwn(message, "id")
-        const method = message.method
-        const params = message.params
-        if (
-          (message.jsonrpc !== undefined && message.jsonrpc !== "2.0") ||
-          typeof method !== "string" ||
-          (hasId && id === null) ||
-          (params !== undefined && (typeof params !== "object" || params === null))
-        ) {
-          return fail(id, codes.invalidRequest, messages.invalidRequest)
-        }
-        if (!hasId || id === null) return method === "$/cancelRequest" ? cancel(params) : Effect.void
-        if (!initialized && method !== "initialize") return fail(id, codes.invalidRequest, messages.notInitialized)
-        if (method === "initialize") {
-          if (initialized) return fail(id, codes.invalidRequest, messages.alreadyInitialized)
-          const decoded = decodeParams(InitializeParams, params)
-          if (Either.isLeft(decoded)) return fail(id, codes.invalidRequest, decoded.left)
-          initialized = true
-          const { clientInfo, capabilities } = decoded.right
-          return Effect.zipRight(
-            Effect.logInfo("client initialized").pipe(
-              Effect.annotateLogs({ connection: label, client: clientInfo.name }),
-              Effect.zipRight(connections.setClient(connection, { clientInfo, capabilities }))
-            ),
-            connections.respond(connection, id, initializeResult(decoded.right))
           )
+          // Forked on the dispatcher's runtime, which holds the environment: nothing to provide per request.
+          // The body runs in the method's log span, set in the fiber's initial refs (what `Effect.withLogSpan`
+          // does, without its save-and-restore around the body).
+          let outerSpans = List.empty<LogSpan.LogSpan>()
+          const fiber = runFork(program, {
+            updateRefs: (refs, fiberId) => {
+              outerSpans = FiberRefs.getOrDefault(refs, FiberRef.currentLogSpan)
+              const clock = Context.get(FiberRefs.getOrDefault(refs, DefaultServices.currentServices), Clock.Clock)
+              const span = LogSpan.make(method, clock.unsafeCurrentTimeMillis())
+              return FiberRefs.updateAs(refs, {
+                fiberId,
+                fiberRef: FiberRef.currentLogSpan,
+                value: List.prepend(outerSpans, span)
+              })
+            }
+          })
+          if (!state.done) inflight.set(key, { fiber, state })
         }
-        // A second request with the id of one in flight would take its place in the table (so that
-        // `$/cancelRequest` reached only the second) and its answer could not be told apart.
-        if (inflight.has(idKey(id))) return fail(id, codes.invalidRequest, requestIdInFlight(id))
-        const definition = Object.hasOwn(methods, method) ? methods[method] : undefined
-        if (definition === undefined) return fail(id, codes.methodNotFound, messages.methodNotFound(method))
-        const prepared = definition.prepare(params)
-        if (Either.isLeft(prepared)) return fail(id, codes.invalidRequest, prepared.left)
-        if (!accepting) return fail(id, codes.internalError, messages.shuttingDown)
-        const ticket = queues.enter(prepared.right.threadId, definition.ordering)
-        start(id, method, (connection) => prepared.right.run({ connection, ticket }), ticket)
-        return Effect.void
-      }
 
-      return {
-        receive,
-        tooLarge: fail(null, codes.invalidRequest, messages.requestTooLarge)
-      } satisfies Session
+        const defect = (message: Record<string, unknown>, id: RequestId | null) => (defect: unknown) =>
+          Effect.zipRight(
+            Effect.logError("unexpected failure while handling a message", Cause.die(defect)),
+            Object.hasOwn(message, "id") ? fail(id, codes.internalError, defectMessage(defect)) : Effect.void
+          )
+
+        const receive = (text: string): Effect.Effect<void> =>
+          Effect.suspend(() => {
+            if (!nonBlank.test(text)) return Effect.void
+            let message: unknown
+            try {
+              message = JSON.parse(text)
+            } catch {
+              return fail(null, codes.parseError, messages.parseError)
+            }
+            if (!isRecord(message)) return fail(null, codes.invalidRequest, messages.invalidRequest)
+            const id = isValidId(message.id) ? message.id : null
+            // A bug while checking one message answers that message and never stops the connection.
+            let answer: Effect.Effect<void>
+            try {
+              answer = dispatch(message, id)
+            } catch (error) {
+              return defect(message, id)(error)
+            }
+            // a started request answers from its own fiber: nothing more to run here
+            return answer === Effect.void ? answer : Effect.catchAllDefect(answer, defect(message, id))
+          })
+
+        const dispatch = (message: Record<string, unknown>, id: RequestId | null): Effect.Effect<void> => {
+          const hasId = Object.hasOwn(message, "id")
+          const method = message.method
+          const params = message.params
+          if (
+            (message.jsonrpc !== undefined && message.jsonrpc !== "2.0") ||
+            typeof method !== "string" ||
+            (hasId && id === null) ||
+            (params !== undefined && (typeof params !== "object" || params === null))
+          ) {
+            return fail(id, codes.invalidRequest, messages.invalidRequest)
+          }
+          if (!hasId || id === null) return method === "$/cancelRequest" ? cancel(params) : Effect.void
+          if (!initialized && method !== "initialize") return fail(id, codes.invalidRequest, messages.notInitialized)
+          if (method === "initialize") {
+            if (initialized) return fail(id, codes.invalidRequest, messages.alreadyInitialized)
+            const decoded = AppServer.decodeParams("initialize", params)
+            if (Either.isLeft(decoded)) return fail(id, codes.invalidRequest, messages.invalidParams(decoded.left))
+            const result = encodeResult(method, initializeResultSchema, initializeResult(decoded.right))
+            if (Either.isLeft(result)) return fail(id, codes.internalError, result.left)
+            initialized = true
+            const { clientInfo, capabilities } = decoded.right
+            return Effect.zipRight(
+              Effect.logInfo("client initialized").pipe(
+                Effect.annotateLogs({ connection: label, client: clientInfo.name }),
+                Effect.zipRight(connections.setClient(connection, { clientInfo, capabilities }))
+              ),
+              connections.respond(connection, id, result.right)
+            )
+          }
+          // A second request with the id of one in flight would take its place in the table (so that
+          // `$/cancelRequest` reached only the second) and its answer could not be told apart.
+          if (inflight.has(idKey(id))) return fail(id, codes.invalidRequest, requestIdInFlight(id))
+          const definition = Object.hasOwn(methods, method) ? methods[method] : undefined
+          if (definition === undefined) return fail(id, codes.methodNotFound, messages.methodNotFound(method))
+          const prepared = definition.prepare(params)
+          if (Either.isLeft(prepared)) return fail(id, codes.invalidRequest, prepared.left)
+          if (!accepting) return fail(id, codes.internalError, messages.shuttingDown)
+          const ticket = queues.enter(prepared.right.threadId, definition.ordering)
+          start(id, definition, (connection) => prepared.right.run({ connection, ticket }), ticket)
+          return Effect.void
+        }
+
+        return {
+          receive,
+          tooLarge: fail(null, codes.invalidRequest, messages.requestTooLarge)
+        } satisfies Session
+      })
+
+    const shutdown = Effect.gen(function* () {
+      if (stopping) return yield* Deferred.await(stopped)
+      stopping = true
+      accepting = false
+      yield* Effect.logInfo("shutting down")
+      // Finalizers run uninterruptibly; the wait must be interruptible for the timeout to end it.
+      yield* Effect.interruptible(FiberSet.awaitEmpty(fibers)).pipe(Effect.timeoutOption("5 seconds"))
+      for (const inflight of everything) {
+        for (const entry of inflight.values()) if (entry.state.reason === undefined) entry.state.reason = "shutdown"
+      }
+      yield* FiberSet.clear(fibers)
+      yield* FiberSet.awaitEmpty(fibers)
+      yield* Deferred.succeed(stopped, undefined)
     })
 
-  const shutdown = Effect.gen(function* () {
-    if (stopping) return yield* Deferred.await(stopped)
-    stopping = true
-    accepting = false
-    yield* Effect.logInfo("shutting down")
-    // Finalizers run uninterruptibly; the wait must be interruptible for the timeout to end it.
-    yield* Effect.interruptible(FiberSet.awaitEmpty(fibers)).pipe(Effect.timeoutOption("5 seconds"))
-    for (const inflight of everything) {
-      for (const entry of inflight.values()) if (entry.state.reason === undefined) entry.state.reason = "shutdown"
-    }
-    yield* FiberSet.clear(fibers)
-    yield* FiberSet.awaitEmpty(fibers)
-    yield* Deferred.succeed(stopped, undefined)
+    yield* Effect.addFinalizer(() => shutdown)
+    return JsonRpcServer.of({ attach, shutdown, queuedThreads: Effect.sync(() => queues.size) })
   })
-
-  yield* Effect.addFinalizer(() => shutdown)
-  return JsonRpcServer.of({ attach, shutdown })
-})
 
 /** The dispatcher layer. */
 export const layer: Layer.Layer<JsonRpcServer, never, Connections | Environment> = Layer.scoped(JsonRpcServer, make)

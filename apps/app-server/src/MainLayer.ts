@@ -12,8 +12,8 @@ import * as AppOptions from "./AppOptions.js"
 import * as Connections from "./Connections.js"
 import { loadConfig } from "./handlers/config.js"
 import * as JsonRpcServer from "./JsonRpcServer.js"
-import * as Lifecycle from "./Lifecycle.js"
-import * as StdioTransport from "./StdioTransport.js"
+import * as StdioServerTransport from "./StdioServerTransport.js"
+import * as StopSignal from "./StopSignal.js"
 import * as Threads from "./Threads.js"
 
 const levels = { error: LogLevel.Error, warn: LogLevel.Warning, info: LogLevel.Info, debug: LogLevel.Debug } as const
@@ -69,12 +69,12 @@ export const layer = (
         persistence,
         Connections.layer,
         AppOptions.layer(options),
-        Lifecycle.layer
+        StopSignal.layer
       ).pipe(Layer.provideMerge(client))
       const threads = Threads.layer.pipe(Layer.provideMerge(services))
       const server = JsonRpcServer.layer.pipe(Layer.provideMerge(threads))
       const transports = Layer.mergeAll(
-        options.stdio ? StdioTransport.layer : Layer.empty,
+        options.stdio ? StdioServerTransport.layer : Layer.empty,
         options.listen !== undefined ? webSocketLayer : Layer.empty
       )
       return transports.pipe(Layer.provideMerge(server))

@@ -1,18 +1,23 @@
 /**
- * The shape of a method handler: its params schema, its place in the thread's queue and its body.
- * Handlers fail with {@link RpcError} for protocol-level refusals and with the packages' errors
+ * The shape of a method handler: its name (which gives its params and result schemas), its place in
+ * the thread's queue and its body.
+ * Handlers fail with {@link MethodError} for protocol-level refusals and with the packages' errors
  * otherwise; `JsonRpcServer` maps every failure to a JSON-RPC error in one place.
  */
 import { AppServer } from "@mcp-resources/protocol"
 import { type Effect, Either, Schema } from "effect"
 import type { Connection } from "./Connections.js"
-import { decodeParams } from "./internal/params.js"
 
-/** A failure with an explicit JSON-RPC code (`-32600` refusals and the like). */
-export class RpcError extends Schema.TaggedError<RpcError>()("RpcError", {
+/** A method's refusal with an explicit JSON-RPC code (`-32600` refusals and the like). */
+export class MethodError extends Schema.TaggedError<MethodError>()("MethodError", {
   code: Schema.Number,
   message: Schema.String
 }) {}
+
+/** @deprecated Renamed {@link MethodError} (the CLI's client had an `RpcError` of its own). */
+export const RpcError = MethodError
+/** @deprecated Renamed {@link MethodError}. */
+export type RpcError = MethodError
 
 /** The fixed messages of the wire contract (app-server-protocol.md sections 2 and 3). */
 export const messages = AppServer.messages
@@ -21,14 +26,14 @@ export const messages = AppServer.messages
 export const codes = AppServer.ErrorCode
 
 /** `-32600` with the given message. */
-export const invalidRequest = (message: string): RpcError => new RpcError({ code: codes.invalidRequest, message })
+export const invalidRequest = (message: string): MethodError => new MethodError({ code: codes.invalidRequest, message })
 
 /** `-32600` for a request whose id is the id of a request of the same connection still in flight. */
 export const requestIdInFlight = (id: string | number): string =>
   `Invalid request: id ${JSON.stringify(id)} is already used by a request in flight`
 
 /** `-32600` `thread not found: {threadId}` */
-export const threadNotFound = (threadId: string): RpcError => invalidRequest(messages.threadNotFound(threadId))
+export const threadNotFound = (threadId: string): MethodError => invalidRequest(messages.threadNotFound(threadId))
 
 /** A request's place in its thread's queue (app-server-protocol.md section 2). */
 export interface Ticket {
@@ -54,27 +59,46 @@ export interface Prepared<R> {
   readonly run: (context: RequestContext) => Effect.Effect<unknown, unknown, R>
 }
 
-/** One method, type-erased so that a table can hold them all: ordering and a params decoder. */
+/**
+ * One method, type-erased so that a table can hold them all: its name, ordering, params decoder and
+ * result schema. The dispatcher encodes every result through `result` before sending it.
+ */
 export interface Method<R> {
+  readonly name: AppServer.Method
   readonly ordering: Ordering
+  /** The method's result schema (`AppServer.results[name]`). */
+  readonly result: Schema.Schema<unknown, unknown>
   /** Decodes the params; the failure is the whole `Invalid request: {detail}` message. */
   readonly prepare: (params: unknown) => Either.Either<Prepared<R>, string>
 }
 
-/** Defines a method with its params type inferred from the schema. */
-export const method = <P, I, R>(definition: {
-  readonly params: Schema.Schema<P, I>
-  readonly ordering?: Ordering
-  readonly threadId?: (params: P) => string
-  readonly run: (params: P, context: RequestContext) => Effect.Effect<unknown, unknown, R>
-}): Method<R> => ({
-  ordering: definition.ordering ?? "none",
-  prepare: (params) =>
-    Either.map(decodeParams(definition.params, params), (decoded) => ({
-      threadId:
-        definition.ordering === undefined || definition.ordering === "none"
-          ? undefined
-          : definition.threadId?.(decoded),
-      run: (context) => definition.run(decoded, context)
-    }))
-})
+/**
+ * Defines a method: its params and result types come from the protocol's schemas for `name`
+ * (`AppServer.methods` and `AppServer.results`), so a handler cannot return another shape.
+ */
+export const method = <M extends AppServer.Method, R>(
+  name: M,
+  definition: {
+    readonly ordering?: Ordering
+    readonly threadId?: (params: AppServer.Params<M>) => string
+    readonly run: (
+      params: AppServer.Params<M>,
+      context: RequestContext
+    ) => Effect.Effect<AppServer.Result<M>, unknown, R>
+  }
+): Method<R> => {
+  const ordering = definition.ordering ?? "none"
+  return {
+    name,
+    ordering,
+    result: AppServer.results[name] as unknown as Schema.Schema<unknown, unknown>,
+    prepare: (params) =>
+      Either.map(
+        Either.mapLeft(AppServer.decodeParams(name, params), messages.invalidParams),
+        (decoded): Prepared<R> => ({
+          threadId: ordering === "none" ? undefined : definition.threadId?.(decoded),
+          run: (context) => definition.run(decoded, context)
+        })
+      )
+  }
+}

@@ -1,8 +1,10 @@
 /**
  * The loaded threads: their binding lease (resource-tools.md 1.3), history of turns and call ids, origin
  * state, store sequence and subscribed connections. Every event is appended to the thread's store
- * (durable) before the notification that follows from it is sent; records another process appended
- * are applied first.
+ * (durable) before the notification that follows from it is sent. Records another process appended
+ * are applied before a thread method's append; a tool call's items pull them only when they matter:
+ * an append that conflicts catches up and tries again (re-checking the call's turn and call id), and
+ * a call about to be refused `turn not found` or `duplicate callId` refreshes first.
  *
  * Threads end: an ephemeral thread with the last connection subscribed to it, a persistent one that no
  * connection holds after the idle time (`--thread-idle-timeout`, its binding released; `thread/resume`
@@ -21,7 +23,7 @@ import type { Connection } from "./Connections.js"
 import { Connections } from "./Connections.js"
 import { failedItem, interruptedMessage } from "./internal/items.js"
 import { ThreadConfig } from "./internal/params.js"
-import { type RpcError, threadNotFound } from "./Method.js"
+import { type MethodError, threadNotFound } from "./Method.js"
 
 /** A thread's binding: the set it holds and the scope that holds it (closing the scope lets the set go). */
 interface Binding {
@@ -84,13 +86,21 @@ export interface Service {
    * Applies what another process appended since this one last looked. A thread another process deleted
    * is unloaded and fails with `thread not found`.
    */
-  readonly refresh: (thread: Thread) => Effect.Effect<void, ThreadStore.ThreadStoreError | RpcError>
-  /** Appends the event durably, applies it, then sends the notification to the thread's subscribers (`thread not found` as in `refresh`). */
+  readonly refresh: (thread: Thread) => Effect.Effect<void, ThreadStore.ThreadStoreError | MethodError>
+  /**
+   * Appends the event durably, applies it, then sends the notification to the thread's subscribers
+   * (`thread not found` as in `refresh`). By default what other processes appended is applied first and
+   * an append that still loses a race fails (`modified concurrently`). With `retry` (tool calls' items)
+   * the append expects the thread as this process last saw it; on a conflict the other records are
+   * applied, `retry.check` (the caller's precondition) runs again on the caught-up thread, and the
+   * append is tried again.
+   */
   readonly record: (
     thread: Thread,
     event: ThreadEvent.ThreadEvent,
-    notification?: { readonly method: string; readonly params: unknown }
-  ) => Effect.Effect<void, ThreadStore.ThreadStoreError | RpcError>
+    notification?: { readonly method: string; readonly params: unknown },
+    retry?: { readonly check?: () => MethodError | undefined }
+  ) => Effect.Effect<void, ThreadStore.ThreadStoreError | MethodError>
   /**
    * Records the completed item of a call whose tool already ran, then sends `item/completed`. The
    * append has no precondition, so a lost race is retried after catching up, and a storage failure a
@@ -102,7 +112,7 @@ export interface Service {
     turnId: string,
     item: ToolCallItem.McpToolCallItem,
     lost: (cause: string) => ToolCallItem.McpToolCallItem
-  ) => Effect.Effect<void, ThreadStore.ThreadStoreError | RpcError>
+  ) => Effect.Effect<void, ThreadStore.ThreadStoreError | MethodError>
   /** The turn is in the thread's current history (started and not rolled back). */
   readonly hasTurn: (thread: Thread, turnId: string) => boolean
   /** The call id produced items in the thread's current history. */
@@ -130,6 +140,9 @@ export const defaultIdleTimeoutMs = 300_000
  * another instance finishes (or times out) before then.
  */
 export const interruptMarginMs = 30_000
+
+/** An append that conflicts catches up and is tried again at most this many times in all (another process keeps winning). */
+const maxConflicts = 8
 
 /** A completed append that lost a race or hit a storage failure is retried this often before the call fails. */
 const completionRetry = Schedule.exponential("20 millis").pipe(Schedule.intersect(Schedule.recurs(5)))
@@ -343,7 +356,7 @@ export const make = Effect.gen(function* () {
     (t: LoadedThread) =>
     <A>(
       effect: Effect.Effect<A, ThreadStore.ThreadStoreError>
-    ): Effect.Effect<A, ThreadStore.ThreadStoreError | RpcError> =>
+    ): Effect.Effect<A, ThreadStore.ThreadStoreError | MethodError> =>
       Effect.catchIf(
         effect,
         (error) => error.reason === "notFound",
@@ -364,15 +377,38 @@ export const make = Effect.gen(function* () {
       () => Effect.sync(() => t.busy--)
     )
 
-  const record: Service["record"] = (thread, event, notification) =>
+  /** Appends at the thread's last seq; a conflict catches up, re-checks and tries again (at most {@link maxConflicts} times). */
+  const appendCaughtUp = (
+    t: LoadedThread,
+    event: ThreadEvent.ThreadEvent,
+    check: (() => MethodError | undefined) | undefined
+  ): Effect.Effect<number, ThreadStore.ThreadStoreError | MethodError> =>
+    Effect.gen(function* () {
+      for (let attempt = 1; ; attempt++) {
+        const appended = yield* Effect.either(whileStored(t)(t.store.append(t.id, t.lastSeq, event)))
+        if (appended._tag === "Right") return appended.right
+        const error = appended.left
+        if (!(error instanceof ThreadStore.ThreadStoreError && error.reason === "conflict") || attempt >= maxConflicts)
+          return yield* Effect.fail(error)
+        yield* whileStored(t)(catchUp(t))
+        const refused = check?.()
+        if (refused !== undefined) return yield* Effect.fail(refused)
+      }
+    })
+
+  const record: Service["record"] = (thread, event, notification, retry) =>
     Effect.suspend(() => {
       const t = internal(thread)
       return busyWith(
         t,
         t.lock.withPermits(1)(
           Effect.gen(function* () {
-            yield* whileStored(t)(catchUp(t))
-            t.lastSeq = yield* whileStored(t)(t.store.append(t.id, t.lastSeq, event))
+            if (retry === undefined) {
+              yield* whileStored(t)(catchUp(t))
+              t.lastSeq = yield* whileStored(t)(t.store.append(t.id, t.lastSeq, event))
+            } else {
+              t.lastSeq = yield* appendCaughtUp(t, event, retry.check)
+            }
             yield* observe(t, event)
             if (notification !== undefined) {
               yield* connections.notify(t.subscribers, notification.method, notification.params)
@@ -383,7 +419,7 @@ export const make = Effect.gen(function* () {
     })
 
   const recordCompleted = (t: LoadedThread, turnId: string, item: ToolCallItem.McpToolCallItem) =>
-    record(t, { _tag: "itemCompleted", turnId, item }, itemNotification("completed", t.id, turnId, item))
+    record(t, { _tag: "itemCompleted", turnId, item }, itemNotification("completed", t.id, turnId, item), {})
 
   // In the background, until the store takes it (or the thread is gone): the call already failed.
   const recordLost = (t: LoadedThread, turnId: string, item: ToolCallItem.McpToolCallItem) =>

@@ -9,8 +9,8 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Exit } from "effect"
 import { parseArgs, UsageError, usage } from "./AppOptions.js"
-import { Lifecycle } from "./Lifecycle.js"
 import * as MainLayer from "./MainLayer.js"
+import { StopSignal } from "./StopSignal.js"
 
 const fatal = (message: string, code: number) =>
   Effect.sync(() => {
@@ -30,7 +30,7 @@ export const program: Effect.Effect<number> = Effect.gen(function* () {
     try: () => parseArgs(argv, process.env, process.cwd()),
     catch: (error) => (error instanceof UsageError ? error : new UsageError(String(error)))
   })
-  yield* Effect.flatMap(Lifecycle, (lifecycle) => lifecycle.awaitStop).pipe(Effect.provide(MainLayer.layer(options)))
+  yield* Effect.flatMap(StopSignal, (signal) => signal.awaitStop).pipe(Effect.provide(MainLayer.layer(options)))
   return 0
 }).pipe(
   Effect.catchAll((error) =>

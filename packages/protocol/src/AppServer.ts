@@ -49,7 +49,10 @@ export const messages = {
   /** `-32603` when an append lost a race with another process. */
   modifiedConcurrently: (threadId: string) => `thread ${threadId} was modified concurrently`,
   /** The error message of a cancelled `tool/call` item. */
-  callCancelled: "cancelled"
+  callCancelled: "cancelled",
+  /** `-32603` for a result its handler built in another shape than the method's result schema (a bug of the server). */
+  invalidResult: (method: string, detail: string) =>
+    `internal error: the result of ${method} does not match its schema: ${detail}`
 } as const
 
 /** The longest accepted line (8 MiB, not counting the newline). */

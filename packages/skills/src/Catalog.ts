@@ -2,24 +2,19 @@
  * The skills catalog (skills.md sections 2 and 3): entries in discovery order, warnings and the
  * truncation flag, built from listed resources, and its prompt rendering.
  */
-import type { Mcp } from "@mcp-resources/protocol"
+import type { AppServer, Mcp } from "@mcp-resources/protocol"
 import { Option } from "effect"
 import * as SkillMessages from "./SkillMessages.js"
-import { isSkillResource, toEntry } from "./SkillEntry.js"
+import { isSkillResource, toEntry } from "./SkillResource.js"
 
-/** One skill of the catalog; the key order is the wire order of `skills/list`. */
-export interface SkillEntry {
-  /** `{plugin_name}:{skill_name}`, or the skill name alone for `source: "user"`. */
-  readonly name: string
-  /** Whitespace-collapsed and HTML-escaped. */
-  readonly description: string
-  /** The resource URI as listed. */
-  readonly package: string
-  /** The package URI without trailing `/`, followed by `/SKILL.md`. */
-  readonly mainResource: string
-  /** False only when `_meta.allow_implicit_invocation` is the boolean `false`. */
-  readonly visible: boolean
-}
+/**
+ * One skill of the catalog, the entry of `skills/list` (`AppServer.SkillEntry`; its key order is the
+ * wire order): `name` is `{plugin_name}:{skill_name}` (the skill name alone for `source: "user"`),
+ * `description` whitespace-collapsed and HTML-escaped, `package` the resource URI as listed,
+ * `mainResource` the package URI without trailing `/` followed by `/SKILL.md`, and `visible` false
+ * only when `_meta.allow_implicit_invocation` is the boolean `false`.
+ */
+export type SkillEntry = typeof AppServer.SkillEntry.Type
 
 /** The result of discovery: `{skills, warnings, truncated}`. */
 export interface Catalog {

@@ -3,7 +3,7 @@ import { assert } from "@effect/vitest"
 import type { Mcp } from "@mcp-resources/protocol"
 import { Option } from "effect"
 import * as Catalog from "../src/Catalog.js"
-import * as SkillEntry from "../src/SkillEntry.js"
+import * as SkillResource from "../src/SkillResource.js"
 
 const skill = (uri: string, meta: Record<string, unknown> | undefined, description?: string): Mcp.Resource => ({
   uri,
@@ -15,9 +15,9 @@ const skill = (uri: string, meta: Record<string, unknown> | undefined, descripti
 
 const plugin = (name: string, extra: Record<string, unknown> = {}) => ({ plugin_name: "p", skill_name: name, ...extra })
 
-describe("SkillEntry", () => {
+describe("SkillResource", () => {
   it("turns the spec's example resource into its entry, escaping the description", () => {
-    const entry = SkillEntry.toEntry(
+    const entry = SkillResource.toEntry(
       skill(
         "skill://plugin_demo/deploy",
         { plugin_name: "demo-plugin", skill_name: "deploy" },
@@ -38,8 +38,8 @@ describe("SkillEntry", () => {
       skill("skill://p/d", { plugin_name: "p".repeat(64), skill_name: "s".repeat(64) }),
       skill("skill://p/e", plugin("e"), "bell \u0007")
     ]
-    for (const resource of skipped) assert.isTrue(Option.isNone(SkillEntry.toEntry(resource)), resource.uri)
-    assert.isTrue(Option.isSome(SkillEntry.toEntry(skill("skill://p/f", plugin("s".repeat(64))))))
+    for (const resource of skipped) assert.isTrue(Option.isNone(SkillResource.toEntry(resource)), resource.uri)
+    assert.isTrue(Option.isSome(SkillResource.toEntry(skill("skill://p/f", plugin("s".repeat(64))))))
   })
 
   it("skips a resource without _meta, with a non-string skill name, or a plugin name with < or >", () => {
@@ -49,19 +49,19 @@ describe("SkillEntry", () => {
       skill("skill://p/c", { plugin_name: "<p>", skill_name: "c" }),
       skill("skill://p/d", { plugin_name: "  ", skill_name: "d" })
     ]
-    for (const resource of skipped) assert.isTrue(Option.isNone(SkillEntry.toEntry(resource)), resource.uri)
+    for (const resource of skipped) assert.isTrue(Option.isNone(SkillResource.toEntry(resource)), resource.uri)
   })
 
   it("S-10: a user skill is named by its whitespace-collapsed skill name", () => {
     const entry = Option.getOrThrow(
-      SkillEntry.toEntry(skill("skill://u/s", { source: "user", skill_name: "  my   skill " }))
+      SkillResource.toEntry(skill("skill://u/s", { source: "user", skill_name: "  my   skill " }))
     )
     assert.strictEqual(entry.name, "my skill")
     assert.strictEqual(entry.description, "")
   })
 
   it("removes trailing slashes before appending /SKILL.md", () => {
-    assert.strictEqual(SkillEntry.mainResourceOf("skill://p/d//"), "skill://p/d/SKILL.md")
+    assert.strictEqual(SkillResource.mainResourceOf("skill://p/d//"), "skill://p/d/SKILL.md")
   })
 })
 

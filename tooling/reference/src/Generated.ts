@@ -5,7 +5,7 @@
  */
 import { AppServer } from "@mcp-resources/protocol"
 import { OriginState } from "@mcp-resources/resource-origins"
-import { Catalog, Discovery, SkillEntry, SkillUri } from "@mcp-resources/skills"
+import { Catalog, Discovery, SkillResource, SkillUri } from "@mcp-resources/skills"
 import { ToolSpecs } from "@mcp-resources/tool-handlers"
 import { keys as configKeys } from "./ConfigKeys.js"
 import { appServerDocument, canonical, configDocument, type JsonSchema } from "./JsonSchemas.js"
@@ -168,8 +168,8 @@ export const bodies = (): Readonly<Record<string, string>> => {
       ["discovery pages", `${Discovery.maxPages}`],
       ["visible skills", `${Catalog.maxVisible}`],
       ["hidden skills", `${Catalog.maxHidden}`],
-      ["skill name part (characters)", `${SkillEntry.maxNamePartLength}`],
-      ["full skill name (characters)", `${SkillEntry.maxNameLength}`],
+      ["skill name part (characters)", `${SkillResource.maxNamePartLength}`],
+      ["full skill name (characters)", `${SkillResource.maxNameLength}`],
       ["package URI (characters)", `${SkillUri.maxPackageUriLength}`],
       ["resource URI (characters)", `${SkillUri.maxResourceUriLength}`]
     ]

@@ -279,7 +279,15 @@ export const appServer: ReadonlyArray<MessageDoc & { readonly code: number | und
     ...m(
       "modifiedConcurrently",
       AppServer.messages.modifiedConcurrently("{threadId}"),
-      "an append lost a race with another process sharing the PostgreSQL store"
+      "a `turn/start`, `thread/rollback` or `thread/compact` append lost a race with another process sharing the store (a `tool/call` catches up and appends again)"
+    ),
+    code: -32603
+  },
+  {
+    ...m(
+      "invalidResult",
+      AppServer.messages.invalidResult("{method}", "{detail}"),
+      "a bug of the server: a handler built a result that does not match its method's result schema; `{detail}` names the first offending field"
     ),
     code: -32603
   },

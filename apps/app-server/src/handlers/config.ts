@@ -3,7 +3,6 @@ import { Config } from "@mcp-resources/protocol"
 import { ResourceClient, ServerEntry } from "@mcp-resources/resource-client"
 import { Effect } from "effect"
 import { AppOptions } from "../AppOptions.js"
-import { EmptyParams } from "../internal/params.js"
 import { method } from "../Method.js"
 
 /** Reads the config file the server was started with (the empty config when there is none). */
@@ -12,8 +11,7 @@ export const loadConfig = (path: string | undefined): Effect.Effect<Config.Confi
 
 /** The config methods. */
 export const configMethods = {
-  "config/mcpServer/reload": method({
-    params: EmptyParams,
+  "config/mcpServer/reload": method("config/mcpServer/reload", {
     run: () =>
       Effect.gen(function* () {
         const options = yield* AppOptions
@@ -24,8 +22,7 @@ export const configMethods = {
         return {}
       })
   }),
-  "mcpServer/list": method({
-    params: EmptyParams,
+  "mcpServer/list": method("mcpServer/list", {
     run: () =>
       Effect.gen(function* () {
         const client = yield* ResourceClient.ResourceClient

@@ -24,5 +24,9 @@ const table = {
 /** What the handlers need from the main layer. */
 export type Environment = Threads | ResourceClient.ResourceClient | OriginStore.OriginStore | Skills.Skills | AppOptions
 
-/** Every method by name. */
+/** Every method by name (each entry's key is its definition's name: checked when the module loads). */
 export const methods: Readonly<Record<string, Method<Environment>>> = table
+
+for (const [name, definition] of Object.entries(methods)) {
+  if (definition.name !== name) throw new Error(`method table: ${name} holds the definition of ${definition.name}`)
+}

@@ -18,5 +18,3 @@ export const initializeResult = (params: AppServer.Params<"initialize">): AppSer
   protocolVersion: AppServer.protocolVersion,
   ...(params.capabilities !== undefined ? { capabilities: AppServer.serverCapabilities } : {})
 })
-
-export { InitializeParams } from "../internal/params.js"

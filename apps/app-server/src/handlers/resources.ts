@@ -2,7 +2,7 @@
 import { ResourceClient } from "@mcp-resources/resource-client"
 import { CallScopedRead } from "@mcp-resources/resource-origins"
 import { Context, Effect } from "effect"
-import { ResourceReadParams } from "../internal/params.js"
+import type { AppServer } from "@mcp-resources/protocol"
 import { invalidRequest, messages, method } from "../Method.js"
 import type { Connection } from "../Connections.js"
 import { Threads } from "../Threads.js"
@@ -11,11 +11,7 @@ import { Threads } from "../Threads.js"
 const answer = <C>(contents: C, originCallId: string | null) => ({ contents, originCallId })
 
 /** A threadless read: straight to the server, no thread, no items. */
-const readWithoutThread = (
-  client: ResourceClient.Service,
-  p: typeof ResourceReadParams.Type,
-  connectorId: string | null
-) =>
+const readWithoutThread = (client: ResourceClient.Service, p: ReadParams, connectorId: string | null) =>
   Effect.map(
     client.withServerConnection(p.server, (server) =>
       connectorId === null
@@ -26,7 +22,7 @@ const readWithoutThread = (
   )
 
 /** A plain read of the latest set (the `_meta` of an apps-server connector when given). */
-const plainRead = (client: ResourceClient.Service, p: typeof ResourceReadParams.Type, connectorId: string | null) =>
+const plainRead = (client: ResourceClient.Service, p: ReadParams, connectorId: string | null) =>
   Effect.map(
     connectorId === null
       ? client.readResource(p.server, p.uri)
@@ -38,7 +34,7 @@ const plainRead = (client: ResourceClient.Service, p: typeof ResourceReadParams.
 const readOnThread = (
   client: ResourceClient.Service,
   threads: Threads["Type"],
-  p: typeof ResourceReadParams.Type,
+  p: ReadParams,
   connection: Connection,
   threadId: string,
   originCallId: string | null,
@@ -57,25 +53,28 @@ const readOnThread = (
     )
   })
 
-const read = method({
-  params: ResourceReadParams,
-  run: (p, { connection }) =>
-    // both services in one step, read from the request fiber's context
-    Effect.contextWithEffect((context: Context.Context<ResourceClient.ResourceClient | Threads>) => {
-      const client = Context.get(context, ResourceClient.ResourceClient)
-      const threadId = p.threadId ?? null
-      const originCallId = p.originCallId ?? null
-      const connectorId = p.connectorId ?? null
-      if (threadId === null) {
-        if (originCallId !== null) return Effect.fail(invalidRequest(messages.originCallIdRequiresThreadId))
-        return readWithoutThread(client, p, connectorId)
-      }
-      return readOnThread(client, Context.get(context, Threads), p, connection, threadId, originCallId, connectorId)
-    })
-})
+type ReadParams = AppServer.Params<"mcp/resource/read">
+
+/** The read method under one of its two names. */
+const read = (name: "mcp/resource/read" | "mcpServer/resource/read") =>
+  method(name, {
+    run: (p, { connection }) =>
+      // both services in one step, read from the request fiber's context
+      Effect.contextWithEffect((context: Context.Context<ResourceClient.ResourceClient | Threads>) => {
+        const client = Context.get(context, ResourceClient.ResourceClient)
+        const threadId = p.threadId ?? null
+        const originCallId = p.originCallId ?? null
+        const connectorId = p.connectorId ?? null
+        if (threadId === null) {
+          if (originCallId !== null) return Effect.fail(invalidRequest(messages.originCallIdRequiresThreadId))
+          return readWithoutThread(client, p, connectorId)
+        }
+        return readOnThread(client, Context.get(context, Threads), p, connection, threadId, originCallId, connectorId)
+      })
+  })
 
 /** The resource methods. */
 export const resourceMethods = {
-  "mcp/resource/read": read,
-  "mcpServer/resource/read": read
+  "mcp/resource/read": read("mcp/resource/read"),
+  "mcpServer/resource/read": read("mcpServer/resource/read")
 }

@@ -1,14 +1,12 @@
 /** `skills/list` and `skills/read` (skills.md section 6). */
 import { Skills } from "@mcp-resources/skills"
 import { Effect } from "effect"
-import { SkillsReadParams, ThreadIdParams } from "../internal/params.js"
 import { method } from "../Method.js"
 import { Threads } from "../Threads.js"
 
 /** The skills methods. */
 export const skillMethods = {
-  "skills/list": method({
-    params: ThreadIdParams,
+  "skills/list": method("skills/list", {
     run: (p, { connection }) =>
       Effect.gen(function* () {
         const thread = yield* (yield* Threads).get(connection, p.threadId)
@@ -16,8 +14,7 @@ export const skillMethods = {
         return { skills: catalog.skills, warnings: catalog.warnings, truncated: catalog.truncated }
       })
   }),
-  "skills/read": method({
-    params: SkillsReadParams,
+  "skills/read": method("skills/read", {
     run: (p, { connection }) =>
       Effect.gen(function* () {
         const thread = yield* (yield* Threads).get(connection, p.threadId)

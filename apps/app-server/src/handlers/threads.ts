@@ -1,7 +1,6 @@
 /** `thread/start`, `thread/resume`, `thread/list`, `thread/delete`, `thread/rollback`, `thread/compact`. */
 import { OriginStore } from "@mcp-resources/resource-origins"
 import { Effect, Option } from "effect"
-import { EmptyParams, RollbackParams, ThreadIdParams, ThreadStartParams } from "../internal/params.js"
 import { method } from "../Method.js"
 import { Threads } from "../Threads.js"
 
@@ -9,8 +8,7 @@ const byThread = (p: { readonly threadId: string }) => p.threadId
 
 /** The thread methods. */
 export const threadMethods = {
-  "thread/start": method({
-    params: ThreadStartParams,
+  "thread/start": method("thread/start", {
     run: (p, { connection }) =>
       Effect.gen(function* () {
         const threads = yield* Threads
@@ -18,24 +16,21 @@ export const threadMethods = {
         return { thread: { id: thread.id, ephemeral: thread.ephemeral } }
       })
   }),
-  "thread/resume": method({
-    params: ThreadIdParams,
+  "thread/resume": method("thread/resume", {
     run: (p, { connection }) =>
       Effect.gen(function* () {
         const thread = yield* (yield* Threads).resume(connection, p.threadId)
         return { thread: { id: thread.id, ephemeral: thread.ephemeral } }
       })
   }),
-  "thread/list": method({
-    params: EmptyParams,
+  "thread/list": method("thread/list", {
     run: () =>
       Effect.map(
         Effect.flatMap(Threads, (threads) => threads.list),
         (threads) => ({ threads })
       )
   }),
-  "thread/delete": method({
-    params: ThreadIdParams,
+  "thread/delete": method("thread/delete", {
     ordering: "exclusive",
     threadId: byThread,
     run: (p) =>
@@ -44,8 +39,7 @@ export const threadMethods = {
         {}
       )
   }),
-  "thread/rollback": method({
-    params: RollbackParams,
+  "thread/rollback": method("thread/rollback", {
     ordering: "exclusive",
     threadId: byThread,
     run: (p, { connection }) =>
@@ -60,8 +54,7 @@ export const threadMethods = {
         return { thread: { id: thread.id } }
       })
   }),
-  "thread/compact": method({
-    params: ThreadIdParams,
+  "thread/compact": method("thread/compact", {
     ordering: "exclusive",
     threadId: byThread,
     run: (p, { connection }) =>

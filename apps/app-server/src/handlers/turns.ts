@@ -1,14 +1,12 @@
 /** `turn/start`. */
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
-import { TurnStartParams } from "../internal/params.js"
 import { method } from "../Method.js"
 import { Threads } from "../Threads.js"
 
 /** The turn methods. */
 export const turnMethods = {
-  "turn/start": method({
-    params: TurnStartParams,
+  "turn/start": method("turn/start", {
     ordering: "exclusive",
     threadId: (p) => p.threadId,
     run: (p, { connection }) =>

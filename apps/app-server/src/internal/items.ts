@@ -1,8 +1,5 @@
-/** Tool-call items the app-server completes itself (a call cancelled, interrupted, or whose result was lost). */
+/** Tool-call items the app-server completes itself (a call interrupted by the end of its process, or whose result was lost). */
 import type { ToolCallItem } from "@mcp-resources/protocol"
-
-/** The message of a call cancelled after its started item (app-server-protocol.md section 2). */
-export const cancelledMessage = "cancelled"
 
 /** The message of a started item that can no longer finish (its process ended or lost it). */
 export const interruptedMessage = "interrupted"

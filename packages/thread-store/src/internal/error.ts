@@ -28,13 +28,24 @@ export const storage = (context: string, detail: string): ThreadStoreError =>
 /** Removes credentials from any URL in a message (`scheme://user:secret@host` becomes `scheme://***@host`). */
 export const redact = (text: string): string => text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^@/\s]*@/gi, "$1***@")
 
-/** The message chain of an unknown failure (an `Error`'s message and its causes). */
+/**
+ * The message chain of an unknown failure (an `Error`'s message and its causes). An error's `code`
+ * (an OS error such as `ENOSPC`, a driver's such as `SQLITE_FULL`) leads its message when the message
+ * does not name it already: `ENOSPC: no space left on device`.
+ */
 export const describe = (cause: unknown): string => {
   const parts: Array<string> = []
   let current: unknown = cause
   for (let depth = 0; depth < 4 && current !== undefined && current !== null; depth++) {
     if (current instanceof Error || (typeof current === "object" && "message" in current)) {
-      const message = String((current as { message: unknown }).message)
+      const text = String((current as { message: unknown }).message)
+      const code = (current as { code?: unknown }).code
+      const message =
+        typeof code === "string" && code !== "" && !text.includes(code)
+          ? text === ""
+            ? code
+            : `${code}: ${text}`
+          : text
       if (message !== "" && parts.at(-1) !== message) parts.push(message)
       current = (current as { cause?: unknown }).cause
     } else {

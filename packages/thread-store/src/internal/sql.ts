@@ -35,8 +35,12 @@ const yieldToIo: Effect.Effect<void> = Effect.async<void>((resume) => {
   return Effect.sync(() => clearImmediate(handle))
 })
 
-/** A storage failure for an `SqlError`, with its context prepended. */
-export const failed = (context: string) => (error: SqlError) => storage(context, describe(error))
+/**
+ * A storage failure for an `SqlError`, with its context prepended. The driver's error (the cause) is
+ * described rather than the wrapper, whose message only says that a statement failed.
+ */
+export const failed = (context: string) => (error: SqlError) =>
+  storage(context, describe(error.cause !== undefined && error.cause !== null ? error.cause : error))
 
 interface ThreadRow {
   readonly id: string

@@ -1,5 +1,5 @@
 /** The lifecycle runner shared by every tool call (resource-tools.md section 9, 11.3). */
-import type { AppServer, Mcp, ToolCallItem } from "@mcp-resources/protocol"
+import { AppServer, type Mcp, type ToolCallItem } from "@mcp-resources/protocol"
 import { Cause, Clock, Context, Effect, Either } from "effect"
 import { LifecycleSink } from "../LifecycleSink.js"
 
@@ -52,8 +52,11 @@ export const failure = (message: string): Outcome => ({
   success: false
 })
 
-/** The message of a cancelled call's completed item. */
-export const cancelledMessage = "cancelled"
+/**
+ * The message of a cancelled call's completed item. This runner is the one place that completes an
+ * interrupted call's item: hosts (the app-server) only store what the sink receives.
+ */
+export const cancelledMessage = AppServer.messages.callCancelled
 
 const item = (
   invocation: Invocation,

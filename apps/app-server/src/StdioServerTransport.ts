@@ -9,7 +9,7 @@ import { type Frame, LineSplitter, WriteBatcher } from "@mcp-resources/app-serve
 import { Effect, Fiber, Layer, Option, Queue, Runtime } from "effect"
 import { AppOptions } from "./AppOptions.js"
 import { JsonRpcServer, maxMessageBytes } from "./JsonRpcServer.js"
-import { Lifecycle } from "./Lifecycle.js"
+import { StopSignal } from "./StopSignal.js"
 
 /** The streams the transport uses (the process's own by default). */
 export interface Streams {
@@ -18,11 +18,11 @@ export interface Streams {
 }
 
 /** Serves the given streams until the layer closes; on close, in-flight requests are drained first. */
-export const layerStreams = (streams: Streams): Layer.Layer<never, never, JsonRpcServer | Lifecycle> =>
+export const layerStreams = (streams: Streams): Layer.Layer<never, never, JsonRpcServer | StopSignal> =>
   Layer.scopedDiscard(
     Effect.gen(function* () {
       const server = yield* JsonRpcServer
-      const lifecycle = yield* Lifecycle
+      const stopSignal = yield* StopSignal
       const maxSendBuffer = Option.match(yield* Effect.serviceOption(AppOptions), {
         onNone: () => Number.POSITIVE_INFINITY,
         onSome: (options) => options.limits.maxSendBufferBytes
@@ -51,7 +51,7 @@ export const layerStreams = (streams: Streams): Layer.Layer<never, never, JsonRp
               Effect.logError("standard output is not being read (send buffer over the limit); stopping").pipe(
                 Effect.annotateLogs({ unsentBytes: unsent(), limit: maxSendBuffer })
               ),
-              lifecycle.stop
+              stopSignal.stop
             )
           )
           return
@@ -91,7 +91,7 @@ export const layerStreams = (streams: Streams): Layer.Layer<never, never, JsonRp
           for (const frame of batch) {
             if (frame._tag === "end") {
               yield* Effect.logInfo("standard input ended")
-              return yield* lifecycle.stop
+              return yield* stopSignal.stop
             }
             yield* frame._tag === "oversize" ? session.tooLarge : session.receive(frame.text)
           }
@@ -107,6 +107,6 @@ export const layerStreams = (streams: Streams): Layer.Layer<never, never, JsonRp
   )
 
 /** Serves the process's standard input and output. */
-export const layer: Layer.Layer<never, never, JsonRpcServer | Lifecycle> = Layer.suspend(() =>
+export const layer: Layer.Layer<never, never, JsonRpcServer | StopSignal> = Layer.suspend(() =>
   layerStreams({ input: process.stdin, output: process.stdout })
 )

@@ -1,0 +1,308 @@
+/**
+ * How `tool/call` uses the thread store (in this process, over a store the test wraps): a normal call
+ * costs its two appends and no read; another process's records are pulled only when an append
+ * conflicts or before a refusal; a cancelled call ends with exactly one terminal item; a write failure
+ * of the driver (a full disk) keeps its cause in the answer and loses nothing stored.
+ */
+import { createRequire } from "node:module"
+import { join } from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { stdioCommand } from "@mcp-resources/fixtures"
+import type { ThreadEvent } from "@mcp-resources/protocol"
+import { ThreadStore } from "@mcp-resources/thread-store"
+import { Effect, Layer } from "effect"
+import { inject } from "vitest"
+import { tempDir, writeConfig } from "./utils/AppServerProcess.js"
+import { freshDatabase } from "./utils/pg.js"
+import { type InProcessServer, resultOf, startInProcess, threadIdOf } from "./utils/InProcess.js"
+
+process.env.MCP_RESOURCES_LOG = "error"
+
+const cluster = inject("pgCluster")
+const clusterUrl = "url" in cluster ? cluster.url : undefined
+if (clusterUrl === undefined && "skipped" in cluster) {
+  console.warn(`PostgreSQL case of the store-use tests skipped: ${cluster.skipped}`)
+}
+
+type Operation = "create" | "get" | "list" | "remove" | "append" | "load" | "since" | "lastSeq"
+
+/** A store layer that counts every operation of the wrapped store and can refuse appends. */
+const counting = (inner: Layer.Layer<ThreadStore.ThreadStore, ThreadStore.ThreadStoreError>) => {
+  const counts = new Map<Operation, number>()
+  const control = {
+    /** When set, an append of an event it returns true for fails with this error instead. */
+    refuse: undefined as ((event: ThreadEvent.ThreadEvent) => ThreadStore.ThreadStoreError | undefined) | undefined,
+    counts,
+    reset: () => counts.clear(),
+    snapshot: () => Object.fromEntries([...counts.entries()].sort(([a], [b]) => (a < b ? -1 : 1)))
+  }
+  const count = (op: Operation) => counts.set(op, (counts.get(op) ?? 0) + 1)
+  const layer = Layer.effect(
+    ThreadStore.ThreadStore,
+    Effect.map(ThreadStore.ThreadStore, (store): ThreadStore.Service => {
+      const wrap =
+        <Args extends ReadonlyArray<unknown>, A>(
+          op: Operation,
+          f: (...args: Args) => Effect.Effect<A, ThreadStore.ThreadStoreError>
+        ) =>
+        (...args: Args) =>
+          Effect.suspend(() => {
+            count(op)
+            return f(...args)
+          })
+      return {
+        ...store,
+        create: wrap("create", store.create),
+        get: wrap("get", store.get),
+        list: wrap("list", store.list),
+        remove: wrap("remove", store.remove),
+        load: wrap("load", store.load),
+        since: wrap("since", store.since),
+        lastSeq: wrap("lastSeq", store.lastSeq),
+        append: wrap("append", (id: string, expectedSeq: number, event: ThreadEvent.ThreadEvent) => {
+          const refused = control.refuse?.(event)
+          return refused !== undefined ? Effect.fail(refused) : store.append(id, expectedSeq, event)
+        })
+      }
+    })
+  ).pipe(Layer.provide(inner))
+  return { layer, control }
+}
+
+const srv = { name: "srv", tools: [{ name: "quick" }, { name: "slow", hang: true }] }
+
+const call = (server: InProcessServer, threadId: string, turnId: string, callId: string, tool = "quick") =>
+  server.request("tool/call", { threadId, turnId, callId, name: `mcp__srv__${tool}`, arguments: "{}" })
+
+/** The thread's records as another reader of the SQLite file sees them. */
+const storedRecords = (filename: string, threadId: string) =>
+  Effect.flatMap(ThreadStore.ThreadStore, (store) => store.since(threadId, 0)).pipe(
+    Effect.provide(ThreadStore.layerSqlite({ filename }))
+  )
+
+/** The item id of an item notification. */
+const itemId = (m: { readonly params?: Record<string, unknown> }) => (m.params?.item as { id?: string } | undefined)?.id
+
+const terminalItems = (records: ReadonlyArray<ThreadStore.StoredRecord>, callId: string) =>
+  records.flatMap((r) => (r.event._tag === "itemCompleted" && r.event.item.id === callId ? [r.event.item] : []))
+
+describe("tool/call and the store", () => {
+  it.scopedLive("a normal call on SQLite appends its two items and reads nothing", () =>
+    Effect.gen(function* () {
+      const dataDir = tempDir()
+      const store = counting(ThreadStore.layerSqlite({ filename: join(dataDir, "state.sqlite"), exclusive: true }))
+      const server = yield* startInProcess({
+        dataDir,
+        configPath: writeConfig(dataDir, { mcp_servers: { srv: stdioCommand(srv) } }),
+        store: store.layer
+      })
+      const threadId = threadIdOf(yield* server.request("thread/start", {}))
+      resultOf(yield* server.request("turn/start", { threadId, turnId: "t1" }))
+      store.control.reset()
+      assert.deepStrictEqual(resultOf(yield* call(server, threadId, "t1", "c1")), {
+        callId: "c1",
+        output: JSON.stringify({ content: [{ type: "text", text: "quick ok" }] }),
+        success: true
+      })
+      assert.deepStrictEqual(store.control.snapshot(), { append: 2 })
+    })
+  )
+
+  for (const kind of ["SQLite", "PostgreSQL"] as const) {
+    it.scopedLive(
+      `two app-servers on one ${kind} store: the second pulls the first's records only to find a turn, a call id or after a conflict`,
+      () =>
+        Effect.gen(function* () {
+          if (kind === "PostgreSQL" && clusterUrl === undefined) return
+          const dataDir = tempDir()
+          const open: () => Layer.Layer<ThreadStore.ThreadStore, ThreadStore.ThreadStoreError> =
+            kind === "SQLite"
+              ? () => ThreadStore.layerSqlite({ filename: join(dataDir, "state.sqlite") })
+              : yield* Effect.map(freshDatabase(clusterUrl!), (url) => () => ThreadStore.layerPg({ url }))
+          const configPath = writeConfig(dataDir, { mcp_servers: { srv: stdioCommand(srv) } })
+          const first = yield* startInProcess({ dataDir, configPath, store: open() })
+          const secondStore = counting(open())
+          const second = yield* startInProcess({ dataDir, configPath, store: secondStore.layer })
+
+          const threadId = threadIdOf(yield* first.request("thread/start", {}))
+          resultOf(yield* first.request("turn/start", { threadId, turnId: "t1" }))
+          resultOf(yield* second.request("thread/resume", { threadId }))
+          // A turn the second process never saw: it looks before answering `turn not found`.
+          resultOf(yield* first.request("turn/start", { threadId, turnId: "t2" }))
+          secondStore.control.reset()
+          assert.strictEqual(resultOf(yield* call(second, threadId, "t2", "c1")).success, true)
+          assert.deepStrictEqual(secondStore.control.snapshot(), { append: 2, since: 1 })
+
+          // The first appends meanwhile: the second's started item conflicts, catches up, and is stored after it.
+          assert.strictEqual(resultOf(yield* call(first, threadId, "t2", "c2")).success, true)
+          secondStore.control.reset()
+          assert.strictEqual(resultOf(yield* call(second, threadId, "t2", "c3")).success, true)
+          assert.deepStrictEqual(secondStore.control.snapshot(), { append: 3, since: 1 })
+
+          // A call id the first used: found on the conflict's catch-up, refused before anything is stored.
+          assert.strictEqual(resultOf(yield* call(first, threadId, "t2", "c4")).success, true)
+          assert.deepStrictEqual((yield* call(second, threadId, "t2", "c4")).error, {
+            code: -32600,
+            message: "duplicate callId: c4"
+          })
+          // A turn nobody started is refused after one look.
+          secondStore.control.reset()
+          assert.deepStrictEqual((yield* call(second, threadId, "t9", "c5")).error, {
+            code: -32600,
+            message: "turn not found: t9"
+          })
+          assert.deepStrictEqual(secondStore.control.snapshot(), { since: 1 })
+
+          const records = yield* Effect.provide(
+            Effect.flatMap(ThreadStore.ThreadStore, (store) => store.since(threadId, 0)),
+            open()
+          )
+          for (const callId of ["c1", "c2", "c3", "c4"]) assert.strictEqual(terminalItems(records, callId).length, 1)
+          assert.strictEqual(
+            records.filter((r) => r.event._tag === "itemStarted" && r.event.item.id === "c4").length,
+            1,
+            "the refused c4 stored nothing"
+          )
+        })
+    )
+  }
+
+  it.scopedLive("a cancelled call ends with exactly one terminal item in the thread's records", () =>
+    Effect.gen(function* () {
+      const dataDir = tempDir()
+      const filename = join(dataDir, "state.sqlite")
+      const store = counting(ThreadStore.layerSqlite({ filename }))
+      const server = yield* startInProcess({
+        dataDir,
+        configPath: writeConfig(dataDir, { mcp_servers: { srv: stdioCommand(srv) } }),
+        store: store.layer
+      })
+      const threadId = threadIdOf(yield* server.request("thread/start", {}))
+      resultOf(yield* server.request("turn/start", { threadId, turnId: "t1" }))
+
+      // A plain cancel.
+      const plain = yield* server.send("tool/call", {
+        threadId,
+        turnId: "t1",
+        callId: "c1",
+        name: "mcp__srv__slow",
+        arguments: "{}"
+      })
+      yield* server.waitFor((m) => m.method === "item/started" && m.params?.item !== undefined, "c1 started")
+      yield* server.notify("$/cancelRequest", { id: plain })
+      const answer = yield* server.waitFor((m) => m.id === plain, "the cancelled answer")
+      assert.deepStrictEqual(answer.error, { code: -32800, message: "Request cancelled" })
+
+      // A cancel whose completion the store refuses at first (every retry), then accepts.
+      let refusals = 0
+      store.control.refuse = (event) => {
+        if (event._tag !== "itemCompleted" || event.item.id !== "c2" || refusals >= 6) return undefined
+        refusals++
+        return new ThreadStore.ThreadStoreError({ reason: "storage", message: "cannot append: disk is full" })
+      }
+      const refused = yield* server.send("tool/call", {
+        threadId,
+        turnId: "t1",
+        callId: "c2",
+        name: "mcp__srv__slow",
+        arguments: "{}"
+      })
+      yield* server.waitFor((m) => m.method === "item/started" && itemId(m) === "c2", "c2 started")
+      yield* server.notify("$/cancelRequest", { id: refused })
+      yield* server.waitFor((m) => m.id === refused, "the second cancelled answer")
+      yield* server.waitFor(
+        (m) => m.method === "item/completed" && itemId(m) === "c2",
+        "c2 completed once the store accepts writes"
+      )
+      // Anything else about c2 would be recorded by now: the next request of the thread waits for it.
+      resultOf(yield* server.request("turn/start", { threadId, turnId: "t2" }))
+
+      const records = yield* storedRecords(filename, threadId)
+      const first = terminalItems(records, "c1")
+      assert.strictEqual(first.length, 1)
+      assert.deepStrictEqual([first[0]!.status, first[0]!.error], ["failed", { message: "cancelled" }])
+      const second = terminalItems(records, "c2")
+      assert.strictEqual(second.length, 1, JSON.stringify(second))
+      assert.strictEqual(second[0]!.status, "failed")
+    })
+  )
+
+  it.scopedLive(
+    "a full disk under the driver: tool/call answers the store operation and ENOSPC; nothing stored is lost",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = tempDir()
+        const filename = join(dataDir, "state.sqlite")
+        // better-sqlite3 as the store loads it: its statements fail as a full disk makes them fail.
+        const Sqlite = createRequire(import.meta.url)("better-sqlite3") as new (
+          file: string
+        ) => { prepare(sql: string): object; close(): void }
+        const probe = new Sqlite(":memory:")
+        const statement = Object.getPrototypeOf(probe.prepare("SELECT 1")) as {
+          run: (this: { source: string }, ...params: Array<unknown>) => unknown
+        }
+        probe.close()
+        const run = statement.run
+        let full = false
+        let refusals = 0
+        yield* Effect.acquireRelease(
+          Effect.sync(() => {
+            statement.run = function (this: { source: string }, ...params: Array<unknown>) {
+              if (full && this.source.includes("INSERT INTO thread_records") && params.includes("itemCompleted")) {
+                refusals++
+                throw Object.assign(new Error("no space left on device, write"), {
+                  code: "ENOSPC",
+                  errno: -28,
+                  syscall: "write"
+                })
+              }
+              return run.apply(this, params)
+            }
+          }),
+          () =>
+            Effect.sync(() => {
+              statement.run = run
+            })
+        )
+        const server = yield* startInProcess({
+          dataDir,
+          configPath: writeConfig(dataDir, { mcp_servers: { srv: stdioCommand(srv) } })
+        })
+        const threadId = threadIdOf(yield* server.request("thread/start", {}))
+        resultOf(yield* server.request("turn/start", { threadId, turnId: "t1" }))
+        assert.strictEqual(resultOf(yield* call(server, threadId, "t1", "c1")).success, true)
+
+        full = true
+        const cause = `cannot append to thread ${threadId}: ENOSPC: no space left on device, write`
+        assert.deepStrictEqual((yield* call(server, threadId, "t1", "c2")).error, { code: -32603, message: cause })
+        assert.isAbove(refusals, 0)
+        full = false
+        const lost = yield* server.waitFor(
+          (m) => m.method === "item/completed" && itemId(m) === "c2",
+          "c2's failed item once writes are accepted"
+        )
+        assert.deepStrictEqual((lost.params?.item as { error: unknown } | undefined)?.error, {
+          message: `the result could not be stored: ${cause}`
+        })
+        assert.strictEqual(resultOf(yield* call(server, threadId, "t1", "c3")).success, true)
+
+        const records = yield* storedRecords(filename, threadId)
+        assert.deepStrictEqual(
+          records.map((r) =>
+            r.event._tag === "itemStarted" || r.event._tag === "itemCompleted"
+              ? `${r.event._tag}:${r.event.item.id}:${r.event.item.status}`
+              : r.event._tag
+          ),
+          [
+            "turnStarted",
+            "itemStarted:c1:inProgress",
+            "itemCompleted:c1:completed",
+            "itemStarted:c2:inProgress",
+            "itemCompleted:c2:failed",
+            "itemStarted:c3:inProgress",
+            "itemCompleted:c3:completed"
+          ]
+        )
+      })
+  )
+})
