@@ -3,6 +3,7 @@
  * params, results and notifications of every method. Framing and the error mapping live in the app.
  */
 import { Either, type ParseResult, Schema, SchemaAST } from "effect"
+import * as Config from "./Config.js"
 import { ResourceContents } from "./Mcp.js"
 import { McpToolCallItem } from "./ToolCallItem.js"
 import { ToolSpec } from "./ToolPayload.js"
@@ -66,8 +67,11 @@ export const protocolVersion = 1
 
 const NonNegativeInt = Schema.Int.pipe(Schema.nonNegative()).annotations({ identifier: "integer >= 0" })
 
-/** The tool profiles this server offers: `codex` (the resource tools and MCP tool calls of today). */
-export const toolProfiles = ["codex"] as const
+/**
+ * The tool profiles this server offers: `codex` (the resource tools and MCP tool calls of the reference
+ * design, byte for byte) and `extended` (windows over large text, images as images, binary described).
+ */
+export const toolProfiles: ReadonlyArray<Config.ToolProfile> = Config.toolProfiles
 
 /**
  * What a client declares at `initialize`: the server-to-client requests it answers (for example
@@ -90,7 +94,7 @@ export type ClientCapabilities = typeof ClientCapabilities.Type
  */
 export const ServerCapabilities = Schema.Struct({
   toolProfiles: Schema.Array(Schema.String).annotations({
-    description: "The tool profiles this server offers (today: codex). Clients ignore names they do not know."
+    description: "The tool profiles this server offers (codex, extended). Clients ignore names they do not know."
   })
 }).annotations({ identifier: "ServerCapabilities" })
 /** The optional capabilities this server offers. */

@@ -78,7 +78,7 @@ describe("the app-server JSON Schema", () => {
       {
         serverInfo: { name: "mcp-resources-app-server", version: "0.1.0" },
         protocolVersion: 1,
-        capabilities: { toolProfiles: ["codex"] }
+        capabilities: { toolProfiles: ["codex", "extended"] }
       },
       true
     ],
