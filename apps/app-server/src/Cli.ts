@@ -10,7 +10,7 @@ import { ResourceClient, ServerEntry } from "@mcp-resources/resource-client"
 import { LifecycleSink, ToolHandlers } from "@mcp-resources/tool-handlers"
 import * as NodeFs from "node:fs"
 import { Console, Effect, Layer } from "effect"
-import { loggerLayer } from "./MainLayer.js"
+import { loggerLayer } from "./Logging.js"
 
 /** The CLI usage text. */
 export const usage = `usage: mcp-resources <command> [options]

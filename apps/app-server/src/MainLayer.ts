@@ -1,41 +1,23 @@
 /**
  * The only place layers are composed: config, persistence, the resource client, origins, skills,
- * threads, the dispatcher and the transports; Effect's default logger is replaced by one that writes to
- * standard error at the level of `MCP_RESOURCES_LOG` (`error|warn|info|debug`, default `info`).
+ * threads, the dispatcher and the transports, with the logger of `Logging.ts`.
  */
 import { ResourceClient, ServerEntry } from "@mcp-resources/resource-client"
 import { OriginStore } from "@mcp-resources/resource-origins"
 import { Skills } from "@mcp-resources/skills"
 import { ThreadStore } from "@mcp-resources/thread-store"
-import { Config, Effect, Layer, Logger, LogLevel } from "effect"
+import { Effect, Layer } from "effect"
 import * as AppOptions from "./AppOptions.js"
 import * as Connections from "./Connections.js"
 import { loadConfig } from "./handlers/config.js"
 import * as JsonRpcServer from "./JsonRpcServer.js"
+import { loggerLayer } from "./Logging.js"
 import * as StdioServerTransport from "./StdioServerTransport.js"
 import * as StopSignal from "./StopSignal.js"
 import * as Threads from "./Threads.js"
 
-const levels = { error: LogLevel.Error, warn: LogLevel.Warning, info: LogLevel.Info, debug: LogLevel.Debug } as const
-
-/** Logs to standard error (never standard output), at the level of `MCP_RESOURCES_LOG`. */
-export const loggerLayer: Layer.Layer<never> = Layer.unwrapEffect(
-  Effect.gen(function* () {
-    const level = yield* Config.literal(
-      "error",
-      "warn",
-      "info",
-      "debug"
-    )("MCP_RESOURCES_LOG").pipe(
-      Config.withDefault("info" as const),
-      Effect.orElseSucceed(() => "info" as const)
-    )
-    return Layer.merge(
-      Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger)),
-      Logger.minimumLogLevel(levels[level])
-    )
-  })
-)
+/** The logger of `Logging.ts` (kept here for callers that composed it from this module). */
+export { loggerLayer }
 
 /** The WebSocket transport, its module (and `ws`) loaded only when `--listen` asks for it. */
 const webSocketLayer = Layer.unwrapEffect(

@@ -97,6 +97,9 @@ describe("bundled bins", () => {
         assert.strictEqual(replaced.length, 1)
         assert.notStrictEqual(replaced[0]!.ino, written[0]!.ino)
         assert.isAbove(statSync(join(cache, "mcp-resources", replaced[0]!.file)).size, 1000)
+        // A plain start still takes the shipped cache: it neither refuses nor rewrites the flagged one.
+        assert.deepStrictEqual(yield* cli(dir, cache, ["tools", "--json"]), first)
+        assert.deepStrictEqual(userCaches(cache), replaced, "a start under other flags does not touch this cache")
       })
     )
   )

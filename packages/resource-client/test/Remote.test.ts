@@ -329,9 +329,27 @@ describe("a malformed answer from an HTTP server", () => {
         result_null: (res, id) => {
           res.writeHead(200, { "content-type": "application/json" })
           res.end(JSON.stringify({ jsonrpc: "2.0", id, result: null }))
+        },
+        // inside an event stream the SDK drops such an answer unseen: it must still fail at once
+        sse_result_null: (res, id) => {
+          res.writeHead(200, { "content-type": "text/event-stream" })
+          res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id, result: null })}\n\n`)
+        },
+        sse_neither: (res, id) => {
+          res.writeHead(200, { "content-type": "text/event-stream" })
+          res.end(`id: 1\nevent: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id })}\n\n`)
         }
       })
-      const names = ["not_json", "not_jsonrpc", "not_jsonrpc_array", "status_500", "text_plain", "result_null"]
+      const names = [
+        "not_json",
+        "not_jsonrpc",
+        "not_jsonrpc_array",
+        "status_500",
+        "text_plain",
+        "result_null",
+        "sse_result_null",
+        "sse_neither"
+      ]
       // a deadline the test would notice: the failures must not wait for it
       const client = yield* startClient(
         names.map((name) =>
@@ -351,7 +369,9 @@ describe("a malformed answer from an HTTP server", () => {
         "resources/list failed for `not_jsonrpc_array`: HTTP 200: invalid answer: the body is not a JSON-RPC message",
         "resources/list failed for `status_500`: HTTP 500: database is down",
         "resources/list failed for `text_plain`: HTTP 200: invalid answer: unexpected content type text/plain",
-        "resources/list failed for `result_null`: HTTP 200: invalid answer: the body is not a JSON-RPC message"
+        "resources/list failed for `result_null`: HTTP 200: invalid answer: the body is not a JSON-RPC message",
+        "resources/list failed for `sse_result_null`: invalid resources/list result: expected a JSON object, got null",
+        "resources/list failed for `sse_neither`: invalid resources/list response: it carries neither a result nor an error"
       ])
     }).pipe(Effect.scoped)
   )

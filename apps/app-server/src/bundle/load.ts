@@ -29,12 +29,22 @@ const readOptional = (file: string): Buffer | undefined => {
   }
 }
 
-/** The per-user cache file for this bundle, this Node and this program, or `undefined` without a home. */
-const userCacheFile = (program: keyof Bundle, source: string): string | undefined => {
+/**
+ * The per-user cache file for this bundle, this Node and this program, or `undefined` without a home.
+ * The bundle is told apart by its size and modification time (a new install or build changes them):
+ * hashing a megabyte of source would cost more at every start than the cache saves on some. V8 refuses
+ * a cache made under other flags, so Node's own options are part of the name too (a start with
+ * `--max-old-space-size` does not leave a cache that every plain start then refuses and rewrites).
+ */
+const userCacheFile = (program: keyof Bundle, file: string): string | undefined => {
   const base =
     process.env.XDG_CACHE_HOME ?? (NodeOs.homedir() === "" ? undefined : NodePath.join(NodeOs.homedir(), ".cache"))
   if (base === undefined) return undefined
-  const hash = NodeCrypto.createHash("sha256").update(source).digest("hex").slice(0, 16)
+  const stat = NodeFs.statSync(file)
+  const hash = NodeCrypto.createHash("sha256")
+    .update(`${file}\0${stat.size}\0${stat.mtimeMs}\0${process.execArgv.join("\0")}`)
+    .digest("hex")
+    .slice(0, 16)
   return NodePath.join(base, "mcp-resources", `${program}-${process.versions.v8}-${hash}.cache`)
 }
 
@@ -59,7 +69,7 @@ export const run = (program: keyof Bundle): void => {
   const out = process.env.MCP_RESOURCES_CODE_CACHE_OUT
   const shipped = NodePath.join(dir, `${program}-${process.versions.v8}.cache`)
   // A per-user cache exists only where the shipped one was missing or refused: it goes first.
-  const user = out === undefined ? userCacheFile(program, source) : undefined
+  const user = out === undefined ? userCacheFile(program, file) : undefined
   const cacheFile = [user, shipped].find((candidate) => candidate !== undefined && NodeFs.existsSync(candidate))
   const cachedData = out === undefined && cacheFile !== undefined ? readOptional(cacheFile) : undefined
   const script = new NodeVm.Script(

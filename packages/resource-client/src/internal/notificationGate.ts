@@ -14,6 +14,7 @@
  *   ones are handed on at once (bounded memory).
  */
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client"
+import { markMalformedAnswer } from "./responseGuard.js"
 
 type Receive = NonNullable<Transport["onmessage"]>
 type Extra = Parameters<Receive>[1]
@@ -152,15 +153,19 @@ const eventEnd = /\r\n\r\n|\n\n|\r\r/
 /**
  * One event of a `text/event-stream` without its notification when that notification certainly is
  * one nothing handles ({@link droppableLine}): its `id:` lines stay (the stream's last event id still
- * advances, so a resumed stream does not replay it), its data goes. Any other event is kept as it is.
+ * advances, so a resumed stream does not replay it), its data goes. An answer the SDK would drop
+ * unseen is marked for the response guard ({@link markMalformedAnswer}). Any other event is kept as it is.
  */
 export const filterEvent = (event: string): string => {
   const lines = event.split(/\r\n|\n|\r/)
   const data = lines.filter((line) => line.startsWith("data:"))
   if (data.length !== 1) return event
   const value = data[0]!.startsWith("data: ") ? data[0]!.slice(6) : data[0]!.slice(5)
-  if (!droppableLine(value)) return event
-  return lines.filter((line) => line.startsWith("id:")).join("\n")
+  if (droppableLine(value)) return lines.filter((line) => line.startsWith("id:")).join("\n")
+  const marked = markMalformedAnswer(value)
+  return marked === value
+    ? event
+    : lines.map((line) => (line.startsWith("data:") ? `data: ${marked}` : line)).join("\n")
 }
 
 /**

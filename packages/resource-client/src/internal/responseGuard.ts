@@ -56,6 +56,44 @@ const kindOf = (value: unknown): string =>
         ? "object"
         : `a ${typeof value}`
 
+/**
+ * Where the event-stream filter leaves the kind of a malformed answer it found (see
+ * {@link markMalformedAnswer}): a result object the SDK lets through, that the guard then refuses.
+ */
+const malformedKey = "mcp-resources/malformedResult"
+
+/** What is wrong with an answer (`raw` has an id and no method), or undefined when it is a result or an error. */
+const invalidKind = (raw: Readonly<Record<string, unknown>>): string | undefined => {
+  if ("error" in raw) return undefined
+  if (!isRecord(raw.result)) return "result" in raw ? kindOf(raw.result) : "missing"
+  const marked = raw.result[malformedKey]
+  return typeof marked === "string" ? marked : undefined
+}
+
+/** A text that looks like a result or an error: not parsed again (responses can be large). */
+const answerShape = /"result"\s*:\s*\{|"error"\s*:/
+
+/**
+ * An answer that the SDK's HTTP transport would drop unseen (inside a `text/event-stream` it parses
+ * each event and discards one that is not a JSON-RPC message, so the request it answers would wait
+ * for its whole timeout), rewritten into a message it passes on and the guard refuses by name; the
+ * same text when `data` is not such an answer.
+ */
+export const markMalformedAnswer = (data: string): string => {
+  // cheap refusals first: requests and notifications carry a method, and a flood of them passes here
+  if (data.includes('"method"') || !data.includes('"id"') || answerShape.test(data)) return data
+  let raw: unknown
+  try {
+    raw = JSON.parse(data)
+  } catch {
+    return data // not JSON: nothing ties it to a request
+  }
+  if (!isRecord(raw) || "method" in raw || (typeof raw.id !== "string" && typeof raw.id !== "number")) return data
+  if ("error" in raw || isRecord(raw.result)) return data
+  const kind = "result" in raw ? kindOf(raw.result) : "missing"
+  return JSON.stringify({ jsonrpc: "2.0", id: raw.id, result: { [malformedKey]: kind } })
+}
+
 /** The guard's message when `data` is the data of an error response the guard made. */
 export const invalidResponseMessage = (data: unknown): string | undefined => {
   if (!isRecord(data)) return undefined
@@ -80,8 +118,9 @@ export const guardResponses = (transport: Transport): Guard => {
         const method = pending.get(raw.id)
         if (method !== undefined) {
           pending.delete(raw.id)
-          if (!("error" in raw) && !isRecord(raw.result)) {
-            const text = Messages.invalidResponseBody(method, "result" in raw ? kindOf(raw.result) : "missing")
+          const invalid = invalidKind(raw)
+          if (invalid !== undefined) {
+            const text = Messages.invalidResponseBody(method, invalid)
             const replaced = {
               jsonrpc: "2.0",
               id: raw.id,
