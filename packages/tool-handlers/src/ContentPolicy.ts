@@ -7,6 +7,7 @@
  */
 import { createHash } from "node:crypto"
 import { Mcp } from "@mcp-resources/protocol"
+import { ResourceClient } from "@mcp-resources/resource-client"
 import { Either } from "effect"
 
 /** The image MIME types sent as images. */
@@ -186,9 +187,22 @@ export const blobPart = (
   return Either.right(part)
 }
 
+/** A text kept by the resource client as its UTF-8 bytes: those bytes are used, no other copy is made. */
+const keptTextPart = (bytes: Buffer): TextPart => ({
+  _tag: "text",
+  get text() {
+    return bytes.toString("utf8")
+  },
+  decoded: false,
+  bytes: () => bytes
+})
+
 /** The part of a read result's content item. */
-export const contentsPart = (item: Mcp.ResourceContents, options: Options): Either.Either<Part, string> =>
-  Mcp.isTextContents(item) ? Either.right(textPart(item, item.text)) : blobPart(item, item.blob, item.mimeType, options)
+export const contentsPart = (item: Mcp.ResourceContents, options: Options): Either.Either<Part, string> => {
+  if (!Mcp.isTextContents(item)) return blobPart(item, item.blob, item.mimeType, options)
+  const kept = ResourceClient.textBytes(item)
+  return Either.right(kept === undefined ? textPart(item, item.text) : keptTextPart(kept))
+}
 
 /** `image/png, 68 bytes` or `no MIME type, 68 bytes` */
 const kindAndSize = (mimeType: string | undefined, size: number): string =>
