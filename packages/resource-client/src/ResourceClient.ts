@@ -103,6 +103,16 @@ export interface ReadOptions {
   readonly defaultTtlMs?: number
 }
 
+/**
+ * The UTF-8 bytes of a text content of a read made with {@link ReadOptions.defaultTtlMs}, when it is
+ * kept in that form (a large text: the bytes are the only copy held, its `text` is decoded from them
+ * on each access); `undefined` for any other content. Windows over the text use these bytes.
+ */
+export const textBytes = (contents: Mcp.ResourceContents): Buffer | undefined => Cache.textBytesOf(contents)
+
+/** Counters of the result cache: entries, bytes accounted against `[cache] max_bytes`, hits, misses, evictions. */
+export type CacheStats = Cache.Stats
+
 /** A single connection outside any set (the threadless read). */
 export interface ServerConnection {
   readonly name: string
@@ -129,6 +139,8 @@ export interface Service
   readonly hold: (set: ConnectionSet) => Effect.Effect<ConnectionSet, never, Scope.Scope>
   /** Every server of the latest set, sorted by name. */
   readonly servers: Effect.Effect<ReadonlyArray<ServerStatus>>
+  /** The result cache's counters now. */
+  readonly cacheStats: Effect.Effect<CacheStats>
   /** Publishes a new set from a new setup (unchanged ready servers may be carried over). */
   readonly reload: (setup: Setup) => Effect.Effect<void>
   /** Publishes a new set from the same setup with fresh connections for every server. */
@@ -209,6 +221,7 @@ export const make = (setup: Setup): Effect.Effect<Service, never, Scope.Scope | 
       acquire: lifetimes.holdLatest,
       hold: lifetimes.hold,
       servers: Effect.map(latest, (set) => set.servers()),
+      cacheStats: Effect.sync(() => cache.stats()),
       reload: Effect.fn("ResourceClient.reload")(function* (next: Setup) {
         yield* publish(next, true)
       }),

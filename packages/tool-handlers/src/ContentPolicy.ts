@@ -2,11 +2,13 @@
  * The content policy of the extended tool profile, one for every output (resource reads and MCP tool
  * results): images become image parts (up to `[tools] max_image_bytes`), text-like blobs are decoded
  * as text, other binary is described. Base64 never reaches the model's text. Each blob is decoded
- * once: the decoded bytes are kept beside the content object (a cached read result is the same
- * object, so a later window decodes nothing).
+ * once: the part made of it is kept beside the content object (a cached read result is the same
+ * object, so a later window decodes nothing); an image keeps only its hash, a text blob its decoded
+ * bytes once (its text is decoded from them when rendered).
  */
 import { createHash } from "node:crypto"
 import { Mcp } from "@mcp-resources/protocol"
+import { ResourceClient } from "@mcp-resources/resource-client"
 import { Either } from "effect"
 
 /** The image MIME types sent as images. */
@@ -101,19 +103,8 @@ export const imageType = (mimeType: string | undefined): string | undefined => {
   return type !== undefined && imageMimeTypes.includes(type) ? type : undefined
 }
 
-const decodedBytes = new WeakMap<object, Buffer>()
 const parts = new WeakMap<object, Part>()
 const textBytes = new WeakMap<object, Buffer>()
-
-/** Decoded bytes of a base64 string held by `owner` (decoded once per owner). */
-const bytesOf = (owner: object, base64: string): Buffer => {
-  let bytes = decodedBytes.get(owner)
-  if (bytes === undefined) {
-    bytes = Buffer.from(base64, "base64")
-    decodedBytes.set(owner, bytes)
-  }
-  return bytes
-}
 
 /** The byte size of base64 text without decoding it. */
 export const base64Size = (base64: string): number => {
@@ -165,20 +156,29 @@ export const blobPart = (
             mimeType: image,
             data: base64,
             size,
-            sha256: createHash("sha256").update(bytesOf(owner, base64)).digest("hex")
+            // the hash is all that is needed of the bytes: they are not kept beside the (cached) base64
+            sha256: createHash("sha256").update(Buffer.from(base64, "base64")).digest("hex")
           }
   } else if (isTextLike(mimeType)) {
-    const bytes = bytesOf(owner, base64)
-    let text: string | undefined
+    const bytes = Buffer.from(base64, "base64")
+    let valid: boolean
     try {
-      text = utf8.decode(bytes)
+      utf8.decode(bytes)
+      valid = true
     } catch {
-      text = undefined
+      valid = false
     }
-    part =
-      text === undefined
-        ? { _tag: "described", mimeType, size: bytes.length, reason: "notUtf8" }
-        : { _tag: "text", text, decoded: true, bytes: () => bytes }
+    // the part keeps the decoded bytes once; its text is decoded from them when rendered
+    part = valid
+      ? {
+          _tag: "text",
+          get text() {
+            return bytes.toString("utf8")
+          },
+          decoded: true,
+          bytes: () => bytes
+        }
+      : { _tag: "described", mimeType, size: bytes.length, reason: "notUtf8" }
   } else {
     part = { _tag: "described", mimeType, size: base64Size(base64), reason: "binary" }
   }
@@ -186,9 +186,22 @@ export const blobPart = (
   return Either.right(part)
 }
 
+/** A text kept by the resource client as its UTF-8 bytes: those bytes are used, no other copy is made. */
+const keptTextPart = (bytes: Buffer): TextPart => ({
+  _tag: "text",
+  get text() {
+    return bytes.toString("utf8")
+  },
+  decoded: false,
+  bytes: () => bytes
+})
+
 /** The part of a read result's content item. */
-export const contentsPart = (item: Mcp.ResourceContents, options: Options): Either.Either<Part, string> =>
-  Mcp.isTextContents(item) ? Either.right(textPart(item, item.text)) : blobPart(item, item.blob, item.mimeType, options)
+export const contentsPart = (item: Mcp.ResourceContents, options: Options): Either.Either<Part, string> => {
+  if (!Mcp.isTextContents(item)) return blobPart(item, item.blob, item.mimeType, options)
+  const kept = ResourceClient.textBytes(item)
+  return Either.right(kept === undefined ? textPart(item, item.text) : keptTextPart(kept))
+}
 
 /** `image/png, 68 bytes` or `no MIME type, 68 bytes` */
 const kindAndSize = (mimeType: string | undefined, size: number): string =>

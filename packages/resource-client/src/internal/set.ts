@@ -169,7 +169,9 @@ export const make = (options: Options): SetImpl => {
     fetch: Effect.Effect<B, E>,
     answer: (fetched: B) => { readonly value: A; readonly raw: unknown },
     /** The time to keep an answer whose server gave no `ttlMs` (0: not kept). */
-    defaultTtlMs = 0
+    defaultTtlMs = 0,
+    /** The form an answer is kept in and the bytes that form holds (default: the value, measured by {@link Cache.sizeOf}). */
+    keptForm?: (value: A) => { readonly value: A; readonly size: number }
   ): Effect.Effect<A, E> => {
     const store = Effect.flatMap(fetch, (fetched) => {
       const { value, raw } = answer(fetched)
@@ -182,13 +184,15 @@ export const make = (options: Options): SetImpl => {
       return Effect.clockWith((clock) => {
         const keys = keysOf(server, connection, tags.method, params())
         const keyText = Cache.isPublic(raw) ? keys.shared : keys.own
-        cache.put(keyText, value, {
+        const kept = keptForm?.(value)
+        cache.put(keyText, kept?.value ?? value, {
           tags: { server, generation, connection: cache.connectionId(connection), ...tags },
           ttlMs,
-          bytes: Cache.sizeOf(value, keyText),
+          bytes: kept === undefined ? Cache.sizeOf(value, keyText) : Cache.sizeOfKept(kept.size, keyText),
           now: clock.unsafeCurrentTimeMillis()
         })
-        return Effect.succeed(value)
+        // the kept form is answered (also when too large to store), so its bytes are the only copy
+        return Effect.succeed(kept?.value ?? value)
       })
     })
     // a server with nothing cached (most servers send no `ttlMs`) skips the lookup
@@ -259,7 +263,17 @@ export const make = (options: Options): SetImpl => {
       defaultTtlMs > 0
         ? () => JSON.stringify(["defaultTtl", uri, meta ?? null])
         : () => (meta === undefined ? JSON.stringify(uri) : JSON.stringify([uri, meta]))
-    return cached(entry.name, connection, { method: "resources/read", uri }, params, read, readAnswer, defaultTtlMs)
+    return cached(
+      entry.name,
+      connection,
+      { method: "resources/read", uri },
+      params,
+      read,
+      readAnswer,
+      defaultTtlMs,
+      // a read kept for windows keeps its large texts as UTF-8 bytes only, counted against the bound
+      defaultTtlMs > 0 ? Cache.keptRead : undefined
+    )
   }
   const held = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> => heldWith(() => effect)
 
