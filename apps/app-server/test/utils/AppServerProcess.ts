@@ -114,12 +114,13 @@ export const start = (options: StartOptions): Effect.Effect<AppServer, never, Sc
     }).pipe(Effect.orDie)
     const child = transport.child
     // Added after the transport's own finalizer, so it runs first: a kill, not a graceful close.
+    // The wait is bounded (interruptible inside, so that the timeout holds in a finalizer).
     yield* Effect.addFinalizer(() =>
       Effect.async<void>((resume) => {
         if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
         child.once("exit", () => resume(Effect.void))
         child.kill("SIGKILL")
-      })
+      }).pipe(Effect.interruptible, Effect.timeout("10 seconds"), Effect.ignore)
     )
     const client = yield* AppServerClient.make(transport, {
       // The harness's waits bound every request; the client's own timeout only as a last resort.
