@@ -60,6 +60,24 @@ export interface Options {
    * their names in `capabilities.serverRequests`; a request for any other method is answered `-32601`.
    */
   readonly serverRequests?: Readonly<Record<string, ServerRequestHandler>>
+  /**
+   * Called with every message received, in order, before the client acts on it: the parsed JSON
+   * (`undefined` when the text is not JSON) and the text as received. For tests and tools that check
+   * the wire; it must not throw.
+   */
+  readonly onMessage?: (message: unknown, text: string) => void
+}
+
+/** A request sent with {@link Service.startRequest}: its id, and the wait for its response. */
+export interface StartedRequest {
+  /** The request's JSON-RPC id. */
+  readonly id: number
+  /**
+   * Waits for the whole response message as received (parsed JSON, with `result` or `error`; the same
+   * object {@link Options.onMessage} was given). Fails with reason `timeout` or `closed` as
+   * {@link Service.requestUnknown} does; interrupting it sends `$/cancelRequest`.
+   */
+  readonly response: Effect.Effect<Record<string, unknown>, ClientError>
 }
 
 /** Options of one request. */
@@ -95,6 +113,16 @@ export interface Service {
     options: RequestOptions | undefined,
     onAnswer: (answer: Answer) => void
   ) => () => void
+  /**
+   * Sends any request, params as given, through the request table and returns at once with its id;
+   * its `response` is the whole response message as received, an error answer included. For tests and
+   * tools that check the wire (an answer nobody waits for is dropped when it arrives).
+   */
+  readonly startRequest: (
+    method: string,
+    params?: unknown,
+    options?: RequestOptions
+  ) => Effect.Effect<StartedRequest, ClientError>
   /**
    * `initialize` with `capabilities.serverRequests` set to the methods of the handlers given at
    * {@link make} (so the result always names the server's capabilities).
@@ -139,6 +167,8 @@ interface Pending {
   /** When the request times out, in the clock's milliseconds. */
   readonly deadline: number
   readonly timeout: Duration.Duration
+  /** Settled with the whole response message (error answers included), for {@link Service.startRequest}. */
+  readonly whole: boolean
   resume: ((answer: Answer) => void) | undefined
   settled: Answer | undefined
 }
@@ -294,13 +324,16 @@ export const make = (
       for (const q of typedSubscribers) q.unsafeOffer(notification)
     }
 
+    const tap = options.onMessage
     const onMessage = (text: string) => {
       let message: unknown
       try {
         message = JSON.parse(text)
       } catch {
+        tap?.(undefined, text)
         return // not JSON: nothing to match it with
       }
+      tap?.(message, text)
       if (!isObject(message)) return
       const { id, method } = message
       if (typeof method === "string") {
@@ -314,9 +347,11 @@ export const make = (
       pending.delete(id)
       settle(
         entry,
-        "error" in message && message.error !== undefined
-          ? Either.left(responseError(entry.method, message.error))
-          : Either.right(message.result)
+        entry.whole
+          ? Either.right(message)
+          : "error" in message && message.error !== undefined
+            ? Either.left(responseError(entry.method, message.error))
+            : Either.right(message.result)
       )
     }
 
@@ -377,7 +412,8 @@ export const make = (
     const start = (
       method: string,
       params: unknown,
-      requestOptions: RequestOptions | undefined
+      requestOptions: RequestOptions | undefined,
+      whole = false
     ): { readonly id: number; readonly entry: Pending } | ClientError => {
       if (closed !== undefined) {
         return new ClientError({
@@ -388,7 +424,7 @@ export const make = (
       const id = nextId++
       const timeout = requestOptions?.timeout === undefined ? requestTimeout : Duration.decode(requestOptions.timeout)
       const deadline = clock.unsafeCurrentTimeMillis() + Duration.toMillis(timeout)
-      const entry: Pending = { method, deadline, timeout, resume: undefined, settled: undefined }
+      const entry: Pending = { method, deadline, timeout, whole, resume: undefined, settled: undefined }
       pending.set(id, entry)
       if (deadline < wakeAt) {
         wakeAt = deadline
@@ -404,6 +440,14 @@ export const make = (
       return { id, entry }
     }
 
+    const awaitAnswer = (id: number, entry: Pending): Effect.Effect<unknown, ResponseError | ClientError> =>
+      Effect.async<unknown, ResponseError | ClientError>((resume) => {
+        if (entry.settled !== undefined) return resume(entry.settled)
+        entry.resume = resume
+        // Interrupted by the caller while still unanswered: the server is told.
+        return Effect.sync(() => cancel(id))
+      })
+
     const requestUnknown = (
       method: string,
       params?: unknown,
@@ -412,13 +456,21 @@ export const make = (
       Effect.suspend(() => {
         const started = start(method, params, requestOptions)
         if (started instanceof ClientError) return Effect.fail(started)
+        return awaitAnswer(started.id, started.entry)
+      })
+
+    const startRequest = (
+      method: string,
+      params?: unknown,
+      requestOptions?: RequestOptions
+    ): Effect.Effect<StartedRequest, ClientError> =>
+      Effect.suspend(() => {
+        const started = start(method, params, requestOptions, true)
+        if (started instanceof ClientError) return Effect.fail(started)
         const { id, entry } = started
-        return Effect.async<unknown, ResponseError | ClientError>((resume) => {
-          if (entry.settled !== undefined) return resume(entry.settled)
-          entry.resume = resume
-          // Interrupted by the caller while still unanswered: the server is told.
-          return Effect.sync(() => cancel(id))
-        })
+        // A whole-message entry is only ever settled with a message or a ClientError.
+        const response = awaitAnswer(id, entry) as Effect.Effect<Record<string, unknown>, ClientError>
+        return Effect.succeed({ id, response })
       })
 
     const unsafeRequestUnknown = (
@@ -469,6 +521,7 @@ export const make = (
       request,
       requestUnknown,
       unsafeRequestUnknown,
+      startRequest,
       initialize: (clientInfo, requestOptions) =>
         request(
           "initialize",

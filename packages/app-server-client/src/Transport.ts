@@ -62,6 +62,27 @@ export interface StdioOptions {
    * its own write as soon as it is sent.
    */
   readonly batchWrites?: boolean
+  /**
+   * Whether blank (empty or whitespace-only) output lines are delivered as messages too (default: they
+   * are skipped). For tests that check every line the child writes.
+   */
+  readonly keepBlankLines?: boolean
+}
+
+/**
+ * The transport of {@link stdio}: a {@link Transport} plus the raw wire, for tests and tools that must
+ * send bytes that are not a well-formed message or drive the child directly.
+ */
+export interface StdioTransport extends Transport {
+  /** The child process (to send it signals, pause its output, read its standard error as it comes). */
+  readonly child: ChildProcess
+  /**
+   * Writes `data` to the child's standard input exactly as given (no newline added), after the messages
+   * already sent; completes when the data is handed to the pipe, at once when the child is gone.
+   */
+  readonly writeRaw: (data: string | Uint8Array) => Effect.Effect<void>
+  /** Ends the child's standard input (the app-server's graceful shutdown), after the messages already sent. */
+  readonly endInput: Effect.Effect<void>
 }
 
 /** How much of the child's standard error is kept for error messages. */
@@ -83,7 +104,7 @@ const within = <A>(done: Deferred.Deferred<A>, timeout: Duration.DurationInput):
   )
 
 /** Spawns `command` and speaks JSON-RPC on its standard input/output, one message per line. */
-export const stdio = (options: StdioOptions): Effect.Effect<Transport, ClientError, Scope.Scope> =>
+export const stdio = (options: StdioOptions): Effect.Effect<StdioTransport, ClientError, Scope.Scope> =>
   Effect.gen(function* () {
     const incoming = yield* Queue.unbounded<Incoming>()
     const exited = yield* Deferred.make<ProcessExit>()
@@ -135,6 +156,7 @@ export const stdio = (options: StdioOptions): Effect.Effect<Transport, ClientErr
     const batcher = new WriteBatcher((text) => started.stdin?.write(text))
     const splitter = new LineSplitter(maxBytes)
     const stderr = options.stderr ?? "inherit"
+    const keepBlank = options.keepBlankLines ?? false
     started.stdin?.on("error", () => {}) // a child that exited: its close is reported below
     started.stderr?.on("data", (chunk: Buffer) => {
       const text = chunk.toString("utf8")
@@ -150,7 +172,7 @@ export const stdio = (options: StdioOptions): Effect.Effect<Transport, ClientErr
           started.kill("SIGKILL")
           return
         }
-        if (frame.text.trim() !== "") incoming.unsafeOffer({ _tag: "message", text: frame.text })
+        if (keepBlank || frame.text.trim() !== "") incoming.unsafeOffer({ _tag: "message", text: frame.text })
       }
     })
     started.once("exit", (code, signal) => Deferred.unsafeDone(exited, Effect.succeed({ code, signal })))
@@ -174,7 +196,30 @@ export const stdio = (options: StdioOptions): Effect.Effect<Transport, ClientErr
           ? Effect.void
           : Effect.fail(new ClientError({ reason: "closed", message: `${peer} is no longer running` }))
       )
-    return { send, unsafeSend, incoming, peer, pid: started.pid, exit: Deferred.await(exited) }
+    const writeRaw = (data: string | Uint8Array): Effect.Effect<void> =>
+      Effect.async<void>((resume) => {
+        batcher.flush()
+        const stdin = started.stdin
+        if (stdin === null || stdin.writableEnded || stdin.destroyed || started.exitCode !== null) {
+          return resume(Effect.void)
+        }
+        stdin.write(data, () => resume(Effect.void))
+      })
+    const endInput = Effect.sync(() => {
+      batcher.flush()
+      started.stdin?.end()
+    })
+    return {
+      send,
+      unsafeSend,
+      incoming,
+      peer,
+      pid: started.pid,
+      exit: Deferred.await(exited),
+      child: started,
+      writeRaw,
+      endInput
+    }
   })
 
 /** Options of {@link webSocket}. */

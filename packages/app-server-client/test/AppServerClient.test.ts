@@ -3,7 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { stdioCommand } from "@mcp-resources/fixtures"
 import { AppServer } from "@mcp-resources/protocol"
 import { Deferred, Effect, Exit, Fiber, Option, Queue, TestClock } from "effect"
-import { AppServerClient, Errors, PromiseClient } from "../src/index.js"
+import { AppServerClient, Errors, PromiseClient, Transport } from "../src/index.js"
 import { appServer, connectFake, isRunning } from "./utils/peers.js"
 
 /** Every wait on a real peer is bounded. */
@@ -327,6 +327,38 @@ describe("AppServerClient against a fake peer", () => {
       const after = yield* Effect.flip(client.request("thread/list"))
       assert.strictEqual(after._tag === "ClientError" ? after.reason : undefined, "closed")
       assert.match(yield* client.closed, /exited with code 3/)
+    })
+  )
+})
+
+describe("the raw wire, for tests that check what is on it", () => {
+  it.scopedLive("onMessage sees every message as received; startRequest answers with the whole response message", () =>
+    Effect.gen(function* () {
+      const seen: Array<{ readonly message: unknown; readonly text: string }> = []
+      const transport = yield* Transport.stdio({ ...(yield* appServer({ stderr: "ignore" })), keepBlankLines: true })
+      const client = yield* AppServerClient.make(transport, {
+        onMessage: (message, text) => seen.push({ message, text })
+      })
+      yield* client.initialize({ name: "test" })
+      // A line that is not JSON, written in two pieces: the server answers Parse error with id null.
+      yield* transport.writeRaw("{not json")
+      yield* transport.writeRaw(Buffer.from("\n"))
+      const started = yield* client.startRequest("thread/resume", { threadId: "no-such-thread" })
+      const answer = yield* bounded(started.response)
+      assert.deepStrictEqual(answer, {
+        jsonrpc: "2.0",
+        id: started.id,
+        error: { code: AppServer.ErrorCode.invalidRequest, message: "thread not found: no-such-thread" }
+      })
+      // The same object the tap was given, after the parse error's answer (the order on the wire).
+      const index = seen.findIndex((s) => s.message === answer)
+      assert.isAbove(index, 0)
+      const parseError = seen.findIndex((s) => (s.message as { id?: unknown }).id === null)
+      assert.isTrue(parseError >= 0 && parseError < index, JSON.stringify(seen))
+      assert.strictEqual(seen[index]!.text, JSON.stringify(answer))
+      yield* transport.endInput
+      const exit = yield* bounded(client.exit!)
+      assert.strictEqual(exit.code, 0)
     })
   )
 })

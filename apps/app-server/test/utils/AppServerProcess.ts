@@ -1,13 +1,15 @@
 /**
- * A test client for the app-server as a real child process (`node dist/main.js`) over stdio: sends lines,
- * collects every stdout message in order, and waits with bounded timeouts. The child is killed in the
- * scope's finalizer.
+ * A test client for the app-server as a real child process (`node dist/main.js`) over stdio, a thin
+ * adapter over the typed client's transport and request table: sends requests and raw lines, collects
+ * every stdout message in order, and waits with bounded timeouts. The child is killed in the scope's
+ * finalizer.
  */
-import { type ChildProcess, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { AppServerClient, Transport } from "@mcp-resources/app-server-client"
 import { Data, Duration, Effect, type Scope } from "effect"
 
 /** The built server entry point. */
@@ -82,144 +84,156 @@ export interface StartOptions {
   readonly env?: Record<string, string>
 }
 
-/** Starts `node dist/main.js ARGS` (or `node SCRIPT ARGS`); the child is killed (SIGKILL) when the scope closes if still running. */
+/**
+ * Starts `node dist/main.js ARGS` (or `node SCRIPT ARGS`) over the typed client's stdio transport
+ * (`@mcp-resources/app-server-client`): its spawn, line framing, standard error and exit detection, its
+ * request table for `request`/`send`, and its raw wire (`onMessage`, `writeRaw`) for the lines tests
+ * forge. The child is killed (SIGKILL) when the scope closes if still running.
+ */
 export const start = (options: StartOptions): Effect.Effect<AppServer, never, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.sync(() => {
-      const child = spawn(process.execPath, [options.script ?? mainJs, ...options.args], {
-        stdio: ["pipe", "pipe", "pipe"],
-        env: { ...process.env, MCP_RESOURCES_LOG: "debug", ...options.env }
-      })
-      const lines: Array<string> = []
-      const messages: Array<Message> = []
-      const listeners = new Set<() => void>()
-      let stderr = ""
-      let buffer = ""
-      let exitCode: number | null | undefined
-      child.stdout!.setEncoding("utf8")
-      child.stdout!.on("data", (chunk: string) => {
-        buffer += chunk
-        let nl = buffer.indexOf("\n")
-        while (nl !== -1) {
-          const line = buffer.slice(0, nl)
-          buffer = buffer.slice(nl + 1)
-          lines.push(line)
-          let parsed: Message
-          try {
-            parsed = JSON.parse(line) as Message
-          } catch {
-            parsed = { __raw: line }
-          }
-          messages.push(parsed)
-          nl = buffer.indexOf("\n")
-        }
-        for (const listener of [...listeners]) listener()
-      })
-      child.stderr!.setEncoding("utf8")
-      child.stderr!.on("data", (chunk: string) => {
-        stderr += chunk
-      })
-      child.stdin!.on("error", () => {})
-      child.on("exit", (code) => {
-        exitCode = code
-        for (const listener of [...listeners]) listener()
-      })
+  Effect.gen(function* () {
+    const lines: Array<string> = []
+    const messages: Array<Message> = []
+    const listeners = new Set<() => void>()
+    const notify = () => {
+      for (const listener of [...listeners]) listener()
+    }
+    let stderr = ""
+    // Set once the client has read the child's last output line (after its stdout closed).
+    let outputDone = false
+    const transport = yield* Transport.stdio({
+      command: process.execPath,
+      args: [options.script ?? mainJs, ...options.args],
+      env: { ...process.env, MCP_RESOURCES_LOG: "debug", ...options.env },
+      stderr: (text) => {
+        stderr += text
+      },
+      // Every line as written, however long or blank: the tests judge the server's output.
+      maxMessageBytes: Number.MAX_SAFE_INTEGER,
+      keepBlankLines: true
+    }).pipe(Effect.orDie)
+    const child = transport.child
+    // Added after the transport's own finalizer, so it runs first: a kill, not a graceful close.
+    // The wait is bounded (interruptible inside, so that the timeout holds in a finalizer).
+    yield* Effect.addFinalizer(() =>
+      Effect.async<void>((resume) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
+        child.once("exit", () => resume(Effect.void))
+        child.kill("SIGKILL")
+      }).pipe(Effect.interruptible, Effect.timeout("10 seconds"), Effect.ignore)
+    )
+    const client = yield* AppServerClient.make(transport, {
+      // The harness's waits bound every request; the client's own timeout only as a last resort.
+      requestTimeout: "1 hour",
+      onMessage: (message, text) => {
+        lines.push(text)
+        messages.push(message === undefined ? { __raw: text } : (message as Message))
+        notify()
+      }
+    })
+    child.on("exit", notify)
+    yield* Effect.forkScoped(
+      Effect.flatMap(client.closed, () =>
+        Effect.sync(() => {
+          outputDone = true
+          notify()
+        })
+      )
+    )
 
-      const waitUntil = <A>(check: () => A | undefined, timeout: Duration.DurationInput, what: string) =>
-        Effect.async<A, WaitTimeout>((resume) => {
-          const now = check()
-          if (now !== undefined) return resume(Effect.succeed(now))
-          const listener = () => {
-            const value = check()
-            if (value !== undefined) {
-              listeners.delete(listener)
-              clearTimeout(timer)
-              resume(Effect.succeed(value))
-            }
-          }
-          const timer = setTimeout(() => {
-            listeners.delete(listener)
-            resume(
-              Effect.fail(
-                new WaitTimeout({
-                  message: `timed out waiting for ${what}; stdout: ${lines.slice(-5).join("\n")}; stderr tail: ${stderr.slice(-1500)}`
-                })
-              )
-            )
-          }, Duration.toMillis(timeout))
-          listeners.add(listener)
-          return Effect.sync(() => {
+    const waitUntil = <A>(check: () => A | undefined, timeout: Duration.DurationInput, what: string) =>
+      Effect.async<A, WaitTimeout>((resume) => {
+        const now = check()
+        if (now !== undefined) return resume(Effect.succeed(now))
+        const listener = () => {
+          const value = check()
+          if (value !== undefined) {
             listeners.delete(listener)
             clearTimeout(timer)
-          })
-        })
-
-      let nextId = 1
-      const sendRaw = (data: string | Buffer) =>
-        Effect.async<void>((resume) => {
-          child.stdin!.write(data, () => resume(Effect.void))
-        })
-      const sendLine = (line: string) => sendRaw(`${line}\n`)
-      const send = (method: string, params?: unknown) =>
-        Effect.suspend(() => {
-          const id = nextId++
-          return Effect.as(
-            sendLine(JSON.stringify({ jsonrpc: "2.0", id, method, ...(params !== undefined ? { params } : {}) })),
-            id
+            resume(Effect.succeed(value))
+          }
+        }
+        const timer = setTimeout(() => {
+          listeners.delete(listener)
+          resume(
+            Effect.fail(
+              new WaitTimeout({
+                message: `timed out waiting for ${what}; stdout: ${lines.slice(-5).join("\n")}; stderr tail: ${stderr.slice(-1500)}`
+              })
+            )
           )
+        }, Duration.toMillis(timeout))
+        listeners.add(listener)
+        return Effect.sync(() => {
+          listeners.delete(listener)
+          clearTimeout(timer)
         })
-      const waitFor = (
-        predicate: (message: Message) => boolean,
-        timeout: Duration.DurationInput = "20 seconds",
-        what = "a message"
-      ) => waitUntil(() => messages.find(predicate), timeout, what)
-      const response = (id: unknown, timeout: Duration.DurationInput = "20 seconds") =>
-        waitFor(
-          (m) => m.id === id && (m.result !== undefined || m.error !== undefined),
-          timeout,
-          `the response to ${String(id)}`
-        )
-      const request = (method: string, params?: unknown, timeout?: Duration.DurationInput) =>
-        Effect.flatMap(send(method, params), (id) => response(id, timeout))
-      const server: AppServer = {
-        child,
-        lines,
-        messages,
-        stderr: () => stderr,
-        sendLine,
-        sendRaw,
-        send,
-        request,
-        notify: (method, params) =>
-          sendLine(JSON.stringify({ jsonrpc: "2.0", method, ...(params !== undefined ? { params } : {}) })),
-        response,
-        waitFor,
-        initialize: Effect.flatMap(request("initialize", { clientInfo: { name: "test" } }), (m) =>
-          m.result !== undefined
-            ? Effect.void
-            : Effect.fail(new WaitTimeout({ message: `initialize failed: ${JSON.stringify(m)}` }))
-        ),
-        notifications: (method) =>
-          messages.filter((m) => m.id === undefined && (method === undefined || m.method === method)),
-        endInput: Effect.sync(() => {
-          child.stdin!.end()
-        }),
-        exited: (timeout = "20 seconds") =>
-          waitUntil(
-            () => (exitCode === undefined ? undefined : { code: exitCode }),
-            timeout,
-            "the process to exit"
-          ).pipe(Effect.map((e) => e.code))
-      }
-      return server
-    }),
-    (server) =>
-      Effect.async<void>((resume) => {
-        if (server.child.exitCode !== null || server.child.signalCode !== null) return resume(Effect.void)
-        server.child.once("exit", () => resume(Effect.void))
-        server.child.kill("SIGKILL")
       })
-  )
+
+    const sendRaw = (data: string | Buffer) => transport.writeRaw(data)
+    const sendLine = (line: string) => sendRaw(`${line}\n`)
+    const closedFailure = (error: { readonly message: string }) =>
+      new WaitTimeout({ message: `${error.message}; stderr tail: ${stderr.slice(-1500)}` })
+    // Well-formed requests go through the client's request table (its ids, from 1).
+    const send = (method: string, params?: unknown) =>
+      client.startRequest(method, params).pipe(
+        Effect.map((started) => started.id),
+        Effect.orDie
+      )
+    const waitFor = (
+      predicate: (message: Message) => boolean,
+      timeout: Duration.DurationInput = "20 seconds",
+      what = "a message"
+    ) => waitUntil(() => messages.find(predicate), timeout, what)
+    const response = (id: unknown, timeout: Duration.DurationInput = "20 seconds") =>
+      waitFor(
+        (m) => m.id === id && (m.result !== undefined || m.error !== undefined),
+        timeout,
+        `the response to ${String(id)}`
+      )
+    const request = (method: string, params?: unknown, timeout: Duration.DurationInput = "20 seconds") =>
+      client.startRequest(method, params, { timeout }).pipe(
+        Effect.flatMap((started) => started.response),
+        Effect.map((answer) => answer as Message),
+        Effect.mapError((error) =>
+          error.reason === "timeout"
+            ? new WaitTimeout({
+                message: `timed out waiting for the response to ${method}; stdout: ${lines.slice(-5).join("\n")}; stderr tail: ${stderr.slice(-1500)}`
+              })
+            : closedFailure(error)
+        )
+      )
+    const server: AppServer = {
+      child,
+      lines,
+      messages,
+      stderr: () => stderr,
+      sendLine,
+      sendRaw,
+      send,
+      request,
+      notify: (method, params) => Effect.orDie(client.notify(method, params)),
+      response,
+      waitFor,
+      initialize: Effect.flatMap(request("initialize", { clientInfo: { name: "test" } }), (m) =>
+        m.result !== undefined
+          ? Effect.void
+          : Effect.fail(new WaitTimeout({ message: `initialize failed: ${JSON.stringify(m)}` }))
+      ),
+      notifications: (method) =>
+        messages.filter((m) => m.id === undefined && (method === undefined || m.method === method)),
+      endInput: transport.endInput,
+      exited: (timeout = "20 seconds") =>
+        // Exited and every line it wrote read, so that `lines` and `messages` are complete.
+        waitUntil(
+          () =>
+            (child.exitCode !== null || child.signalCode !== null) && outputDone ? { code: child.exitCode } : undefined,
+          timeout,
+          "the process to exit"
+        ).pipe(Effect.map((e) => e.code))
+    }
+    return server
+  })
 
 /** The result of a response, or a failure naming the error it carried. */
 export const resultOf = (message: Message): Record<string, unknown> => {

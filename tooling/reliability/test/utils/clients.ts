@@ -1,12 +1,13 @@
 /**
  * Clients of the app-server besides the stdio child of AppServerProcess: the app-server in this process
  * over a store the test chooses (`MainLayer.layer` with no transport, one connection attached to the
- * dispatcher), and a WebSocket client. Every wait is bounded; `close()` ends what was opened.
+ * dispatcher), and a WebSocket client (the typed client's). Every wait is bounded; `close()` ends what
+ * was opened.
  */
 import { AppOptions, JsonRpcServer, MainLayer } from "@mcp-resources/app-server"
 import type { ThreadStore } from "@mcp-resources/thread-store"
-import { Effect, Exit, type Layer, Logger, LogLevel, ManagedRuntime, Scope } from "effect"
-import WebSocket from "ws"
+import { AppServerClient } from "@mcp-resources/app-server-client"
+import { Duration, Effect, Exit, type Layer, Logger, LogLevel, ManagedRuntime, Scope } from "effect"
 import type { Message } from "../../src/AppServerProcess.js"
 
 /** The messages a client received and bounded waits for the ones to come. */
@@ -107,41 +108,24 @@ export const startInProcess = async (options: {
   }
 }
 
-/** A WebSocket client of the app-server, initialized. */
+/**
+ * A WebSocket client of the app-server, initialized: the typed client's WebSocket transport and request
+ * table (`@mcp-resources/app-server-client`), with every message it receives kept as received.
+ */
 export const wsClient = async (url: string) => {
-  const ws = new WebSocket(url)
   const box = messageBox()
-  ws.on("message", (data) => box.push(JSON.parse(String(data)) as Message))
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("WebSocket did not open")), 10_000)
-    ws.once("open", () => {
-      clearTimeout(timer)
-      resolve()
-    })
-    ws.once("error", (error) => {
-      clearTimeout(timer)
-      reject(error)
-    })
-  })
-  let next = 1
-  const request = (method: string, params?: unknown, timeoutMs = 15_000): Promise<Message> => {
-    const id = `ws-${next++}`
-    ws.send(JSON.stringify({ id, method, params }))
-    return box.response(id, timeoutMs)
-  }
-  const close = () =>
-    new Promise<void>((resolve) => {
-      if (ws.readyState === WebSocket.CLOSED) return resolve()
-      const timer = setTimeout(() => {
-        ws.terminate()
-        resolve()
-      }, 5_000)
-      ws.once("close", () => {
-        clearTimeout(timer)
-        resolve()
-      })
-      ws.close()
-    })
+  const scope = Effect.runSync(Scope.make())
+  const close = () => Effect.runPromise(Scope.close(scope, Exit.void))
+  const client = await Effect.runPromise(
+    Scope.extend(AppServerClient.webSocket({ url }, { onMessage: (message) => box.push(message as Message) }), scope)
+  )
+  const request = (method: string, params?: unknown, timeoutMs = 15_000): Promise<Message> =>
+    Effect.runPromise(
+      client.startRequest(method, params, { timeout: Duration.millis(timeoutMs) }).pipe(
+        Effect.flatMap((started) => started.response),
+        Effect.map((answer) => answer as Message)
+      )
+    )
   try {
     const init = await request("initialize", { clientInfo: { name: "reliability-ws" } })
     if (init.error !== undefined) throw new Error(`initialize failed: ${init.error.message}`)
