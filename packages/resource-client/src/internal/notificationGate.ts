@@ -14,9 +14,9 @@
  *   ones are handed on at once (bounded memory).
  */
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client"
+import { type Receive, wrapOnMessage } from "./onMessage.js"
 import { markMalformedAnswer } from "./responseGuard.js"
 
-type Receive = NonNullable<Transport["onmessage"]>
 type Extra = Parameters<Receive>[1]
 
 /** Distinct targets held before they are handed on at once. */
@@ -129,21 +129,7 @@ export const gateNotifications = (transport: Transport): GateStats => {
       receive(message, extra)
     }
   }
-  const previous = Object.getOwnPropertyDescriptor(transport, "onmessage")
-  let current: Receive | undefined
-  const set =
-    previous?.set === undefined
-      ? (handler: Receive | undefined) => {
-          current = handler
-        }
-      : previous.set.bind(transport)
-  const get = previous?.get === undefined ? () => current : previous.get.bind(transport)
-  Object.defineProperty(transport, "onmessage", {
-    configurable: true,
-    enumerable: true,
-    get,
-    set: (handler: Receive | undefined) => set(handler === undefined ? undefined : gate(handler))
-  })
+  wrapOnMessage(transport, gate)
   return stats
 }
 

@@ -7,6 +7,7 @@
  */
 import { Messages } from "@mcp-resources/protocol"
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client"
+import { type Receive, wrapOnMessage } from "./onMessage.js"
 
 /** The key of the error data that marks an error response made by the guard. */
 const marker = "mcp-resources/invalidResponse"
@@ -41,8 +42,6 @@ export interface Guard {
 
 /** At most this many unanswered requests are remembered per connection. */
 const maxPending = 4096
-
-type Receive = NonNullable<Transport["onmessage"]>
 
 const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
@@ -142,23 +141,8 @@ export const guardResponses = (transport: Transport): Guard => {
       }
       receive(message, extra)
     }
-  // whoever installs a handler (the SDK client, a wrapper around it) gets it guarded; an accessor
-  // installed before (by whoever handed us the transport) keeps working behind the guard
-  const previous = Object.getOwnPropertyDescriptor(transport, "onmessage")
-  let current: Receive | undefined
-  const set =
-    previous?.set === undefined
-      ? (handler: Receive | undefined) => {
-          current = handler
-        }
-      : previous.set.bind(transport)
-  const get = previous?.get === undefined ? () => current : previous.get.bind(transport)
-  Object.defineProperty(transport, "onmessage", {
-    configurable: true,
-    enumerable: true,
-    get,
-    set: (handler: Receive | undefined) => set(handler === undefined ? undefined : guard(handler))
-  })
+  // whoever installs a handler (the SDK client, a wrapper around it) gets it guarded
+  wrapOnMessage(transport, guard)
   const send = transport.send.bind(transport)
   transport.send = (message, options) => {
     const raw = message as unknown

@@ -1,0 +1,31 @@
+/**
+ * One way to see every message a transport receives before its consumer does: the response guard and
+ * the notification gate both wrap the handler that the SDK client (or a wrapper around it) installs.
+ */
+import type { Transport } from "@modelcontextprotocol/client"
+
+/** A transport's message handler. */
+export type Receive = NonNullable<Transport["onmessage"]>
+
+/**
+ * Makes `transport.onmessage` wrap whatever handler is installed with `wrap`. The transport object
+ * stays the same (the SDK recognises some transports by class); an accessor installed before (by
+ * whoever handed us the transport, or an earlier wrap) keeps working behind this one.
+ */
+export const wrapOnMessage = (transport: Transport, wrap: (receive: Receive) => Receive): void => {
+  const previous = Object.getOwnPropertyDescriptor(transport, "onmessage")
+  let current: Receive | undefined
+  const set =
+    previous?.set === undefined
+      ? (handler: Receive | undefined) => {
+          current = handler
+        }
+      : previous.set.bind(transport)
+  const get = previous?.get === undefined ? () => current : previous.get.bind(transport)
+  Object.defineProperty(transport, "onmessage", {
+    configurable: true,
+    enumerable: true,
+    get,
+    set: (handler: Receive | undefined) => set(handler === undefined ? undefined : wrap(handler))
+  })
+}
