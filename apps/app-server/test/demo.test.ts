@@ -49,6 +49,9 @@ describe("demo", () => {
           "error -32603: originating MCP tool call was not found or did not complete successfully"
         )
         assert.isTrue(refusal > before && refusal < restart, "the refusal between the two reads")
+        // the extended profile on its own thread: a window with its continuation note, an image as an image part
+        assert.match(stdout, /\[window: bytes 0-40 of 78; to continue, call read_mcp_resource with offset 40\]/)
+        assert.match(stdout, /\(content item: image image\/png, \d+ base64 characters\)/)
         assert.match(stdout, /← exited with code 0; starting again/)
         assert.match(stdout, /Demo finished: every step above went through the JSON-RPC app-server\.\n$/)
       }),

@@ -246,6 +246,56 @@ const main = async (): Promise<number> => {
     } catch {
       // expected: the transcript shows the refusal
     }
+    // The extended tool profile, chosen per thread: windows over large text, images as image parts.
+    const extended = await show(
+      client,
+      "Start a thread on the extended tool profile",
+      "thread/start",
+      { config: { toolProfile: "extended" } },
+      (r) => `thread ${r.thread.id}`
+    )
+    const extendedThread = extended.thread.id
+    const extendedTurn = await show(
+      client,
+      "Start a turn on it",
+      "turn/start",
+      { threadId: extendedThread },
+      (r) => `turn ${r.turn.id}`
+    )
+    const extendedCall = (title: string, name: string, args: unknown) =>
+      show(
+        session,
+        title,
+        "tool/call",
+        {
+          threadId: extendedThread,
+          turnId: extendedTurn.turn.id,
+          callId: `call-${++callNo}`,
+          name,
+          arguments: JSON.stringify(args)
+        },
+        (r) =>
+          [
+            `success ${r.success}`,
+            clip(r.output, 700),
+            ...(r.contentItems ?? []).flatMap((c) =>
+              c.type === "image" ? [`(content item: image ${c.mimeType}, ${c.data.length} base64 characters)`] : []
+            )
+          ].join("\n")
+      )
+    await extendedCall("The model reads a resource in windows: the first 40 bytes", "read_mcp_resource", {
+      server: "codex_apps",
+      uri: "example://docs/readme.md",
+      length: 40
+    })
+    if (resources.some((r) => r.server === "everything")) {
+      await extendedCall(
+        "An MCP tool's image reaches the model as an image, not as base64 text",
+        "mcp__everything__get-tiny-image",
+        {}
+      )
+    }
+
     await show(
       client,
       "Compact the thread (writes the origin checkpoint)",
