@@ -1,12 +1,17 @@
 /**
- * Drives `apps/app-server/dist/main.js` as a child process over stdio: JSON-RPC one object per line,
- * every wait bounded, the child always ended by `close()` (SIGTERM, then SIGKILL after a grace).
- * Plain async Node: this is test tooling that drives processes, not library code.
+ * Drives `apps/app-server/dist/main.js` as a child process over stdio, on the typed client's stdio
+ * transport (`@mcp-resources/app-server-client`: one spawn, one line framer, one write batcher in the
+ * repository). Unlike the client it keeps every message as received and sends raw bytes, since the
+ * cases send what no client would. Every wait is bounded; the child is always ended by `close()`
+ * (SIGTERM, then SIGKILL after a grace). Plain async Node: this is test tooling that drives
+ * processes, not library code.
  */
-import { type ChildProcess, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { LineSplitter } from "@mcp-resources/app-server-client/LineFramer"
+import * as Transport from "@mcp-resources/app-server-client/Transport"
+import { Effect, Exit, Queue, Scope } from "effect"
 
 /** The compiled app-server entry point. */
 export const mainJs: string = fileURLToPath(new URL("../../../apps/app-server/dist/main.js", import.meta.url))
@@ -63,75 +68,87 @@ export interface AppServer {
 }
 
 /**
- * A chunk handler that calls `onLine` with each complete line (without its newline), in order: the
- * repository's one line framer (`@mcp-resources/app-server-client`), with no length cap worth the name
- * (the cases measure the server, not the harness).
+ * Starts the app-server (resolves once the process runs); `initialize` is not sent (see
+ * {@link startInitialized}).
  */
-const splitLines = (onLine: (line: string) => void) => {
-  const splitter = new LineSplitter(Number.MAX_SAFE_INTEGER)
-  return (chunk: Buffer): void => {
-    for (const frame of splitter.push(chunk)) if (frame._tag === "line") onLine(frame.text)
-  }
-}
-
-/** Starts the app-server; `initialize` is not sent (see {@link startInitialized}). */
-export const start = (options: StartOptions = {}): AppServer => {
+export const start = async (options: StartOptions = {}): Promise<AppServer> => {
   const args = [mainJs]
   if (options.config !== undefined) args.push("--config", options.config)
   if (options.dataDir !== undefined) args.push("--data-dir", options.dataDir)
   args.push(...(options.args ?? []))
-  const child = spawn(process.execPath, args, {
-    stdio: ["pipe", "pipe", "pipe"],
-    env: { ...process.env, MCP_RESOURCES_LOG: "warn", ...options.env }
-  })
   const messages: Array<Message> = []
   const strayLines: Array<string> = []
   const waiters = new Set<{ predicate: (m: Message) => boolean; resolve: (m: Message) => void }>()
   let stderr = ""
-  let stderrBytes = 0
   const stderrWaiters = new Set<{ readonly pattern: RegExp; seen: number; readonly check: () => void }>()
   const stderrLines: Array<string> = []
-  const stderrChunk = splitLines((line) => {
-    // Lines are kept (bounded) so that a waiter registered later still counts the earlier ones.
-    if (stderrLines.length < 10_000) stderrLines.push(line.slice(0, 500))
-    for (const waiter of [...stderrWaiters]) {
-      if (waiter.pattern.test(line)) {
-        waiter.seen++
-        waiter.check()
-      }
-    }
-  })
-  child.stderr!.on("data", (chunk: Buffer) => {
-    // Keep the head and a bounded tail: enough to explain a failure, never unbounded.
-    stderrBytes += chunk.length
-    stderr = (stderr + chunk.toString("utf8")).slice(-64 * 1024)
-    stderrChunk(chunk)
-  })
-  child.stdout!.on(
-    "data",
-    splitLines((line) => {
-      if (line.trim() === "") return
-      let message: Message
-      try {
-        message = JSON.parse(line) as Message
-      } catch {
-        strayLines.push(line.slice(0, 200))
-        return
-      }
-      messages.push(message)
-      for (const waiter of [...waiters]) {
-        if (waiter.predicate(message)) {
-          waiters.delete(waiter)
-          waiter.resolve(message)
+  const stderrSplitter = new LineSplitter(Number.MAX_SAFE_INTEGER)
+  const onStderr = (text: string): void => {
+    // Keep a bounded tail: enough to explain a failure, never unbounded.
+    stderr = (stderr + text).slice(-64 * 1024)
+    for (const frame of stderrSplitter.push(Buffer.from(text, "utf8"))) {
+      if (frame._tag !== "line") continue
+      // Lines are kept (bounded) so that a waiter registered later still counts the earlier ones.
+      if (stderrLines.length < 10_000) stderrLines.push(frame.text.slice(0, 500))
+      for (const waiter of [...stderrWaiters]) {
+        if (waiter.pattern.test(frame.text)) {
+          waiter.seen++
+          waiter.check()
         }
       }
+    }
+  }
+  const onLine = (line: string): void => {
+    let message: Message
+    try {
+      message = JSON.parse(line) as Message
+    } catch {
+      strayLines.push(line.slice(0, 200))
+      return
+    }
+    messages.push(message)
+    for (const waiter of [...waiters]) {
+      if (waiter.predicate(message)) {
+        waiters.delete(waiter)
+        waiter.resolve(message)
+      }
+    }
+  }
+  const scope = Effect.runSync(Scope.make())
+  const transportExit = await Effect.runPromiseExit(
+    Scope.extend(
+      Transport.stdio({
+        command: process.execPath,
+        args,
+        env: { ...process.env, MCP_RESOURCES_LOG: "warn", ...options.env },
+        stderr: onStderr,
+        // No length cap worth the name: the cases measure the server, not the harness.
+        maxMessageBytes: Number.MAX_SAFE_INTEGER,
+        // Each message goes out with its own write, as a client that sends one request at a time would.
+        batchWrites: false
+      }),
+      scope
+    )
+  )
+  if (Exit.isFailure(transportExit)) {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    throw new Error(`cannot start the app-server: ${String(transportExit.cause)}`)
+  }
+  const transport = transportExit.value
+  const child = transport.child
+  // Every line the child writes, in order, until the transport reports the end.
+  void Effect.runPromise(
+    Effect.iterate(true, {
+      while: (open) => open,
+      body: () =>
+        Effect.map(Queue.take(transport.incoming), (incoming) => {
+          if (incoming._tag === "closed") return false
+          onLine(incoming.text)
+          return true
+        })
     })
   )
-  // Writes after the child died must not crash the test process.
-  child.stdin!.on("error", () => {})
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal }))
-  )
+  const exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> = Effect.runPromise(transport.exit!)
   let nextId = 1
 
   const waitFor = (predicate: (m: Message) => boolean, timeoutMs = 10_000): Promise<Message> => {
@@ -160,15 +177,11 @@ export const start = (options: StartOptions = {}): AppServer => {
       )
     })
   }
-  const write = (data: string | Buffer): Promise<void> =>
-    new Promise((resolve) => {
-      if (child.stdin!.destroyed || child.exitCode !== null) return resolve()
-      child.stdin!.write(data, () => resolve())
-    })
+  const write = (data: string | Buffer): Promise<void> => Effect.runPromise(transport.writeRaw(data))
   // String ids with a prefix, so that they never meet the ids of fuzzed lines.
   const send = (method: string, params?: unknown): string => {
     const id = `rq-${nextId++}`
-    void write(`${JSON.stringify(params === undefined ? { id, method } : { id, method, params })}\n`)
+    transport.unsafeSend(JSON.stringify(params === undefined ? { id, method } : { id, method, params }))
     return id
   }
   const response = (id: string | number, timeoutMs = 10_000) =>
@@ -210,13 +223,13 @@ export const start = (options: StartOptions = {}): AppServer => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill(signal)
       const timer = setTimeout(() => child.kill("SIGKILL"), graceMs)
-      const result = await exited
+      await exited
       clearTimeout(timer)
-      return result
     }
+    // The child is gone: the transport's own close has nothing left to wait for.
+    await Effect.runPromise(Scope.close(scope, Exit.void))
     return exited
   }
-  void stderrBytes
   return {
     child,
     pid: child.pid ?? -1,
@@ -237,7 +250,7 @@ export const start = (options: StartOptions = {}): AppServer => {
 
 /** Starts the app-server and sends `initialize`. */
 export const startInitialized = async (options: StartOptions = {}): Promise<AppServer> => {
-  const server = start(options)
+  const server = await start(options)
   try {
     const init = await server.request("initialize", { clientInfo: { name: "reliability" } }, 20_000)
     if (init.error !== undefined) throw new Error(`initialize failed: ${init.error.message}`)

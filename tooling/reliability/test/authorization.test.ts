@@ -241,7 +241,7 @@ describe("transport boundaries", () => {
     const port = await freePort()
     const dir = tempDir("ws")
     const token = "s3cret-token-value"
-    const app = AppServerProcess.start({
+    const app = await AppServerProcess.start({
       dataDir: dir.dir,
       args: ["--listen", `ws://127.0.0.1:${port}`, "--no-stdio", "--token-env", "RELIABILITY_TOKEN"],
       env: { RELIABILITY_TOKEN: token }
@@ -270,7 +270,7 @@ describe("transport boundaries", () => {
       [["--listen", "ws://0.0.0.0:0", "--no-stdio", "--allow-remote"], /--allow-remote requires --token-env/]
     ] as const) {
       const dir = tempDir("bind")
-      const app = AppServerProcess.start({ dataDir: dir.dir, args })
+      const app = await AppServerProcess.start({ dataDir: dir.dir, args })
       try {
         const exit = await Promise.race([
           app.exited,

@@ -81,7 +81,7 @@ describe("threads and the thread store", () => {
     const first = await AppServerProcess.startInitialized({ dataDir })
     let refusals = 0
     try {
-      const second = AppServerProcess.start({ dataDir })
+      const second = await AppServerProcess.start({ dataDir })
       const exit = await Promise.race([
         second.exited,
         new Promise<never>((_, reject) => setTimeout(() => reject(new Error("second server did not exit")), 20_000))
@@ -104,7 +104,7 @@ describe("threads and the thread store", () => {
     const db = new Sqlite(join(dataDir, "state.sqlite"))
     db.exec("INSERT INTO thread_store_migrations (version, name) VALUES (9, 'from_a_newer_release')")
     db.close()
-    const newer = AppServerProcess.start({ dataDir })
+    const newer = await AppServerProcess.start({ dataDir })
     try {
       const exit = await Promise.race([
         newer.exited,

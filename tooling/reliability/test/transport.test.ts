@@ -45,15 +45,15 @@ afterAll(async () => {
 })
 
 /** Starts an app-server with info logs (the `listening on` line, the shutdown line). */
-const startApp = (options: AppServerProcess.StartOptions): AppServerProcess.AppServer => {
-  const app = AppServerProcess.start({ ...options, env: { MCP_RESOURCES_LOG: "info", ...options.env } })
+const startApp = async (options: AppServerProcess.StartOptions): Promise<AppServerProcess.AppServer> => {
+  const app = await AppServerProcess.start({ ...options, env: { MCP_RESOURCES_LOG: "info", ...options.env } })
   apps.push(app)
   return app
 }
 
 /** A WebSocket-only app-server on an ephemeral loopback port. */
 const startWs = async (args: ReadonlyArray<string>, config?: string) => {
-  const app = startApp({
+  const app = await startApp({
     dataDir: temp("ws"),
     ...(config !== undefined ? { config } : {}),
     args: ["--listen", "ws://127.0.0.1:0", "--no-stdio", ...args]
@@ -333,7 +333,7 @@ describe("the dispatcher over stdio", () => {
       headers,
       `[mcp_servers.remote]\nurl = "http://127.0.0.1:9/mcp"\nhttp_headers = "Authorization: Bearer ${secret}"\n`
     )
-    const refused = AppServerProcess.start({ config: headers, dataDir: temp("headers") })
+    const refused = await AppServerProcess.start({ config: headers, dataDir: temp("headers") })
     apps.push(refused)
     expect((await within(refused.exited, 20_000, "a bad config to stop the server")).code).toBe(1)
     expect(refused.stderr()).toContain("mcp_servers.remote.http_headers")
@@ -394,7 +394,7 @@ describe("wss:// and remote binds", () => {
       { stdio: "ignore", timeout: 30_000 }
     )
     const token = "wss-token-value"
-    const app = startApp({
+    const app = await startApp({
       dataDir: dir,
       args: [
         ...["--listen", "wss://127.0.0.1:0", "--no-stdio", "--tls-cert", cert, "--tls-key", key],
@@ -414,7 +414,7 @@ describe("wss:// and remote binds", () => {
     ).rejects.toThrow()
     expect(app.stderr()).not.toContain(token)
 
-    const remote = AppServerProcess.start({
+    const remote = await AppServerProcess.start({
       dataDir: temp("remote"),
       args: ["--listen", "ws://0.0.0.0:0", "--no-stdio", "--allow-remote", "--token-env", "RELIABILITY_TOKEN"],
       env: { RELIABILITY_TOKEN: token }
