@@ -5,9 +5,10 @@
  * (`AiSdk`, `OpenAiAgents`, `LangChain`) wrap these objects in their framework's tool type.
  */
 import { randomUUID } from "node:crypto"
-import type { AppServer, ToolPayload } from "@mcp-resources/protocol"
+import { type AppServer, Config, type ToolPayload } from "@mcp-resources/protocol"
+import { McpTransport, ResourceClient, ServerEntry } from "@mcp-resources/resource-client"
 import { LifecycleSink, ToolHandlers } from "@mcp-resources/tool-handlers"
-import { Effect, type Layer } from "effect"
+import { Effect, Either, Exit, type Layer, Scope } from "effect"
 
 /** What the adapters turn into tools: a thread binding and where its lifecycle items go. */
 export interface Binding {
@@ -103,4 +104,56 @@ export class ToolCallFailed extends Error {
   constructor(readonly result: ToolHandlers.ToolOutput) {
     super(result.output)
   }
+}
+
+/** Options of {@link connect}. */
+export interface ConnectOptions {
+  /** The tool profile; default the config's `[tools] profile`. */
+  readonly profile?: Config.ToolProfile
+  /** The access gate of the apps server (default true). */
+  readonly orchestratorMcpEnabled?: boolean
+  /** Receives every lifecycle item of every call. */
+  readonly onLifecycle?: (event: LifecycleSink.LifecycleEvent) => void
+  /** The server entries (default the config's `[mcp_servers.*]`), e.g. in-memory ones. */
+  readonly servers?: ReadonlyArray<ServerEntry.ServerEntry>
+}
+
+/** A binding that owns its MCP connections: `close()` ends them (children end, sessions end). */
+export interface Connected extends Binding {
+  readonly context: ToolHandlers.ToolContext
+  readonly close: () => Promise<void>
+}
+
+/**
+ * Connects to the MCP servers of a config (a loaded `Config.Config`, or the text of a `config.toml`)
+ * for hosts without an Effect runtime: starts every enabled server, waits until their startup
+ * settled, and returns the thread binding the adapters take. Rejects with the config error (file, key
+ * path, what is wrong) when the text is not a valid config.
+ */
+export const connect = async (config: Config.Config | string, options: ConnectOptions = {}): Promise<Connected> => {
+  const loaded = typeof config === "string" ? Config.parse(config, "config.toml") : Either.right(config)
+  if (Either.isLeft(loaded)) throw new Error(loaded.left.message)
+  const setup = { config: loaded.right, servers: options.servers ?? ServerEntry.fromConfig(loaded.right).servers }
+  const scope = Effect.runSync(Scope.make())
+  const close = () => Effect.runPromise(Scope.close(scope, Exit.void))
+  const open = Effect.gen(function* () {
+    const client = yield* ResourceClient.make(setup).pipe(Effect.provide(McpTransport.layer))
+    const set = yield* client.acquire
+    yield* set.awaitAllSettled
+    return set
+  }).pipe(Scope.extend(scope))
+  const set = await Effect.runPromise(open).catch(async (error: unknown) => {
+    await close()
+    throw error
+  })
+  const context: ToolHandlers.ToolContext = {
+    set,
+    config: setup.config,
+    orchestratorMcpEnabled: options.orchestratorMcpEnabled ?? true,
+    truncation: setup.config.truncation,
+    profile: options.profile ?? setup.config.tools.profile
+  }
+  return options.onLifecycle === undefined
+    ? { context, close }
+    : { context, close, onLifecycle: options.onLifecycle }
 }

@@ -2,47 +2,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Messages } from "@mcp-resources/protocol"
 import { generateText, type LanguageModel, stepCountIs } from "ai"
-import { MockLanguageModelV3 } from "ai/test"
+import { type Prompt, scripted, text, toolCalls } from "./models.js"
 import { resourceTools } from "../src/AiSdk.js"
 import { pngBase64, waitFor, withHarness } from "./utils.js"
-
-type Generate = Awaited<ReturnType<MockLanguageModelV3["doGenerate"]>>
-type Prompt = Parameters<MockLanguageModelV3["doGenerate"]>[0]["prompt"]
-
-const usage: Generate["usage"] = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 1, text: 1, reasoning: undefined }
-}
-
-const toolCalls = (calls: ReadonlyArray<readonly [string, string, string]>): Generate => ({
-  content: calls.map(([toolCallId, toolName, input]) => ({ type: "tool-call", toolCallId, toolName, input })),
-  finishReason: { unified: "tool-calls", raw: undefined },
-  usage,
-  warnings: []
-})
-
-const text = (value: string): Generate => ({
-  content: [{ type: "text", text: value }],
-  finishReason: { unified: "stop", raw: undefined },
-  usage,
-  warnings: []
-})
-
-/** A model that answers each step from the script and records each step's prompt and tool names. */
-const scripted = (script: Array<Generate>) => {
-  const prompts: Array<Prompt> = []
-  const offered: Array<ReadonlyArray<string>> = []
-  const model = new MockLanguageModelV3({
-    doGenerate: async (options) => {
-      prompts.push(options.prompt)
-      offered.push((options.tools ?? []).map((tool) => tool.name))
-      const next = script.shift()
-      if (next === undefined) throw new Error("the script is over")
-      return next
-    }
-  })
-  return { model, prompts, offered }
-}
 
 /** The tool results the model got in its last prompt, by call id. */
 const toolResults = (prompt: Prompt): Record<string, unknown> => {

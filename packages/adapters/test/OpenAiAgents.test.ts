@@ -1,53 +1,10 @@
 /** The OpenAI Agents adapter through the SDK's `Runner` with a scripted `Model`. */
 import { assert, describe, it } from "@effect/vitest"
 import { Messages } from "@mcp-resources/protocol"
-import {
-  Agent,
-  type AgentInputItem,
-  type AgentOutputItem,
-  type Model,
-  type ModelRequest,
-  type ModelResponse,
-  Runner,
-  Usage
-} from "@openai/agents"
+import { Agent, type AgentInputItem, Runner } from "@openai/agents"
+import { call, ScriptedModel, say } from "./models.js"
 import { resourceTools } from "../src/OpenAiAgents.js"
 import { pngBase64, waitFor, withHarness } from "./utils.js"
-
-const call = (callId: string, name: string, args: string): AgentOutputItem => ({
-  type: "function_call",
-  callId,
-  name,
-  arguments: args,
-  status: "completed"
-})
-
-const say = (text: string): AgentOutputItem => ({
-  type: "message",
-  role: "assistant",
-  status: "completed",
-  content: [{ type: "output_text", text }]
-})
-
-/** A model that answers each turn from the script; it records each request's input and tool names. */
-class ScriptedModel implements Model {
-  readonly inputs: Array<ReadonlyArray<AgentInputItem>> = []
-  readonly offered: Array<ReadonlyArray<string>> = []
-  constructor(private readonly script: Array<ReadonlyArray<AgentOutputItem>>) {}
-
-  async getResponse(request: ModelRequest): Promise<ModelResponse> {
-    this.inputs.push(typeof request.input === "string" ? [] : [...request.input])
-    this.offered.push(request.tools.map((tool) => ("name" in tool ? String(tool.name) : "?")))
-    const output = this.script.shift()
-    if (output === undefined) throw new Error("the script is over")
-    return { usage: new Usage(), output: [...output], responseId: `r${this.inputs.length}` }
-  }
-
-  // biome-ignore lint/correctness/useYield: the scripted model has no streamed path
-  async *getStreamedResponse(): AsyncIterable<never> {
-    throw new Error("not streamed")
-  }
-}
 
 const runner = () => new Runner({ tracingDisabled: true })
 
