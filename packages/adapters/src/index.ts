@@ -1,0 +1,1 @@
+export * as Bridge from "./Bridge.js"
