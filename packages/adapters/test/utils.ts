@@ -41,12 +41,18 @@ export const spec = (): FixtureSpec => ({
 /** Every listed MCP request name of the fixture in arrival order. */
 export const methods = (fixture: HttpFixture): ReadonlyArray<string> => fixture.requests.map((r) => r.method)
 
-/** Waits until `condition` holds, checking every few milliseconds; fails after `timeoutMs`. */
-export const waitFor = async (condition: () => boolean, what: string, timeoutMs = 20000): Promise<void> => {
+/** Waits until `condition` holds, checking every few milliseconds (after `poll`); fails after `timeoutMs`. */
+export const waitFor = async (
+  condition: () => boolean,
+  what: string,
+  timeoutMs = 20000,
+  poll: () => Promise<void> = async () => {}
+): Promise<void> => {
   const deadline = Date.now() + timeoutMs
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
     await new Promise((resolve) => setTimeout(resolve, 5))
+    await poll()
   }
 }
 
