@@ -28,21 +28,24 @@ describe("refresh and bindings", () => {
               spec.tools = [{ name: "second", description: "Second." }]
               await fixture.notify("notifications/tools/list_changed")
               let latest = await names()
-              await waitFor(() => latest.includes("mcp__srv__second"), "the refreshed catalog", 20000, async () => {
-                latest = await names()
-              })
+              await waitFor(
+                () => latest.includes("mcp__srv__second"),
+                "the refreshed catalog",
+                20000,
+                async () => {
+                  latest = await names()
+                }
+              )
               assert.deepStrictEqual(latest.slice(3), ["mcp__srv__second"])
               assert.deepStrictEqual(Object.keys((await AiSdk.resourceTools(thread)).tools).slice(3), [
                 "mcp__srv__second"
               ])
-              assert.deepStrictEqual(
-                (await OpenAiAgents.resourceTools(thread)).map((tool) => tool.name).slice(3),
-                ["mcp__srv__second"]
-              )
-              assert.deepStrictEqual(
-                (await LangChain.resourceTools(thread)).map((tool) => tool.name).slice(3),
-                ["mcp__srv__second"]
-              )
+              assert.deepStrictEqual((await OpenAiAgents.resourceTools(thread)).map((tool) => tool.name).slice(3), [
+                "mcp__srv__second"
+              ])
+              assert.deepStrictEqual((await LangChain.resourceTools(thread)).map((tool) => tool.name).slice(3), [
+                "mcp__srv__second"
+              ])
               // a call the model makes to the tool that went away gets the unsupported-call message
               assert.deepStrictEqual(await Bridge.callTool(thread, "mcp__srv__first", "{}"), {
                 output: Messages.unsupportedCall("mcp__srv__first"),

@@ -25,7 +25,9 @@ describe("types", () => {
     expectTypeOf<AiSdkTools["repairToolCall"]>().toMatchTypeOf<
       NonNullable<GenerateOptions["experimental_repairToolCall"]>
     >()
-    expectTypeOf<AiSdkTools["repairToolCall"]>().toMatchTypeOf<NonNullable<StreamOptions["experimental_repairToolCall"]>>()
+    expectTypeOf<AiSdkTools["repairToolCall"]>().toMatchTypeOf<
+      NonNullable<StreamOptions["experimental_repairToolCall"]>
+    >()
   })
 
   it("OpenAI Agents: function tools an Agent takes, for the agent's context type", () => {

@@ -7,8 +7,7 @@ import { Effect } from "effect"
 import type { Binding } from "../src/Bridge.js"
 
 /** A 1x1 PNG. */
-export const pngBase64 =
-  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP4//8/AAX+Av6n1qThAAAAAElFTkSuQmCC"
+export const pngBase64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP4//8/AAX+Av6n1qThAAAAAElFTkSuQmCC"
 
 /** The fixture: one text resource, one image resource, an `echo` tool and a `slow` tool that never answers. */
 export const spec = (): FixtureSpec => ({
@@ -24,8 +23,14 @@ export const spec = (): FixtureSpec => ({
     }
   ],
   reads: [
-    { uri: "memo://note", result: { contents: [{ uri: "memo://note", mimeType: "text/plain", text: "remember the milk" }] } },
-    { uri: "img://pixel.png", result: { contents: [{ uri: "img://pixel.png", mimeType: "image/png", blob: pngBase64 }] } }
+    {
+      uri: "memo://note",
+      result: { contents: [{ uri: "memo://note", mimeType: "text/plain", text: "remember the milk" }] }
+    },
+    {
+      uri: "img://pixel.png",
+      result: { contents: [{ uri: "img://pixel.png", mimeType: "image/png", blob: pngBase64 }] }
+    }
   ],
   tools: [
     {
