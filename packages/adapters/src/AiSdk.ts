@@ -71,6 +71,8 @@ export const resourceTools = async (binding: Bridge.Binding): Promise<AiSdkTools
   const tools: ToolSet = {}
   for (const tool of bridged) tools[tool.name] = toAiSdkTool(tool)
   const repairToolCall: ToolCallRepairFunction<ToolSet> = async ({ toolCall }) =>
-    Object.hasOwn(tools, toolCall.toolName) ? { ...toolCall, input: JSON.stringify({ [rawKey]: toolCall.input }) } : null
+    Object.hasOwn(tools, toolCall.toolName)
+      ? { ...toolCall, input: JSON.stringify({ [rawKey]: toolCall.input }) }
+      : null
   return { tools, repairToolCall }
 }

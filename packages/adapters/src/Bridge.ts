@@ -48,7 +48,9 @@ export const contextOf = (binding: Binding): ToolHandlers.ToolContext =>
 
 const sinkOf = (binding: Binding): Layer.Layer<LifecycleSink.LifecycleSink> => {
   const onLifecycle = binding.onLifecycle
-  return onLifecycle === undefined ? LifecycleSink.layerNoop : LifecycleSink.layerCallback((event) => onLifecycle(event))
+  return onLifecycle === undefined
+    ? LifecycleSink.layerNoop
+    : LifecycleSink.layerCallback((event) => onLifecycle(event))
 }
 
 /** Runs one call of the binding on the raw argument text (see {@link BridgeTool.call}). */
@@ -153,7 +155,5 @@ export const connect = async (config: Config.Config | string, options: ConnectOp
     truncation: setup.config.truncation,
     profile: options.profile ?? setup.config.tools.profile
   }
-  return options.onLifecycle === undefined
-    ? { context, close }
-    : { context, close, onLifecycle: options.onLifecycle }
+  return options.onLifecycle === undefined ? { context, close } : { context, close, onLifecycle: options.onLifecycle }
 }

@@ -61,6 +61,7 @@ export class McpResourceTool extends StructuredTool {
   }
 
   /** Runs the call without LangChain's schema check, so our argument messages reach the model. */
+  // biome-ignore lint/suspicious/noExplicitAny: as LangChain's own `invoke`: a `ToolMessage` for a tool call, else the content
   override async invoke(input: unknown, config?: RunnableConfig): Promise<any> {
     const toolCall = isToolCall(input) ? input : undefined
     const args = toolCall === undefined ? input : toolCall.args

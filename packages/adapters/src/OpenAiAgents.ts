@@ -25,11 +25,10 @@ export type AgentsToolOutput = string | Array<ToolOutputText | ToolOutputImage>
 
 const toOutput = (output: Awaited<ReturnType<Bridge.BridgeTool["call"]>>): AgentsToolOutput =>
   Bridge.hasImages(output)
-    ? Bridge.contentItems(output).map(
-        (item): ToolOutputText | ToolOutputImage =>
-          item.type === "text"
-            ? { type: "text", text: item.text }
-            : { type: "image", image: `data:${item.mimeType};base64,${item.data}` }
+    ? Bridge.contentItems(output).map((item): ToolOutputText | ToolOutputImage =>
+        item.type === "text"
+          ? { type: "text", text: item.text }
+          : { type: "image", image: `data:${item.mimeType};base64,${item.data}` }
       )
     : output.output
 
@@ -58,7 +57,5 @@ export const toAgentsTool = <Context = unknown>(bridged: Bridge.BridgeTool): Age
  * The binding's current tools for an `Agent`'s `tools`. Call it again per run (or build the agent
  * per run): the MCP tools follow the catalog.
  */
-export const resourceTools = async <Context = unknown>(
-  binding: Bridge.Binding
-): Promise<Array<AgentsTool<Context>>> =>
+export const resourceTools = async <Context = unknown>(binding: Bridge.Binding): Promise<Array<AgentsTool<Context>>> =>
   (await Bridge.listTools(binding)).map((tool) => toAgentsTool<Context>(tool))

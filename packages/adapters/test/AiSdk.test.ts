@@ -104,10 +104,7 @@ describe("AI SDK adapter", () => {
           (error: unknown) => (error instanceof Error ? error.name : String(error))
         )
         assert.strictEqual(outcome, "AbortError")
-        await waitFor(
-          () => fixture.cancelled.some((r) => r.method === "tools/call"),
-          "the cancellation at the server"
-        )
+        await waitFor(() => fixture.cancelled.some((r) => r.method === "tools/call"), "the cancellation at the server")
         assert.deepStrictEqual(
           fixture.cancelled.map((r) => r.method),
           ["tools/call"]
@@ -115,5 +112,4 @@ describe("AI SDK adapter", () => {
       }),
     60000
   )
-
 })

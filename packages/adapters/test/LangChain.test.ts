@@ -34,8 +34,9 @@ describe("LangChain adapter", () => {
         ])
         const bound = model.bindTools(tools)
         // the model is shown our tool specs' JSON Schemas
-        const shown = (bound as unknown as { config: { tools: Array<{ function: { name: string; parameters: unknown } }> } })
-          .config.tools
+        const shown = (
+          bound as unknown as { config: { tools: Array<{ function: { name: string; parameters: unknown } }> } }
+        ).config.tools
         assert.deepStrictEqual(
           shown.map((t) => t.function.name),
           ["list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource", "mcp__srv__echo", "mcp__srv__slow"]

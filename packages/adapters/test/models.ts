@@ -75,4 +75,3 @@ export class ScriptedModel implements Model {
     throw new Error("not streamed")
   }
 }
-

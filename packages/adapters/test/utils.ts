@@ -7,8 +7,7 @@ import { Effect } from "effect"
 import type { Binding } from "../src/Bridge.js"
 
 /** A 1x1 PNG. */
-export const pngBase64 =
-  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP4//8/AAX+Av6n1qThAAAAAElFTkSuQmCC"
+export const pngBase64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP4//8/AAX+Av6n1qThAAAAAElFTkSuQmCC"
 
 /** The fixture: one text resource, one image resource, an `echo` tool and a `slow` tool that never answers. */
 export const spec = (): FixtureSpec => ({
@@ -24,8 +23,14 @@ export const spec = (): FixtureSpec => ({
     }
   ],
   reads: [
-    { uri: "memo://note", result: { contents: [{ uri: "memo://note", mimeType: "text/plain", text: "remember the milk" }] } },
-    { uri: "img://pixel.png", result: { contents: [{ uri: "img://pixel.png", mimeType: "image/png", blob: pngBase64 }] } }
+    {
+      uri: "memo://note",
+      result: { contents: [{ uri: "memo://note", mimeType: "text/plain", text: "remember the milk" }] }
+    },
+    {
+      uri: "img://pixel.png",
+      result: { contents: [{ uri: "img://pixel.png", mimeType: "image/png", blob: pngBase64 }] }
+    }
   ],
   tools: [
     {
@@ -41,12 +46,18 @@ export const spec = (): FixtureSpec => ({
 /** Every listed MCP request name of the fixture in arrival order. */
 export const methods = (fixture: HttpFixture): ReadonlyArray<string> => fixture.requests.map((r) => r.method)
 
-/** Waits until `condition` holds, checking every few milliseconds; fails after `timeoutMs`. */
-export const waitFor = async (condition: () => boolean, what: string, timeoutMs = 20000): Promise<void> => {
+/** Waits until `condition` holds, checking every few milliseconds (after `poll`); fails after `timeoutMs`. */
+export const waitFor = async (
+  condition: () => boolean,
+  what: string,
+  timeoutMs = 20000,
+  poll: () => Promise<void> = async () => {}
+): Promise<void> => {
   const deadline = Date.now() + timeoutMs
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
     await new Promise((resolve) => setTimeout(resolve, 5))
+    await poll()
   }
 }
 
