@@ -13,13 +13,14 @@ import {
   type Truncation as ProtocolTruncation
 } from "@mcp-resources/protocol"
 import { AppPolicy, type ResourceClient } from "@mcp-resources/resource-client"
-import { Effect, Either, Option } from "effect"
+import { type Context, Effect, Either, Option } from "effect"
 import * as Arguments from "./Arguments.js"
 import * as Extended from "./Extended.js"
 import type { LifecycleSink } from "./LifecycleSink.js"
 import * as McpToolNames from "./McpToolNames.js"
 import * as Lifecycle from "./internal/lifecycle.js"
 import * as Payloads from "./internal/payloads.js"
+import * as Policy from "./internal/policy.js"
 import * as Rules from "./internal/rules.js"
 import * as ToolMeta from "./internal/toolMeta.js"
 import * as ToolSpecs from "./ToolSpecs.js"
@@ -322,6 +323,26 @@ const callMcpTool = (ctx: ToolContext, call: ToolCall, named: McpToolNames.Named
  * Argument errors and unknown names emit no items; everything else emits a started and a completed item.
  */
 export const callTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<ToolOutput, never, LifecycleSink> =>
+  Effect.contextWithEffect((context: Context.Context<LifecycleSink>) => {
+    const { hooks, audit } = Policy.services(context)
+    // without hooks and rules: exactly the plain call
+    if (!Policy.hasHooks(hooks) && !Rules.active(ctx)) return dispatch(ctx, call)
+    if (ToolSpecs.resourceToolNames.includes(call.name)) {
+      if (!ctx.set.hasServers()) return dispatch(ctx, call)
+      const target = Policy.resourceTarget(ctx, call, defaultAggregateServerLabel)
+      return Policy.run(ctx, call, target, hooks, audit, dispatch)
+    }
+    if (!call.name.startsWith("mcp__")) return dispatch(ctx, call)
+    return Effect.flatMap(toolRegistry(ctx), (registry) => {
+      const named = Option.filter(registry.lookup(call.name), (named) => isToolEnabled(ctx, named.server, named.tool))
+      return Option.isNone(named)
+        ? dispatch(ctx, call)
+        : Policy.run(ctx, call, Policy.mcpTarget(named.value), hooks, audit, dispatch)
+    })
+  })
+
+/** The plain call: no hooks, no audit (the resource rules apply when configured). */
+const dispatch = (ctx: ToolContext, call: ToolCall): Effect.Effect<ToolOutput, never, LifecycleSink> =>
   // no span and no generator: this is the per-call path of every tool
   Effect.suspend(() => {
     if (ToolSpecs.resourceToolNames.includes(call.name)) {
