@@ -214,6 +214,7 @@ export const make = Effect.gen(function* () {
         break
       case "compacted":
       case "toolCallEnded":
+      case "toolAudited":
         break
     }
   }

@@ -7,7 +7,7 @@
  *
  * {@link ToolAudit} receives every call's decision path when the policy path runs (rules or hooks).
  */
-import type { ToolHook } from "@mcp-resources/protocol"
+import { ToolHook } from "@mcp-resources/protocol"
 import { Context, Data, type Effect, Layer } from "effect"
 
 /** The call a hook sees. */
@@ -56,3 +56,16 @@ export class ToolAudit extends Context.Tag("@mcp-resources/tool-handlers/ToolAud
   ToolAudit,
   { readonly record: (audit: ToolHook.ToolAudit) => Effect.Effect<void> }
 >() {}
+
+/** Replaces every occurrence of each string by `[redacted]`; also says how many were replaced. */
+export const redact = (text: string, strings: ReadonlyArray<string>): { readonly text: string; readonly count: number } => {
+  let count = 0
+  let out = text
+  for (const secret of strings) {
+    if (secret === "") continue
+    const parts = out.split(secret)
+    count += parts.length - 1
+    out = parts.join(ToolHook.redactedText)
+  }
+  return { text: out, count }
+}

@@ -3,7 +3,7 @@
  * resource rules and a trace, the `after` hook, and the audit record. Only calls of offered tools
  * (the three resource tools with a bound server, registered `mcp__…` tools) run through hooks.
  */
-import { Messages, type ToolCallItem, ToolHook } from "@mcp-resources/protocol"
+import { Messages, type ToolCallItem, type ToolHook } from "@mcp-resources/protocol"
 import { Cause, Context, Effect, Exit, Option } from "effect"
 import { type LifecycleEvent, LifecycleSink } from "../LifecycleSink.js"
 import type * as McpToolNames from "../McpToolNames.js"
@@ -57,18 +57,6 @@ const causeText = (cause: Cause.Cause<ToolHooks.HookError>): string => {
   const defect = Cause.dieOption(cause)
   if (Option.isSome(defect)) return defect.value instanceof Error ? defect.value.message : String(defect.value)
   return "interrupted"
-}
-
-const countAndReplace = (text: string, secrets: ReadonlyArray<string>): { text: string; count: number } => {
-  let count = 0
-  let out = text
-  for (const secret of secrets) {
-    if (secret === "") continue
-    const parts = out.split(secret)
-    count += parts.length - 1
-    out = parts.join(ToolHook.redactedText)
-  }
-  return { text: out, count }
 }
 
 /** The item of a call whose output a hook changed: its result (or error) carries the new output. */
@@ -211,7 +199,7 @@ export const run = (
     } else {
       const decision = decided.value
       if (decision.decision === "redact") {
-        const { text, count } = countAndReplace(output.output, decision.redact)
+        const { text, count } = ToolHooks.redact(output.output, decision.redact)
         after.push(...(decision.steps ?? [{ hook: "after", decision: "redact", redactions: count }]))
         if (count > 0) final = withOutput(output, text, output.success)
       } else if (decision.decision === "replace") {
