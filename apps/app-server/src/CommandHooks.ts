@@ -47,7 +47,11 @@ const runProcess = (hook: Config.HookCommandConfig, input: string): Effect.Effec
         windowsHide: true
       })
     } catch (e) {
-      resume(Effect.fail(new ToolHooks.HookError({ message: `could not start: ${e instanceof Error ? e.message : String(e)}` })))
+      resume(
+        Effect.fail(
+          new ToolHooks.HookError({ message: `could not start: ${e instanceof Error ? e.message : String(e)}` })
+        )
+      )
       return Effect.void
     }
     const stdout: Array<Buffer> = []
@@ -61,7 +65,9 @@ const runProcess = (hook: Config.HookCommandConfig, input: string): Effect.Effec
       killGroup(child)
       resume(effect)
     }
-    child.on("error", (error) => finish(Effect.fail(new ToolHooks.HookError({ message: `could not start: ${error.message}` }))))
+    child.on("error", (error) =>
+      finish(Effect.fail(new ToolHooks.HookError({ message: `could not start: ${error.message}` })))
+    )
     child.stdout!.on("data", (chunk: Buffer) => {
       stdoutBytes += chunk.length
       if (stdoutBytes > maxStdoutBytes) {
@@ -120,10 +126,7 @@ const matching = (hooks: ReadonlyArray<Config.HookCommandConfig>, name: string) 
   )
 
 /** The command hooks of a config as a {@link ToolHooks.Service}; no hooks configured: none. */
-export const fromConfig = (
-  config: Config.HooksConfig | undefined,
-  semaphore: Effect.Semaphore
-): ToolHooks.Service => {
+export const fromConfig = (config: Config.HooksConfig | undefined, semaphore: Effect.Semaphore): ToolHooks.Service => {
   if (config === undefined || (config.beforeTool.length === 0 && config.afterTool.length === 0)) return ToolHooks.none
   const run = (hook: Config.HookCommandConfig, input: ToolHook.HookInput) =>
     semaphore.withPermits(1)(bounded(hook, JSON.stringify(input)))
@@ -149,7 +152,8 @@ export const fromConfig = (
           steps.push({ hook: label, decision: "deny", reason })
           return { decision: "deny" as const, reason, steps }
         }
-        if (result.code !== 0) return yield* Effect.fail(new ToolHooks.HookError({ message: `${label}: ${reasonOf(result)}` }))
+        if (result.code !== 0)
+          return yield* Effect.fail(new ToolHooks.HookError({ message: `${label}: ${reasonOf(result)}` }))
         if (result.stdout.trim() === "") {
           steps.push({ hook: label, decision: "allow" })
           continue
@@ -197,7 +201,8 @@ export const fromConfig = (
         const result = yield* run(hook, input).pipe(
           Effect.mapError((e) => new ToolHooks.HookError({ message: `${label}: ${e.message}` }))
         )
-        if (result.code !== 0) return yield* Effect.fail(new ToolHooks.HookError({ message: `${label}: ${reasonOf(result)}` }))
+        if (result.code !== 0)
+          return yield* Effect.fail(new ToolHooks.HookError({ message: `${label}: ${reasonOf(result)}` }))
         if (result.stdout.trim() === "") {
           steps.push({ hook: label, decision: "pass" })
           continue

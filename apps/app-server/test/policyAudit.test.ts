@@ -27,7 +27,9 @@ const cli = (args: ReadonlyArray<string>) =>
       { cwd: tempDir(), timeout: 60_000, encoding: "utf8" },
       (error, stdout, stderr) => {
         if (error?.killed) return resume(Effect.fail(new WaitTimeout({ message: `audit timed out: ${stderr}` })))
-        resume(Effect.succeed({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr }))
+        resume(
+          Effect.succeed({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr })
+        )
       }
     )
     return Effect.sync(() => {
@@ -73,7 +75,10 @@ describe("audit", () => {
 if(c.arguments&&c.arguments.uri==="file:///repo/old.txt")process.stdout.write(JSON.stringify({decision:"rewrite",arguments:{...c.arguments,uri:"file:///repo/b.txt"}}))})`
         )
         const redact = join(dir, "redact.cjs")
-        writeFileSync(redact, `process.stdin.resume();process.stdin.on("end",()=>process.stdout.write('{"decision":"redact","redact":["hunter2"]}'))`)
+        writeFileSync(
+          redact,
+          `process.stdin.resume();process.stdin.on("end",()=>process.stdout.write('{"decision":"redact","redact":["hunter2"]}'))`
+        )
         const config = writeConfig(dir, {
           resources: { deny: ["file:///home/**"] },
           hooks: {
@@ -88,9 +93,15 @@ if(c.arguments&&c.arguments.uri==="file:///repo/old.txt")process.stdout.write(JS
             yield* waitSettled(app)
             const { threadId } = yield* threadWithTurn(app)
             yield* call(app, threadId, "t1", "c-list", "list_mcp_resources", { server: "srv" })
-            yield* call(app, threadId, "t1", "c-denied", "read_mcp_resource", { server: "srv", uri: "file:///home/ann/notes" })
+            yield* call(app, threadId, "t1", "c-denied", "read_mcp_resource", {
+              server: "srv",
+              uri: "file:///home/ann/notes"
+            })
             assert.deepStrictEqual(resultOf(yield* app.request("thread/compact", { threadId })), {})
-            yield* call(app, threadId, "t1", "c-rewrite", "read_mcp_resource", { server: "srv", uri: "file:///repo/old.txt" })
+            yield* call(app, threadId, "t1", "c-rewrite", "read_mcp_resource", {
+              server: "srv",
+              uri: "file:///repo/old.txt"
+            })
             return threadId
           })
         )

@@ -58,7 +58,10 @@ export class ToolAudit extends Context.Tag("@mcp-resources/tool-handlers/ToolAud
 >() {}
 
 /** Replaces every occurrence of each string by `[redacted]`; also says how many were replaced. */
-export const redact = (text: string, strings: ReadonlyArray<string>): { readonly text: string; readonly count: number } => {
+export const redact = (
+  text: string,
+  strings: ReadonlyArray<string>
+): { readonly text: string; readonly count: number } => {
   let count = 0
   let out = text
   for (const secret of strings) {

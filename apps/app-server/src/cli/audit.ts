@@ -76,7 +76,9 @@ const hookLine = (step: ToolHook.HookStep): string => {
 export const readable = (threadId: string, list: ReadonlyArray<AuditEntry>): string => {
   const lines: Array<string> = [`thread ${threadId}: ${list.length} ${list.length === 1 ? "call" : "calls"}`]
   for (const entry of list) {
-    lines.push(`${entry.turnId}  ${entry.callId}  ${entry.tool}  ${entry.server === "" ? "-" : entry.server}  ${entry.status}`)
+    lines.push(
+      `${entry.turnId}  ${entry.callId}  ${entry.tool}  ${entry.server === "" ? "-" : entry.server}  ${entry.status}`
+    )
     const audit = entry.audit
     if (audit === null) {
       lines.push("  no policy configured: no rules, no hooks")
