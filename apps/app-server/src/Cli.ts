@@ -8,7 +8,11 @@
 import { Config as ProtocolConfig, type ToolPayload } from "@mcp-resources/protocol"
 import { ResourceClient, ServerEntry } from "@mcp-resources/resource-client"
 import { LifecycleSink, ToolHandlers } from "@mcp-resources/tool-handlers"
+import { ThreadStore } from "@mcp-resources/thread-store"
 import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+import * as Audit from "./cli/audit.js"
 import { Console, Effect, Layer } from "effect"
 import { loggerLayer } from "./Logging.js"
 
@@ -21,10 +25,12 @@ commands:
   list [--server S] [--cursor C]      list_mcp_resources (all servers without --server)
   templates [--server S] [--cursor C] list_mcp_resource_templates
   read SERVER URI                     read_mcp_resource
+  audit THREAD [--data-dir DIR]       a thread's record of what was listed, read, denied and changed by hooks
 
 options:
   --config PATH   TOML or JSON config (default ./mcp-resources.toml if it exists, else no servers)
-  --json          print the exact tool output instead of the readable form`
+  --json          print the exact tool output instead of the readable form
+  --data-dir DIR  audit: the app-server's data directory (default $MCP_RESOURCES_HOME, else ~/.mcp-resources)`
 
 /** A command line the CLI refuses. */
 export class CliUsageError extends Error {}
@@ -32,6 +38,13 @@ export class CliUsageError extends Error {}
 /** A parsed CLI command. */
 export type Command =
   | { readonly _tag: "serve"; readonly args: ReadonlyArray<string> }
+  | {
+      readonly _tag: "audit"
+      readonly configPath: string | undefined
+      readonly dataDir: string | undefined
+      readonly json: boolean
+      readonly threadId: string
+    }
   | {
       readonly _tag: "tools" | "list" | "templates" | "read"
       readonly configPath: string | undefined
@@ -45,6 +58,7 @@ export type Command =
 export const parseCommand = (argv: ReadonlyArray<string>): Command => {
   const [name, ...rest] = argv
   if (name === "serve") return { _tag: "serve", args: rest }
+  if (name === "audit") return parseAudit(rest)
   if (name !== "tools" && name !== "list" && name !== "templates" && name !== "read") {
     throw new CliUsageError(name === undefined ? "a command is required" : `unknown command: ${name}`)
   }
@@ -81,6 +95,49 @@ export const parseCommand = (argv: ReadonlyArray<string>): Command => {
   }
 }
 
+const parseAudit = (rest: ReadonlyArray<string>): Command => {
+  let configPath: string | undefined
+  let dataDir: string | undefined
+  let json = false
+  const positional: Array<string> = []
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!
+    const value = () => {
+      const v = rest[++i]
+      if (v === undefined) throw new CliUsageError(`${arg} requires a value`)
+      return v
+    }
+    if (arg === "--config") configPath = value()
+    else if (arg === "--data-dir") dataDir = value()
+    else if (arg === "--json") json = true
+    else if (arg.startsWith("--")) throw new CliUsageError(`unknown option for audit: ${arg}`)
+    else positional.push(arg)
+  }
+  if (positional.length !== 1) throw new CliUsageError("audit takes THREAD")
+  return { _tag: "audit", configPath, dataDir, json, threadId: positional[0]! }
+}
+
+const defaultDataDir = (): string => {
+  const home = process.env.MCP_RESOURCES_HOME
+  return home !== undefined && home !== "" ? NodePath.resolve(home) : NodePath.join(NodeOs.homedir(), ".mcp-resources")
+}
+
+const runAudit = (command: Extract<Command, { _tag: "audit" }>) =>
+  Effect.gen(function* () {
+    const config = yield* loadConfig(command.configPath)
+    const list = yield* Audit.load(command.threadId).pipe(
+      Effect.provide(
+        ThreadStore.layerFromConfig({
+          driver: config.persistence.driver,
+          url: config.persistence.url,
+          dataDir: command.dataDir === undefined ? defaultDataDir() : NodePath.resolve(command.dataDir)
+        })
+      )
+    )
+    yield* Console.log(command.json ? JSON.stringify(list) : Audit.readable(command.threadId, list))
+    return 0
+  })
+
 const loadConfig = (configPath: string | undefined) => {
   if (configPath !== undefined) return ProtocolConfig.load(configPath)
   return NodeFs.existsSync("mcp-resources.toml")
@@ -88,7 +145,7 @@ const loadConfig = (configPath: string | undefined) => {
     : Effect.succeed(ProtocolConfig.empty)
 }
 
-const toolFor = (command: Exclude<Command, { _tag: "serve" }>): { name: string; arguments: string } => {
+const toolFor = (command: Exclude<Command, { _tag: "serve" | "audit" }>): { name: string; arguments: string } => {
   const args: Record<string, string> = {}
   if (command.server !== undefined) args.server = command.server
   if (command.cursor !== undefined) args.cursor = command.cursor
@@ -132,7 +189,7 @@ export const readable = (command: Command["_tag"], output: string): string => {
   return lines.join("\n")
 }
 
-const runTools = (command: Exclude<Command, { _tag: "serve" }>) =>
+const runTools = (command: Exclude<Command, { _tag: "serve" | "audit" }>) =>
   Effect.gen(function* () {
     const config = yield* loadConfig(command.configPath)
     return yield* Effect.scoped(
@@ -189,12 +246,13 @@ export const run = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
       yield* Effect.promise(() => import("./main.js"))
       return yield* Effect.never
     }
+    if (command._tag === "audit") return yield* runAudit(command)
     return yield* runTools(command)
   }).pipe(
     Effect.catchAll((error) =>
       Console.error(
         error instanceof CliUsageError ? `mcp-resources: ${error.message}\n${usage}` : `mcp-resources: ${error.message}`
-      ).pipe(Effect.as(error instanceof CliUsageError || error._tag === "ConfigError" ? 2 : 1))
+      ).pipe(Effect.as(error instanceof CliUsageError || ("_tag" in error && error._tag === "ConfigError") ? 2 : 1))
     ),
     Effect.provide(loggerLayer)
   )

@@ -214,6 +214,7 @@ export const make = Effect.gen(function* () {
         break
       case "compacted":
       case "toolCallEnded":
+      case "toolAudited":
         break
     }
   }
@@ -575,7 +576,8 @@ export const make = Effect.gen(function* () {
         config,
         orchestratorMcpEnabled: t.config.orchestratorMcpEnabled ?? config.orchestrator.mcpEnabled,
         truncation: t.config.truncation ?? config.truncation,
-        profile: t.config.toolProfile ?? config.tools.profile
+        profile: t.config.toolProfile ?? config.tools.profile,
+        ...(t.config.resources?.deny === undefined ? {} : { resourceDeny: t.config.resources.deny })
       })
       // the call holds its set for its whole run, also when a rebind lets the binding go meanwhile
       const binding = t.binding

@@ -126,6 +126,14 @@ export const ThreadConfig = Schema.Struct({
     Schema.Literal("codex", "extended").annotations({
       description: "The thread's tool profile; absent: `[tools] profile` of the config (default codex)."
     })
+  ),
+  resources: opt(
+    Schema.Struct({
+      deny: opt(Schema.Array(Schema.String.pipe(Schema.minLength(1))))
+    }).annotations({
+      description:
+        "Resource rules the thread adds to the config's (docs/policy.md): `deny` patterns apply to every server. A thread can only add rules, never remove them."
+    })
   )
 })
 /** The per-thread config override of `thread/start`. */

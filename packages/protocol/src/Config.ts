@@ -60,7 +60,33 @@ export interface McpServerConfig {
   readonly maxMessageBytes: number
   /** `protocol_version`; absent means `auto`. */
   readonly protocolVersion?: ProtocolVersionSetting
+  /** `[mcp_servers.NAME.resources]`: this server's resource rules (docs/policy.md); absent: none. */
+  readonly resources?: ResourceRulesConfig
 }
+
+/** `allow` and `deny` URI patterns of `[resources]` or `[mcp_servers.NAME.resources]`. */
+export interface ResourceRulesConfig {
+  readonly allow?: ReadonlyArray<string>
+  readonly deny?: ReadonlyArray<string>
+}
+
+/** One `[[hooks.before_tool]]` or `[[hooks.after_tool]]` entry, defaults applied. */
+export interface HookCommandConfig {
+  /** A regular expression on the tool name; absent: every tool. */
+  readonly matcher?: string
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  readonly timeoutSec: number
+}
+
+/** `[hooks]`: the command hooks run around every model tool call (docs/policy.md). */
+export interface HooksConfig {
+  readonly beforeTool: ReadonlyArray<HookCommandConfig>
+  readonly afterTool: ReadonlyArray<HookCommandConfig>
+}
+
+/** The default `timeout_sec` of a hook command. */
+export const hookDefaultTimeoutSec = 10
 
 /** `[apps.connectors.ID]` with its `[apps.connectors.ID.tools.NAME]` entries. */
 export interface ConnectorConfig {
@@ -82,6 +108,10 @@ export interface Config {
   readonly mcp: McpLimits
   /** `[tools]`: the tool profile and its limits. */
   readonly tools: ToolsConfig
+  /** `[resources]`: resource rules of every server (docs/policy.md); absent: none. */
+  readonly resources?: ResourceRulesConfig
+  /** `[hooks]`: command hooks around every model tool call; absent: none. */
+  readonly hooks?: HooksConfig
 }
 
 /**
@@ -174,6 +204,20 @@ const Concurrency = Schema.Number.pipe(
   Schema.filter((n) => (Number.isInteger(n) && n >= 1 && n <= 1024) || "must be a whole number with 1 <= n <= 1024")
 )
 
+/** A raw `[resources]` or `[mcp_servers.NAME.resources]` table. */
+export const RawResourceRules = Schema.Struct({
+  allow: opt(Schema.Array(Schema.String.pipe(Schema.minLength(1)))),
+  deny: opt(Schema.Array(Schema.String.pipe(Schema.minLength(1))))
+})
+
+/** A raw `[[hooks.before_tool]]` / `[[hooks.after_tool]]` entry. */
+export const RawHookCommand = Schema.Struct({
+  matcher: opt(Schema.String),
+  command: Schema.String.pipe(Schema.minLength(1)),
+  args: opt(Schema.Array(Schema.String)),
+  timeout_sec: opt(Seconds)
+})
+
 /** A raw `[mcp_servers.NAME]` table as written in the file. */
 export const RawServer = Schema.Struct({
   command: opt(Schema.String.pipe(Schema.minLength(1))),
@@ -187,7 +231,8 @@ export const RawServer = Schema.Struct({
   startup_timeout_sec: opt(Seconds),
   tool_timeout_sec: opt(Seconds),
   max_message_bytes: opt(Schema.Int.pipe(Schema.positive())),
-  protocol_version: opt(Schema.Literal(...protocolVersionSettings))
+  protocol_version: opt(Schema.Literal(...protocolVersionSettings)),
+  resources: opt(RawResourceRules)
 })
 
 /** A raw desktop-host entry of a top-level `mcpServers` object. */
@@ -235,7 +280,11 @@ export const RawConfig = Schema.Struct({
       threadless_wait_sec: opt(Seconds)
     })
   ),
-  tools: opt(Schema.Struct({ profile: opt(Schema.Literal(...toolProfiles)), max_image_bytes: opt(ImageBytes) }))
+  tools: opt(Schema.Struct({ profile: opt(Schema.Literal(...toolProfiles)), max_image_bytes: opt(ImageBytes) })),
+  resources: opt(RawResourceRules),
+  hooks: opt(
+    Schema.Struct({ before_tool: opt(Schema.Array(RawHookCommand)), after_tool: opt(Schema.Array(RawHookCommand)) })
+  )
 })
 /** The raw file, keys as written. */
 export type RawConfig = typeof RawConfig.Type
@@ -322,7 +371,39 @@ const toServer = (
     startupTimeoutSec: s.startup_timeout_sec ?? serverDefaults.startupTimeoutSec,
     toolTimeoutSec: s.tool_timeout_sec ?? serverDefaults.toolTimeoutSec,
     maxMessageBytes: s.max_message_bytes ?? serverDefaults.maxMessageBytes,
-    ...(s.protocol_version !== undefined ? { protocolVersion: s.protocol_version } : {})
+    ...(s.protocol_version !== undefined ? { protocolVersion: s.protocol_version } : {}),
+    ...(s.resources !== undefined ? { resources: rulesOf(s.resources) } : {})
+  })
+}
+
+const rulesOf = (r: typeof RawResourceRules.Type): ResourceRulesConfig => ({
+  ...(r.allow !== undefined ? { allow: r.allow } : {}),
+  ...(r.deny !== undefined ? { deny: r.deny } : {})
+})
+
+const hooksOf = (file: string, raw: NonNullable<RawConfig["hooks"]>): Either.Either<HooksConfig, ConfigError> => {
+  const entries = (key: "before_tool" | "after_tool"): Either.Either<Array<HookCommandConfig>, ConfigError> => {
+    const out: Array<HookCommandConfig> = []
+    for (const [i, h] of (raw[key] ?? []).entries()) {
+      if (h.matcher !== undefined) {
+        try {
+          new RegExp(h.matcher)
+        } catch (e) {
+          const reason = e instanceof Error ? e.message : String(e)
+          return fail(file, `hooks.${key}[${i}].matcher`, `not a valid regular expression: ${reason}`)
+        }
+      }
+      out.push({
+        ...(h.matcher !== undefined ? { matcher: h.matcher } : {}),
+        command: h.command,
+        args: h.args ?? [],
+        timeoutSec: h.timeout_sec ?? hookDefaultTimeoutSec
+      })
+    }
+    return Either.right(out)
+  }
+  return Either.gen(function* () {
+    return { beforeTool: yield* entries("before_tool"), afterTool: yield* entries("after_tool") }
   })
 }
 
@@ -364,6 +445,8 @@ export const decode = (raw: unknown, file: string): Either.Either<Config, Config
     servers.push(server.right)
   }
   servers.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  const hooks = r.hooks === undefined ? undefined : hooksOf(file, r.hooks)
+  if (hooks !== undefined && Either.isLeft(hooks)) return Either.left(hooks.left)
   const connectors: Record<string, ConnectorConfig> = {}
   for (const [id, c] of Object.entries(r.apps?.connectors ?? {})) {
     const tools: Record<string, { enabled?: boolean }> = {}
@@ -399,7 +482,9 @@ export const decode = (raw: unknown, file: string): Either.Either<Config, Config
     tools: {
       profile: r.tools?.profile ?? toolsDefaults.profile,
       maxImageBytes: r.tools?.max_image_bytes ?? toolsDefaults.maxImageBytes
-    }
+    },
+    ...(r.resources !== undefined ? { resources: rulesOf(r.resources) } : {}),
+    ...(hooks !== undefined ? { hooks: hooks.right } : {})
   })
 }
 

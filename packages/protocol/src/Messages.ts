@@ -85,6 +85,18 @@ export const toolFailure = {
   call: (chain: string) => `tools/call failed: ${chain}`
 } as const
 
+/** Host policy (docs/policy.md): resource rules and tool hooks. */
+export const policy = {
+  /** A read of a URI the resource rules deny: refused before any request, whether or not it exists. */
+  readDenied: (uri: string) => `resources/read failed: access to ${uri} is denied by host policy`,
+  /** A `before_tool` hook denied the call; the reason is the hook's. */
+  hookDenied: (reason: string) => `denied by host policy: ${reason}`,
+  /** A `before_tool` hook failed: the call is refused (fail closed). */
+  beforeHookFailed: (reason: string) => `denied by host policy: the before-tool hook failed: ${reason}`,
+  /** An `after_tool` hook failed: the output is withheld. */
+  afterHookFailed: (reason: string) => `tool output withheld by host policy: the after-tool hook failed: ${reason}`
+} as const
+
 /** `unsupported call: {name}` */
 export const unsupportedCall = (name: string): string => `unsupported call: ${name}`
 

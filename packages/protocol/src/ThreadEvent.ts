@@ -5,6 +5,7 @@
 import { Schema } from "effect"
 import { CompactionState } from "./OriginCheckpoint.js"
 import { McpToolCallItem } from "./ToolCallItem.js"
+import { ToolAudit } from "./ToolHook.js"
 import { opt } from "./internal/schema.js"
 
 /** `turn/start` recorded a turn. */
@@ -32,6 +33,12 @@ export const ThreadRolledBack = Schema.TaggedStruct("threadRolledBack", {
 /** `thread/compact` recorded the origin checkpoint; the restore point on load. */
 export const Compacted = Schema.TaggedStruct("compacted", { state: CompactionState })
 
+/**
+ * A model tool call's decision path (docs/policy.md): recorded after its completed item when resource
+ * rules or hooks are configured. Stores written before it load unchanged; it sends no notification.
+ */
+export const ToolAudited = Schema.TaggedStruct("toolAudited", { turnId: Schema.String, audit: ToolAudit })
+
 /** Any thread event. */
 export const ThreadEvent = Schema.Union(
   TurnStarted,
@@ -39,7 +46,8 @@ export const ThreadEvent = Schema.Union(
   ItemCompleted,
   ToolCallEnded,
   ThreadRolledBack,
-  Compacted
+  Compacted,
+  ToolAudited
 )
 /** Any thread event. */
 export type ThreadEvent = typeof ThreadEvent.Type

@@ -194,6 +194,7 @@ export const apply = (state: State, event: ThreadEvent.ThreadEvent, options: Opt
       return turnStarted(state, event.turnId)
     case "itemStarted":
     case "compacted":
+    case "toolAudited":
       return state
     case "itemCompleted":
     case "toolCallEnded": {
@@ -237,6 +238,7 @@ const applyInPlace = (b: Builder, event: ThreadEvent.ThreadEvent, options: Optio
     }
     case "itemStarted":
     case "compacted":
+    case "toolAudited":
       return
     case "itemCompleted":
     case "toolCallEnded": {

@@ -12,6 +12,7 @@ import * as Arguments from "./Arguments.js"
 import * as ContentPolicy from "./ContentPolicy.js"
 import type { LifecycleSink } from "./LifecycleSink.js"
 import * as Lifecycle from "./internal/lifecycle.js"
+import * as Rules from "./internal/rules.js"
 import { escapeBidi, escapeBidiJson } from "./internal/extended/hygiene.js"
 import * as Window from "./internal/extended/window.js"
 import * as ToolSpecs from "./ToolSpecs.js"
@@ -301,9 +302,17 @@ export const callReadTool = (
       Lifecycle.failure
     )
   }
+  if (Rules.deniedRead(ctx, server, uri) !== undefined) {
+    return Lifecycle.runWith(
+      invocation,
+      Effect.fail(escapeBidi(Messages.policy.readDenied(uri))),
+      Lifecycle.failure,
+      Lifecycle.failure
+    )
+  }
   return Lifecycle.runWith(
     invocation,
-    ctx.set.readResource(server, uri, undefined, { defaultTtlMs: defaultWindowTtlMs }),
+    Rules.requested(ctx, ctx.set.readResource(server, uri, undefined, { defaultTtlMs: defaultWindowTtlMs })),
     (result) => {
       const rendered = renderRead(ctx, server, uri, result, args)
       return Either.isLeft(rendered)

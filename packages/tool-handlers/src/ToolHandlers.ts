@@ -8,17 +8,20 @@ import {
   type Config,
   Messages,
   type Mcp,
+  ResourcePolicy,
   ToolPayload,
   type Truncation as ProtocolTruncation
 } from "@mcp-resources/protocol"
 import { AppPolicy, type ResourceClient } from "@mcp-resources/resource-client"
-import { Effect, Either, Option } from "effect"
+import { type Context, Effect, Either, Option } from "effect"
 import * as Arguments from "./Arguments.js"
 import * as Extended from "./Extended.js"
 import type { LifecycleSink } from "./LifecycleSink.js"
 import * as McpToolNames from "./McpToolNames.js"
 import * as Lifecycle from "./internal/lifecycle.js"
 import * as Payloads from "./internal/payloads.js"
+import * as Policy from "./internal/policy.js"
+import * as Rules from "./internal/rules.js"
 import * as ToolMeta from "./internal/toolMeta.js"
 import * as ToolSpecs from "./ToolSpecs.js"
 import * as Truncation from "./Truncation.js"
@@ -37,6 +40,8 @@ export interface ToolContext {
   readonly aggregateServerLabel?: string
   /** The tool profile (default `codex`): `extended` gives the specs and outputs of {@link Extended}. */
   readonly profile?: Config.ToolProfile
+  /** Deny patterns the thread adds to the config's resource rules (docs/policy.md); they never remove one. */
+  readonly resourceDeny?: ReadonlyArray<string>
 }
 
 /** A model's function call: its id, the function name and the raw argument text. */
@@ -173,9 +178,26 @@ const listOperation = (
   args: Arguments.ListArguments
 ): Effect.Effect<ReadonlyArray<string>, string> => {
   const { server, cursor } = args
+  // without rules and without the policy path: exactly the plain operation
+  const policed = Rules.traceOf(ctx) !== undefined || Rules.active(ctx)
+  const hiddenCount = (json: string, hidden: number) => (isExtended(ctx) ? Rules.withHiddenCount(json, hidden) : json)
   if (server === undefined) {
     if (cursor !== undefined) return Effect.fail(Messages.args.cursorWithoutServer)
     const include = (name: string) => canAccess(ctx, name)
+    if (policed) {
+      return Rules.requested(
+        ctx,
+        kind === "resources"
+          ? Effect.map(ctx.set.listAllResources(include), (result) => {
+              const filtered = Rules.filterAggregate(ctx, result, (r) => r.uri, ResourcePolicy.isAllowed)
+              return [hiddenCount(Payloads.aggregateResources(filtered.result), filtered.hidden)]
+            })
+          : Effect.map(ctx.set.listAllResourceTemplates(include), (result) => {
+              const filtered = Rules.filterAggregate(ctx, result, (t) => t.uriTemplate, ResourcePolicy.isTemplateListed)
+              return [hiddenCount(Payloads.aggregateResourceTemplates(filtered.result), filtered.hidden)]
+            })
+      )
+    }
     return kind === "resources"
       ? Effect.map(ctx.set.listAllResources(include), (result) => [Payloads.aggregateResources(result)])
       : Effect.map(ctx.set.listAllResourceTemplates(include), (result) => [Payloads.aggregateResourceTemplates(result)])
@@ -183,15 +205,23 @@ const listOperation = (
   if (!canAccess(ctx, server)) return Effect.fail(Messages.serverDisabledByOrchestrator(server))
   if (kind === "resources") {
     const page = cursor === undefined ? ctx.set.listResources(server) : ctx.set.listResources(server, cursor)
-    return page.pipe(
-      Effect.map((result) => [Payloads.singleServerResources(server, result)]),
+    return Rules.requested(ctx, page).pipe(
+      Effect.map((result) => {
+        if (!policed) return [Payloads.singleServerResources(server, result)]
+        const filtered = Rules.filterResources(ctx, server, result)
+        return [hiddenCount(Payloads.singleServerResources(server, filtered.page), filtered.hidden)]
+      }),
       Effect.mapError((error) => Messages.toolFailure.list(error.message))
     )
   }
   const page =
     cursor === undefined ? ctx.set.listResourceTemplates(server) : ctx.set.listResourceTemplates(server, cursor)
-  return page.pipe(
-    Effect.map((result) => [Payloads.singleServerResourceTemplates(server, result)]),
+  return Rules.requested(ctx, page).pipe(
+    Effect.map((result) => {
+      if (!policed) return [Payloads.singleServerResourceTemplates(server, result)]
+      const filtered = Rules.filterTemplates(ctx, server, result)
+      return [hiddenCount(Payloads.singleServerResourceTemplates(server, filtered.page), filtered.hidden)]
+    }),
     Effect.mapError((error) => Messages.toolFailure.templates(error.message))
   )
 }
@@ -224,10 +254,13 @@ const callReadTool = (ctx: ToolContext, call: ToolCall) => {
       Lifecycle.failure
     )
   }
+  if (Rules.deniedRead(ctx, server, uri) !== undefined) {
+    return Lifecycle.runWith(invocation, Effect.fail(Messages.policy.readDenied(uri)), absurd, Lifecycle.failure)
+  }
   // one match turns the read into the outcome (no map, mapError, catchAll steps)
   return Lifecycle.runWith(
     invocation,
-    ctx.set.readResource(server, uri),
+    Rules.requested(ctx, ctx.set.readResource(server, uri)),
     (result) => succeeded(ctx, Payloads.readPieces(server, uri, result)),
     (error) => Lifecycle.failure(Messages.toolFailure.read(error.message))
   )
@@ -248,7 +281,10 @@ const callMcpTool = (ctx: ToolContext, call: ToolCall, named: McpToolNames.Named
   if (Either.isLeft(parsed)) return Effect.succeed(rejected(parsed.left.message))
   const args = parsed.right
   const { server, tool } = named
-  const request = args === null ? ctx.set.callTool(server, tool.name) : ctx.set.callTool(server, tool.name, args)
+  const request = Rules.requested(
+    ctx,
+    args === null ? ctx.set.callTool(server, tool.name) : ctx.set.callTool(server, tool.name, args)
+  )
   const extended = isExtended(ctx)
   const operation = request.pipe(
     Effect.map((result): Lifecycle.Outcome => {
@@ -287,6 +323,26 @@ const callMcpTool = (ctx: ToolContext, call: ToolCall, named: McpToolNames.Named
  * Argument errors and unknown names emit no items; everything else emits a started and a completed item.
  */
 export const callTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<ToolOutput, never, LifecycleSink> =>
+  Effect.contextWithEffect((context: Context.Context<LifecycleSink>) => {
+    const { hooks, audit } = Policy.services(context)
+    // without hooks and rules: exactly the plain call
+    if (!Policy.hasHooks(hooks) && !Rules.active(ctx)) return dispatch(ctx, call)
+    if (ToolSpecs.resourceToolNames.includes(call.name)) {
+      if (!ctx.set.hasServers()) return dispatch(ctx, call)
+      const target = Policy.resourceTarget(ctx, call, defaultAggregateServerLabel)
+      return Policy.run(ctx, call, target, hooks, audit, dispatch)
+    }
+    if (!call.name.startsWith("mcp__")) return dispatch(ctx, call)
+    return Effect.flatMap(toolRegistry(ctx), (registry) => {
+      const named = Option.filter(registry.lookup(call.name), (named) => isToolEnabled(ctx, named.server, named.tool))
+      return Option.isNone(named)
+        ? dispatch(ctx, call)
+        : Policy.run(ctx, call, Policy.mcpTarget(named.value), hooks, audit, dispatch)
+    })
+  })
+
+/** The plain call: no hooks, no audit (the resource rules apply when configured). */
+const dispatch = (ctx: ToolContext, call: ToolCall): Effect.Effect<ToolOutput, never, LifecycleSink> =>
   // no span and no generator: this is the per-call path of every tool
   Effect.suspend(() => {
     if (ToolSpecs.resourceToolNames.includes(call.name)) {

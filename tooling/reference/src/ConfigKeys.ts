@@ -60,6 +60,18 @@ export const keys: Readonly<Record<string, KeyDoc>> = {
     meaning:
       "Protocol era: `auto` probes `server/discover` and falls back to `initialize`; `legacy` runs `initialize` only (revisions 2024-11-05 to 2025-11-25); `2026-07-28` speaks that revision only. See [protocol-eras.md](protocol-eras.md)."
   },
+  "mcp_servers.NAME.resources": {
+    default: "`[resources]`",
+    meaning: "This server's resource rules ([policy.md](policy.md)), on top of `[resources]`."
+  },
+  "mcp_servers.NAME.resources.allow": {
+    default: "`[resources] allow`",
+    meaning: "URI patterns of this server the model may see; replaces `[resources] allow` for this server."
+  },
+  "mcp_servers.NAME.resources.deny": {
+    default: "`[]`",
+    meaning: "URI patterns of this server nobody may list or read, in addition to `[resources] deny`."
+  },
   cache: { default: "—", meaning: "The result cache of lists and reads ([caching.md](caching.md))." },
   "cache.enabled": {
     default: json(Config.cacheDefaults.enabled),
@@ -91,6 +103,46 @@ export const keys: Readonly<Record<string, KeyDoc>> = {
   "tools.max_image_bytes": {
     default: `${json(Config.toolsDefaults.maxImageBytes)} (5 MiB)`,
     meaning: "Extended profile: the largest image (decoded bytes) sent as an image; a larger one is described."
+  },
+  resources: {
+    default: "no rules",
+    meaning: "Resource rules of every server ([policy.md](policy.md)); a server's own table adds to them."
+  },
+  "resources.allow": {
+    default: "absent: everything allowed",
+    meaning:
+      "URI patterns the model may see (`*` within a segment, `**` across, URI templates match their expansions); a server's `allow` replaces this one."
+  },
+  "resources.deny": {
+    default: "`[]`",
+    meaning: "URI patterns nobody may list or read; deny wins over allow. Adds up with the servers' and the thread's."
+  },
+  hooks: { default: "no hooks", meaning: "Command hooks around every model tool call ([policy.md](policy.md#hooks))." },
+  "hooks.before_tool": {
+    default: "`[]`",
+    meaning:
+      "Hooks run before a call, in order: allow, deny with a reason, or rewrite the arguments. A failure or time-out refuses the call."
+  },
+  "hooks.before_tool[].matcher": {
+    default: "every tool",
+    meaning: "A regular expression on the tool name (`read_mcp_resource`, `mcp__server__tool`)."
+  },
+  "hooks.before_tool[].command": { default: "—", meaning: "The program to run (no shell)." },
+  "hooks.before_tool[].args": { default: "`[]`", meaning: "Its arguments." },
+  "hooks.before_tool[].timeout_sec": {
+    default: json(Config.hookDefaultTimeoutSec),
+    meaning: "How long one run may take; then its process is killed and the run fails."
+  },
+  "hooks.after_tool": {
+    default: "`[]`",
+    meaning: "Hooks run after a call, in order: pass, redact or replace the output. A failure withholds the output."
+  },
+  "hooks.after_tool[].matcher": { default: "every tool", meaning: "As `hooks.before_tool[].matcher`." },
+  "hooks.after_tool[].command": { default: "—", meaning: "As `hooks.before_tool[].command`." },
+  "hooks.after_tool[].args": { default: "`[]`", meaning: "As `hooks.before_tool[].args`." },
+  "hooks.after_tool[].timeout_sec": {
+    default: json(Config.hookDefaultTimeoutSec),
+    meaning: "As `hooks.before_tool[].timeout_sec`."
   },
   mcpServers: {
     default: "no servers",

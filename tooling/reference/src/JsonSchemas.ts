@@ -3,7 +3,7 @@
  * of `@mcp-resources/protocol` (`JSONSchema.fromAST`, the encoded side, draft-07). Clients in other
  * languages generate their types from these documents.
  */
-import { AppServer, Config } from "@mcp-resources/protocol"
+import { AppServer, Config, ToolHook } from "@mcp-resources/protocol"
 import { JSONSchema, type Schema } from "effect"
 
 /** A JSON Schema object, loosely typed: these documents are data to write out and to walk. */
@@ -15,7 +15,8 @@ export const draft = "http://json-schema.org/draft-07/schema#"
 /** Where the app-server package keeps the generated documents, relative to the repository root. */
 export const files = {
   appServer: "apps/app-server/schemas/app-server.schema.json",
-  config: "apps/app-server/schemas/config.schema.json"
+  config: "apps/app-server/schemas/config.schema.json",
+  hooks: "apps/app-server/schemas/hooks.schema.json"
 } as const
 
 /**
@@ -197,6 +198,38 @@ export const configDocument = (): JsonSchema => {
     $defs: defs
   }) as JsonSchema
   return inlineRefSiblings(document, new Set())
+}
+
+/**
+ * The host policy document (docs/policy.md): what a command hook reads on standard input, the
+ * decisions it prints, and the audit record of a call.
+ */
+export const hooksDocument = (): JsonSchema => {
+  const shared: Record<string, JSONSchema.JsonSchema7> = {}
+  const entries: Record<string, unknown> = {}
+  for (const schema of [
+    ToolHook.HookInput,
+    ToolHook.BeforeToolDecision,
+    ToolHook.AfterToolDecision,
+    ToolHook.ToolAudit
+  ]) {
+    const ref = JSONSchema.fromAST(schema.ast, { definitions: shared, additionalPropertiesStrategy: "allow" })
+    const name = String((ref as { $ref?: string }).$ref ?? "").replace("#/$defs/", "")
+    entries[name] = ref
+  }
+  const defs: Record<string, unknown> = {}
+  for (const [name, def] of Object.entries(shared).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    defs[typeName(name)] = def
+  }
+  const document = renameRefs({
+    $schema: draft,
+    title: "mcp-resources tool hooks",
+    description:
+      "The JSON a command hook reads on standard input (HookInput) and prints on standard output (BeforeToolDecision, AfterToolDecision), and the audit record of a model tool call (ToolAudit). Generated from the Effect Schemas of @mcp-resources/protocol; do not edit.",
+    "x-entries": entries,
+    $defs: defs
+  }) as JsonSchema
+  return inlineRefSiblings(document, new Set(Object.keys(entries)))
 }
 
 /** The text of a generated document as committed: two-space JSON and a final newline. */

@@ -203,7 +203,27 @@ export const runtimeAndTools: ReadonlyArray<MessageDoc> = [
   ),
   m("toolFailure.read", Messages.toolFailure.read("{chain}"), "`read_mcp_resource` failed after its arguments"),
   m("toolFailure.call", Messages.toolFailure.call("{chain}"), "an `mcp__{server}__{tool}` call's request failed"),
-  m("unsupportedCall", Messages.unsupportedCall("{name}"), "`tool/call` with a name that is not offered")
+  m("unsupportedCall", Messages.unsupportedCall("{name}"), "`tool/call` with a name that is not offered"),
+  m(
+    "policy.readDenied",
+    Messages.policy.readDenied("{uri}"),
+    "a read (model tool, `mcp/resource/read`, call-scoped widget read) of a URI the resource rules deny, before any request, whether or not it exists ([policy.md](policy.md))"
+  ),
+  m(
+    "policy.hookDenied",
+    Messages.policy.hookDenied("{reason}"),
+    "a `before_tool` hook denied the call (its `reason`, or its standard error with exit status 2)"
+  ),
+  m(
+    "policy.beforeHookFailed",
+    Messages.policy.beforeHookFailed("{reason}"),
+    "a `before_tool` hook crashed, timed out or printed no valid decision: the call is refused (fail closed)"
+  ),
+  m(
+    "policy.afterHookFailed",
+    Messages.policy.afterHookFailed("{reason}"),
+    "an `after_tool` hook crashed, timed out or printed no valid decision: the output is withheld"
+  )
 ]
 
 /** `protocol` AppServer.messages: the app-server's JSON-RPC errors, with their codes. */

@@ -6,7 +6,7 @@ import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { fill } from "./Blocks.js"
 import { bodies, docFiles } from "./Generated.js"
-import { appServerDocument, configDocument, files, toText } from "./JsonSchemas.js"
+import { appServerDocument, configDocument, files, hooksDocument, toText } from "./JsonSchemas.js"
 
 /** The repository root: the nearest folder above this module holding `pnpm-workspace.yaml`. */
 export const repoRoot = (from: string = NodePath.dirname(new URL(import.meta.url).pathname)): string => {
@@ -28,6 +28,7 @@ export const expected = (root: string, only: Only = "all"): ReadonlyArray<{ file
   if (only !== "docs") {
     out.push({ file: files.appServer, text: toText(appServerDocument()) })
     out.push({ file: files.config, text: toText(configDocument()) })
+    out.push({ file: files.hooks, text: toText(hooksDocument()) })
   }
   if (only !== "schemas") {
     const generated = bodies()

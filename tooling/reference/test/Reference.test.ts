@@ -6,7 +6,7 @@ import { Ajv } from "ajv"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { fill } from "../src/Blocks.js"
-import { appServerDocument, configDocument, files } from "../src/JsonSchemas.js"
+import { appServerDocument, configDocument, files, hooksDocument } from "../src/JsonSchemas.js"
 import * as Messages from "../src/Messages.js"
 import { repoRoot, stale } from "../src/Reference.js"
 
@@ -14,7 +14,7 @@ const root = repoRoot(NodePath.dirname(new URL(import.meta.url).pathname))
 
 const compiler = (document: Record<string, unknown>) => {
   const ajv = new Ajv({ strict: true, allErrors: true })
-  ajv.addVocabulary(["x-protocolVersion", "x-methods", "x-notifications", "x-clientNotifications"])
+  ajv.addVocabulary(["x-protocolVersion", "x-methods", "x-notifications", "x-clientNotifications", "x-entries"])
   ajv.addSchema(document, "doc")
   return (name: string) => {
     const validate = ajv.getSchema(`doc#/$defs/${name}`)
@@ -34,6 +34,33 @@ describe("the committed reference is current", () => {
     const pkg = committed("apps/app-server/package.json") as { files: Array<string> }
     assert.include(pkg.files, "schemas")
     assert.isTrue(files.appServer.startsWith("apps/app-server/schemas/"))
+  })
+})
+
+describe("the tool hooks JSON Schema", () => {
+  it("compiles and accepts the decisions of docs/policy.md, refusing a bad one", () => {
+    const valid = compiler(hooksDocument())
+    assert.isTrue(valid("BeforeToolDecision")({ decision: "allow" }))
+    assert.isTrue(valid("BeforeToolDecision")({ decision: "deny", reason: "r" }))
+    assert.isTrue(valid("BeforeToolDecision")({ decision: "rewrite", arguments: { uri: "x" } }))
+    assert.isFalse(valid("BeforeToolDecision")({ decision: "deny" }))
+    assert.isTrue(valid("AfterToolDecision")({ decision: "redact", redact: ["s"] }))
+    assert.isTrue(valid("AfterToolDecision")({ decision: "replace", output: "o", success: false }))
+    assert.isFalse(valid("AfterToolDecision")({ decision: "redact", redact: [""] }))
+    assert.isTrue(valid("HookInput")({ hook: "before_tool", callId: "c", tool: "read_mcp_resource", arguments: null }))
+    assert.isTrue(
+      valid("ToolAudit")({
+        callId: "c",
+        tool: "t",
+        rules: [{ uri: "u", allowed: false, pattern: "p" }],
+        hidden: 0,
+        listed: [],
+        before: [{ hook: "before_tool[0]", decision: "deny", reason: "r" }],
+        after: [],
+        serverRequest: false,
+        success: false
+      })
+    )
   })
 })
 

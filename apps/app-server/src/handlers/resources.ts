@@ -2,10 +2,28 @@
 import { ResourceClient } from "@mcp-resources/resource-client"
 import { CallScopedRead } from "@mcp-resources/resource-origins"
 import { Context, Effect } from "effect"
-import type { AppServer } from "@mcp-resources/protocol"
+import { type AppServer, Errors, Messages, ResourcePolicy } from "@mcp-resources/protocol"
 import { invalidRequest, messages, method } from "../Method.js"
 import type { Connection } from "../Connections.js"
 import { Threads } from "../Threads.js"
+
+/**
+ * The resource rules before any request (docs/policy.md): a denied URI is refused with the same
+ * message whether or not it exists; a thread's deny rules apply to reads on that thread.
+ */
+const policed = <A, E, R>(
+  client: ResourceClient.Service,
+  p: ReadParams,
+  threadDeny: ReadonlyArray<string> | undefined,
+  read: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | Errors.AccessError, R> =>
+  Effect.flatMap(
+    client.config,
+    (config): Effect.Effect<A, E | Errors.AccessError, R> =>
+      ResourcePolicy.check(config, p.server, p.uri, threadDeny).allowed
+        ? read
+        : Effect.fail(new Errors.AccessError({ message: Messages.policy.readDenied(p.uri) }))
+  )
 
 /** The result of a read. */
 const answer = <C>(contents: C, originCallId: string | null) => ({ contents, originCallId })
@@ -41,15 +59,21 @@ const readOnThread = (
   connectorId: string | null
 ) =>
   Effect.flatMap(threads.get(connection, threadId), (thread) => {
+    const deny = thread.config.resources?.deny
     // without an origin call id the read is plain whatever the server: no need for the config
-    if (originCallId === null) return plainRead(client, p, connectorId)
-    return Effect.flatMap(client.config, (config) =>
-      p.server === config.apps.serverName
-        ? Effect.map(
-            CallScopedRead.readForCall({ threadId: thread.id, callId: originCallId, uri: p.uri }),
-            (contents) => answer(contents, originCallId)
-          )
-        : plainRead(client, p, connectorId)
+    if (originCallId === null) return policed(client, p, deny, plainRead(client, p, connectorId))
+    return policed(
+      client,
+      p,
+      deny,
+      Effect.flatMap(client.config, (config) =>
+        p.server === config.apps.serverName
+          ? Effect.map(
+              CallScopedRead.readForCall({ threadId: thread.id, callId: originCallId, uri: p.uri }),
+              (contents) => answer(contents, originCallId)
+            )
+          : plainRead(client, p, connectorId)
+      )
     )
   })
 
@@ -67,7 +91,7 @@ const read = (name: "mcp/resource/read" | "mcpServer/resource/read") =>
         const connectorId = p.connectorId ?? null
         if (threadId === null) {
           if (originCallId !== null) return Effect.fail(invalidRequest(messages.originCallIdRequiresThreadId))
-          return readWithoutThread(client, p, connectorId)
+          return policed(client, p, undefined, readWithoutThread(client, p, connectorId))
         }
         return readOnThread(client, Context.get(context, Threads), p, connection, threadId, originCallId, connectorId)
       })

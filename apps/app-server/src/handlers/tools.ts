@@ -4,8 +4,10 @@
  * failed `cancelled` completion of an interrupted call: this module only stores what it emits.
  */
 import type { ToolCallItem } from "@mcp-resources/protocol"
-import { LifecycleSink, ToolHandlers } from "@mcp-resources/tool-handlers"
+import { ResourceClient } from "@mcp-resources/resource-client"
+import { LifecycleSink, ToolHandlers, ToolHooks } from "@mcp-resources/tool-handlers"
 import { Effect } from "effect"
+import * as CommandHooks from "../CommandHooks.js"
 import { failedItem, resultNotStoredMessage } from "../internal/items.js"
 import { invalidRequest, type MethodError, messages, method } from "../Method.js"
 import { type Thread, Threads } from "../Threads.js"
@@ -70,11 +72,26 @@ export const toolMethods = {
               }
             }).pipe(Effect.orDie, Effect.uninterruptible)
         })
+        // host policy (docs/policy.md): the config's command hooks, and the audit recorded with the items
+        const config = yield* Effect.flatMap(ResourceClient.ResourceClient, (client) => client.config)
+        const audit = ToolHooks.ToolAudit.of({
+          record: (record) =>
+            threads.record(thread, { _tag: "toolAudited", turnId: p.turnId, audit: record }).pipe(
+              Effect.catchAll((error) =>
+                Effect.logWarning(`The audit record of call '${record.callId}' was not stored: ${error.message}`)
+              ),
+              Effect.uninterruptible
+            )
+        })
         const output = yield* threads
           .withToolContext(thread, (context) =>
             ToolHandlers.callTool(context, { callId: p.callId, name: p.name, arguments: p.arguments })
           )
-          .pipe(Effect.provideService(LifecycleSink.LifecycleSink, sink))
+          .pipe(
+            Effect.provideService(LifecycleSink.LifecycleSink, sink),
+            Effect.provideService(ToolHooks.ToolHooks, CommandHooks.forConfig(config.hooks)),
+            Effect.provideService(ToolHooks.ToolAudit, audit)
+          )
         // `contentItems` only in the extended profile: a codex result stays as it was
         return output.contentItems === undefined
           ? { callId: p.callId, output: output.output, success: output.success }

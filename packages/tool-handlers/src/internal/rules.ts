@@ -1,0 +1,117 @@
+/** The resource rules inside the model tools: lists leave out what is denied, reads of it are refused. */
+import { type Mcp, ResourcePolicy } from "@mcp-resources/protocol"
+import type { ResourceClient } from "@mcp-resources/resource-client"
+import { Effect } from "effect"
+import type { ToolContext } from "../ToolHandlers.js"
+
+/** What the policy path records of one call for the audit (a mutable trace, one per call). */
+export interface Trace {
+  readonly rules: Array<{ readonly uri: string; readonly allowed: boolean; readonly pattern?: string }>
+  hidden: number
+  readonly listed: Array<string>
+  serverRequest: boolean
+}
+
+/** A fresh trace. */
+export const makeTrace = (): Trace => ({ rules: [], hidden: 0, listed: [], serverRequest: false })
+
+/** The context of a call on the policy path: the tool context with its trace. */
+export interface Traced extends ToolContext {
+  readonly trace?: Trace
+}
+
+/** The trace of a call, when it runs on the policy path. */
+export const traceOf = (ctx: ToolContext): Trace | undefined => (ctx as Traced).trace
+
+/** The effective rules of one server for this call; `undefined` without any. */
+export const rulesFor = (ctx: ToolContext, server: string): ResourcePolicy.Rules | undefined =>
+  ResourcePolicy.forServer(ctx.config, server, ctx.resourceDeny)
+
+/** The decision for a read of `uri`, recorded in the trace; `undefined` when allowed. */
+export const deniedRead = (ctx: ToolContext, server: string, uri: string): ResourcePolicy.Decision | undefined => {
+  const rules = rulesFor(ctx, server)
+  if (rules === undefined) return undefined
+  const decision = ResourcePolicy.decide(rules, uri)
+  traceOf(ctx)?.rules.push({
+    uri,
+    allowed: decision.allowed,
+    ...(decision.rule === undefined ? {} : { pattern: decision.rule.pattern })
+  })
+  return decision.allowed ? undefined : decision
+}
+
+const filterItems = <A>(
+  ctx: ToolContext,
+  server: string,
+  items: ReadonlyArray<A>,
+  key: (item: A) => string,
+  allowed: (rules: ResourcePolicy.Rules, key: string) => boolean
+): { readonly items: ReadonlyArray<A>; readonly hidden: number } => {
+  const rules = rulesFor(ctx, server)
+  const trace = traceOf(ctx)
+  if (rules === undefined) {
+    if (trace !== undefined) for (const item of items) trace.listed.push(key(item))
+    return { items, hidden: 0 }
+  }
+  const kept = items.filter((item) => allowed(rules, key(item)))
+  const hidden = items.length - kept.length
+  if (trace !== undefined) {
+    trace.hidden += hidden
+    for (const item of kept) trace.listed.push(key(item))
+  }
+  return { items: kept, hidden }
+}
+
+/** A page of resources without the denied ones, and how many were hidden. */
+export const filterResources = (ctx: ToolContext, server: string, page: Mcp.ListResourcesResult) => {
+  const { items, hidden } = filterItems(ctx, server, page.resources, (r) => r.uri, ResourcePolicy.isAllowed)
+  return { page: hidden === 0 ? page : { ...page, resources: items }, hidden }
+}
+
+/** A page of templates without the denied ones, and how many were hidden. */
+export const filterTemplates = (ctx: ToolContext, server: string, page: Mcp.ListResourceTemplatesResult) => {
+  const { items, hidden } = filterItems(
+    ctx,
+    server,
+    page.resourceTemplates,
+    (t) => t.uriTemplate,
+    ResourcePolicy.isTemplateListed
+  )
+  return { page: hidden === 0 ? page : { ...page, resourceTemplates: items }, hidden }
+}
+
+/** An aggregate result without the denied entries of each server, and how many were hidden. */
+export const filterAggregate = <A>(
+  ctx: ToolContext,
+  result: ResourceClient.AggregateResult<A>,
+  key: (item: A) => string,
+  allowed: (rules: ResourcePolicy.Rules, key: string) => boolean
+): { readonly result: ResourceClient.AggregateResult<A>; readonly hidden: number } => {
+  let hidden = 0
+  const servers = result.servers.map(({ server, items }) => {
+    const filtered = filterItems(ctx, server, items, key, allowed)
+    hidden += filtered.hidden
+    return filtered.hidden === 0 ? { server, items } : { server, items: filtered.items }
+  })
+  return { result: hidden === 0 ? result : { ...result, servers }, hidden }
+}
+
+/** True when this call has to look at rules at all (any rule for any server, or a thread deny). */
+export const active = (ctx: ToolContext): boolean => ResourcePolicy.hasRules(ctx.config, ctx.resourceDeny)
+
+/** `{…}` JSON text with `"hiddenByPolicy":n` as its last member (extended profile, n > 0). */
+export const withHiddenCount = (json: string, hidden: number): string =>
+  hidden === 0 ? json : `${json.slice(0, -1)},"hiddenByPolicy":${hidden}}`
+
+/** Marks in the call's trace (policy path only) that a server request was made when `effect` runs. */
+export const requested = <A, E, R>(ctx: ToolContext, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+  const trace = traceOf(ctx)
+  return trace === undefined
+    ? effect
+    : Effect.zipRight(
+        Effect.sync(() => {
+          trace.serverRequest = true
+        }),
+        effect
+      )
+}
