@@ -4,6 +4,7 @@
  * failed `cancelled` completion of an interrupted call: this module only stores what it emits.
  */
 import type { ToolCallItem } from "@mcp-resources/protocol"
+import { ServerRequests } from "@mcp-resources/resource-client"
 import { LifecycleSink, ToolHandlers } from "@mcp-resources/tool-handlers"
 import { Effect } from "effect"
 import { failedItem, resultNotStoredMessage } from "../internal/items.js"
@@ -74,7 +75,11 @@ export const toolMethods = {
           .withToolContext(thread, (context) =>
             ToolHandlers.callTool(context, { callId: p.callId, name: p.name, arguments: p.arguments })
           )
-          .pipe(Effect.provideService(LifecycleSink.LifecycleSink, sink))
+          .pipe(
+            Effect.provideService(LifecycleSink.LifecycleSink, sink),
+            // an MCP server's elicitation during the call is forwarded to a client of the thread (Elicitation.ts)
+            ServerRequests.withContext({ threadId: thread.id, turnId: p.turnId, callId: p.callId })
+          )
         // `contentItems` only in the extended profile: a codex result stays as it was
         return output.contentItems === undefined
           ? { callId: p.callId, output: output.output, success: output.success }
