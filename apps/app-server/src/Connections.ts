@@ -3,7 +3,7 @@
  * are encoded: every message carries `"jsonrpc":"2.0"`.
  */
 import type { AppServer } from "@mcp-resources/protocol"
-import { Context, Effect, Layer, Option, type Scope } from "effect"
+import { Context, Deferred, Effect, Layer, Option, type Scope } from "effect"
 
 /** A JSON-RPC request id: a string or a number. */
 export type RequestId = string | number
@@ -21,6 +21,11 @@ export interface ClientSession {
   /** Undefined when the client sent no `capabilities` (a protocol version 1 client). */
   readonly capabilities: AppServer.ClientCapabilities | undefined
 }
+
+/** The end of a server-to-client request without a result: the client's error answer, or its connection closed. */
+export type ServerRequestFailure =
+  | { readonly _tag: "error"; readonly code: number; readonly message: string }
+  | { readonly _tag: "closed" }
 
 /** The operations of the registry. */
 export interface Service {
@@ -42,6 +47,21 @@ export interface Service {
   readonly answers: (connectionId: number, request: string) => Effect.Effect<boolean>
   /** Sends a notification to each of the given connections that is still open. */
   readonly notify: (connectionIds: Iterable<number>, method: string, params: unknown) => Effect.Effect<void>
+  /**
+   * Sends a server-to-client request (id `s-N`) to an open connection and waits for its answer: the
+   * `result`, or the client's `error`, or `closed` when the connection is (or becomes) closed.
+   * Interrupting the wait sends the client `$/cancelRequest` with the request's id.
+   */
+  readonly request: (
+    connectionId: number,
+    method: string,
+    params: unknown
+  ) => Effect.Effect<unknown, ServerRequestFailure>
+  /**
+   * Hands a response message (no `method`) of the connection to the server request it answers; false
+   * when no request of this connection waits for that id.
+   */
+  readonly answer: (connection: Connection, message: Record<string, unknown>) => boolean
   /** Runs `listener` with the id of every connection that closes from now on (after it is unregistered). */
   readonly onClose: (listener: (connectionId: number) => Effect.Effect<void>) => Effect.Effect<void>
 }
@@ -56,7 +76,10 @@ export const make: Effect.Effect<Service> = Effect.sync(() => {
   const open = new Map<number, Connection>()
   const clients = new Map<number, ClientSession>()
   const closeListeners: Array<(connectionId: number) => Effect.Effect<void>> = []
+  /** Server-to-client requests waiting for their answer, per connection, by id. */
+  const waiting = new Map<number, Map<string, Deferred.Deferred<unknown, ServerRequestFailure>>>()
   let next = 1
+  let nextRequest = 1
   const send = (connection: Connection, message: unknown) =>
     Effect.sync(() => {
       if (open.get(connection.id) === connection) connection.write(encode(message))
@@ -74,6 +97,10 @@ export const make: Effect.Effect<Service> = Effect.sync(() => {
             Effect.sync(() => {
               open.delete(connection.id)
               clients.delete(connection.id)
+              const pending = waiting.get(connection.id)
+              waiting.delete(connection.id)
+              for (const deferred of pending?.values() ?? [])
+                Deferred.unsafeDone(deferred, Effect.fail({ _tag: "closed" }))
             }),
             Effect.forEach(closeListeners, (listener) => listener(connection.id), { discard: true })
           )
@@ -93,6 +120,51 @@ export const make: Effect.Effect<Service> = Effect.sync(() => {
         const text = encode({ jsonrpc: "2.0", method, params })
         for (const id of connectionIds) open.get(id)?.write(text)
       }),
+    request: (connectionId, method, params) =>
+      Effect.suspend(() => {
+        const connection = open.get(connectionId)
+        if (connection === undefined) return Effect.fail<ServerRequestFailure>({ _tag: "closed" })
+        const id = `s-${nextRequest++}`
+        const deferred = Deferred.unsafeMake<unknown, ServerRequestFailure>(undefined as never)
+        let pending = waiting.get(connectionId)
+        if (pending === undefined) {
+          pending = new Map()
+          waiting.set(connectionId, pending)
+        }
+        pending.set(id, deferred)
+        connection.write(encode({ jsonrpc: "2.0", id, method, params }))
+        return Deferred.await(deferred).pipe(
+          Effect.onInterrupt(() =>
+            Effect.sync(() => {
+              if (open.get(connectionId) === connection) {
+                connection.write(encode({ jsonrpc: "2.0", method: "$/cancelRequest", params: { id } }))
+              }
+            })
+          ),
+          Effect.ensuring(Effect.sync(() => waiting.get(connectionId)?.delete(id)))
+        )
+      }),
+    answer: (connection, message) => {
+      if (open.get(connection.id) !== connection) return false
+      const id = message.id
+      const deferred = typeof id === "string" ? waiting.get(connection.id)?.get(id) : undefined
+      if (deferred === undefined) return false
+      const error = message.error
+      if (typeof error === "object" && error !== null) {
+        const { code, message: text } = error as { code?: unknown; message?: unknown }
+        Deferred.unsafeDone(
+          deferred,
+          Effect.fail({
+            _tag: "error",
+            code: typeof code === "number" ? code : 0,
+            message: typeof text === "string" ? text : ""
+          })
+        )
+      } else {
+        Deferred.unsafeDone(deferred, Effect.succeed(message.result))
+      }
+      return true
+    },
     onClose: (listener) => Effect.sync(() => void closeListeners.push(listener))
   })
 })

@@ -270,6 +270,13 @@ export const makeWith = <R>(
           const hasId = Object.hasOwn(message, "id")
           const method = message.method
           const params = message.params
+          // the client's answer to one of our server-to-client requests (mcpServer/elicitation/request)
+          if (method === undefined && hasId && (Object.hasOwn(message, "result") || Object.hasOwn(message, "error"))) {
+            // an answer that came too late (the wait timed out, was cancelled) is dropped quietly
+            if (connections.answer(connection, message) || (typeof id === "string" && id.startsWith("s-"))) {
+              return Effect.void
+            }
+          }
           if (
             (message.jsonrpc !== undefined && message.jsonrpc !== "2.0") ||
             typeof method !== "string" ||

@@ -9,6 +9,7 @@ import { ThreadStore } from "@mcp-resources/thread-store"
 import { Effect, Layer } from "effect"
 import * as AppOptions from "./AppOptions.js"
 import * as Connections from "./Connections.js"
+import * as Elicitation from "./Elicitation.js"
 import { loadConfig } from "./handlers/config.js"
 import * as JsonRpcServer from "./JsonRpcServer.js"
 import { loggerLayer } from "./Logging.js"
@@ -44,17 +45,19 @@ export const layer = (
           url: config.persistence.url,
           dataDir: options.dataDir
         })
-      const client = ResourceClient.layer(ServerEntry.fromConfig(config))
+      // the resource client answers MCP servers' elicitations through the router (Elicitation.ts)
+      const router = Elicitation.layer.pipe(Layer.provideMerge(Connections.layer))
+      const client = ResourceClient.layer(ServerEntry.fromConfig(config)).pipe(Layer.provideMerge(router))
       const services = Layer.mergeAll(
         OriginStore.layerFromResourceClient,
         Skills.layer,
         persistence,
-        Connections.layer,
         AppOptions.layer(options),
         StopSignal.layer
       ).pipe(Layer.provideMerge(client))
       const threads = Threads.layer.pipe(Layer.provideMerge(services))
-      const server = JsonRpcServer.layer.pipe(Layer.provideMerge(threads))
+      const bound = Elicitation.layerBind.pipe(Layer.provideMerge(threads))
+      const server = JsonRpcServer.layer.pipe(Layer.provideMerge(bound))
       const transports = Layer.mergeAll(
         options.stdio ? StdioServerTransport.layer : Layer.empty,
         options.listen !== undefined ? webSocketLayer : Layer.empty

@@ -117,6 +117,8 @@ export interface Service {
   readonly hasTurn: (thread: Thread, turnId: string) => boolean
   /** The call id produced items in the thread's current history. */
   readonly hasCall: (thread: Thread, callId: string) => boolean
+  /** The connections holding the loaded thread, in the order they started or resumed it (none when not loaded). */
+  readonly holders: (threadId: string) => ReadonlyArray<number>
   /** Holds the latest set as the thread's binding, releasing the previous one (at `turn/start`). */
   readonly rebind: (thread: Thread) => Effect.Effect<void>
   /** Runs `use` with the thread's tool context: its binding (or the latest set before its first turn) and the latest config. */
@@ -606,6 +608,7 @@ export const make = Effect.gen(function* () {
     recordCompletion,
     hasTurn,
     hasCall,
+    holders: (threadId) => [...(loaded.get(threadId)?.subscribers ?? [])],
     rebind,
     withToolContext
   })

@@ -242,6 +242,63 @@ export const decodeResult = <M extends Method>(method: M, result: unknown): Eith
     onRight: (decoded) => decoded as Result<M>
   })
 
+/** A server-to-client request the app-server sends (to clients that declared it at `initialize`). */
+export type ServerRequestMethod = AppServer.ServerRequestMethod
+/** The decoded params of a server-to-client request. */
+export type ServerRequestParams<M extends ServerRequestMethod> = AppServer.ServerRequestParams<M>
+/** The answer to a server-to-client request, as the handler returns it. */
+export type ServerRequestResult<M extends ServerRequestMethod> = AppServer.ServerRequestResult<M>
+
+/** Typed handlers of the server-to-client requests, by method (e.g. `mcpServer/elicitation/request`). */
+export type TypedServerRequestHandlers = {
+  readonly [M in ServerRequestMethod]?: (
+    params: ServerRequestParams<M>
+  ) => Effect.Effect<ServerRequestResult<M>, ResponseError>
+}
+
+/**
+ * {@link Options.serverRequests} from typed handlers: each request's params are decoded with its
+ * method's schema (a mismatch is answered `-32600` naming the field, the handler is not called) and
+ * the handler's answer is encoded with its result schema.
+ */
+export const serverRequestHandlers = (
+  handlers: TypedServerRequestHandlers
+): Readonly<Record<string, ServerRequestHandler>> => {
+  const out: Record<string, ServerRequestHandler> = {}
+  for (const method of Object.keys(handlers) as Array<ServerRequestMethod>) {
+    const handler = handlers[method]
+    if (handler === undefined) continue
+    const decode = decoderOf(AppServer.serverRequests[method])
+    const encode = encoderOf(AppServer.serverRequestResults[method])
+    out[method] = (params) =>
+      Either.match(decode(params ?? {}), {
+        onLeft: (error) =>
+          Effect.fail(
+            new ResponseError({
+              method,
+              code: AppServer.ErrorCode.invalidRequest,
+              message: AppServer.messages.invalidParams(AppServer.formatParamsError(error))
+            })
+          ),
+        onRight: (decoded) =>
+          Effect.flatMap(handler(decoded as never), (result) =>
+            Either.match(encode(result), {
+              onLeft: (error) =>
+                Effect.fail(
+                  new ResponseError({
+                    method,
+                    code: AppServer.ErrorCode.internalError,
+                    message: `${method} answer: ${AppServer.formatParamsError(error)}`
+                  })
+                ),
+              onRight: (encoded) => Effect.succeed(encoded)
+            })
+          )
+      })
+  }
+  return out
+}
+
 /** Runs the JSON-RPC client over a transport until the scope closes. */
 export const make = (
   transport: Transport.Transport,

@@ -95,13 +95,22 @@ export type ClientCapabilities = typeof ClientCapabilities.Type
 export const ServerCapabilities = Schema.Struct({
   toolProfiles: Schema.Array(Schema.String).annotations({
     description: "The tool profiles this server offers (codex, extended). Clients ignore names they do not know."
-  })
+  }),
+  serverRequests: opt(
+    Schema.Array(Schema.String).annotations({
+      description:
+        "The server-to-client requests this server may send to a client that declared it answers them (mcpServer/elicitation/request)."
+    })
+  )
 }).annotations({ identifier: "ServerCapabilities" })
 /** The optional capabilities this server offers. */
 export type ServerCapabilities = typeof ServerCapabilities.Type
 
 /** The capabilities of this server. */
-export const serverCapabilities: ServerCapabilities = { toolProfiles: toolProfiles }
+export const serverCapabilities: ServerCapabilities = {
+  toolProfiles: toolProfiles,
+  serverRequests: ["mcpServer/elicitation/request"]
+}
 
 /** `initialize` params. */
 export const InitializeParams = Schema.Struct({
@@ -299,6 +308,53 @@ export const ThreadRolledBackNotification = Schema.Struct({ threadId: Schema.Str
 
 /** `$/cancelRequest` params (a client notification): the id of the request to cancel. */
 export const CancelRequestParams = Schema.Struct({ id: Schema.Union(Schema.String, Schema.Number) })
+
+/** A primitive value of an accepted elicitation's `content` (MCP: string, number, boolean or string[]). */
+const ElicitationValue = Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Array(Schema.String))
+
+/**
+ * `mcpServer/elicitation/request` params (server to client): an MCP server of the thread asks the
+ * user; `params` is the server's `elicitation/create` params as sent (`mode` form or url).
+ */
+export const ElicitationRequestParams = Schema.Struct({
+  threadId: Schema.String,
+  server: Schema.String.annotations({ description: "The MCP server's name in the config." }),
+  params: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+    description:
+      "The server's elicitation/create params as sent: {mode?: form, message, requestedSchema} or {mode: url, message, url, elicitationId}."
+  }),
+  turnId: opt(Schema.String.annotations({ description: "The turn of the call the request came during, when known." })),
+  callId: opt(Schema.String.annotations({ description: "The call the request came during, when known." }))
+}).annotations({ identifier: "ElicitationRequestParams" })
+
+/** `mcpServer/elicitation/request` result: the user's answer, sent back to the MCP server. */
+export const ElicitationRequestResult = Schema.Union(
+  Schema.Struct({
+    action: Schema.Literal("accept"),
+    content: opt(
+      Schema.Record({ key: Schema.String, value: ElicitationValue }).annotations({
+        description: "The form's values (form mode); absent in URL mode."
+      })
+    )
+  }),
+  Schema.Struct({ action: Schema.Literal("decline") }),
+  Schema.Struct({ action: Schema.Literal("cancel") })
+).annotations({ identifier: "ElicitationRequestResult" })
+
+/** Server-to-client request method name -> params schema (sent only to clients that declared the method). */
+export const serverRequests = {
+  "mcpServer/elicitation/request": ElicitationRequestParams
+} as const
+/** A server-to-client request method. */
+export type ServerRequestMethod = keyof typeof serverRequests
+/** Server-to-client request method name -> result schema (the client's answer). */
+export const serverRequestResults = {
+  "mcpServer/elicitation/request": ElicitationRequestResult
+} as const
+/** The params of a server-to-client request. */
+export type ServerRequestParams<M extends ServerRequestMethod> = (typeof serverRequests)[M]["Type"]
+/** The result of a server-to-client request. */
+export type ServerRequestResult<M extends ServerRequestMethod> = (typeof serverRequestResults)[M]["Type"]
 
 /** Client notification method name -> params schema (`initialized` is accepted and ignored). */
 export const clientNotifications = {

@@ -139,7 +139,10 @@ export interface CacheConfig {
   readonly maxBytes: number
 }
 
-/** `[mcp] startup_concurrency`, `[mcp] threadless_concurrency`, `[mcp] threadless_wait_sec`. */
+/**
+ * `[mcp] startup_concurrency`, `[mcp] threadless_concurrency`, `[mcp] threadless_wait_sec`,
+ * `[mcp] elicitation_timeout_sec`.
+ */
 export interface McpLimits {
   /** Servers starting at the same time (connect, initialize, tools/list); the others wait their turn. */
   readonly startupConcurrency: number
@@ -147,13 +150,20 @@ export interface McpLimits {
   readonly threadlessConcurrency: number
   /** How long a threadless read waits for a free connection before it is refused. */
   readonly threadlessWaitSec: number
+  /** How long the app-server waits for a client's answer to an MCP server's elicitation (then declines). */
+  readonly elicitationTimeoutSec: number
 }
 
 /** Defaults of `[cache]`: on, 64 MiB. */
 export const cacheDefaults: CacheConfig = { enabled: true, maxBytes: 64 * 1024 * 1024 }
 
 /** Defaults of `[mcp]`. */
-export const mcpDefaults: McpLimits = { startupConcurrency: 8, threadlessConcurrency: 8, threadlessWaitSec: 30 }
+export const mcpDefaults: McpLimits = {
+  startupConcurrency: 8,
+  threadlessConcurrency: 8,
+  threadlessWaitSec: 30,
+  elicitationTimeoutSec: 120
+}
 
 /** Defaults of a server entry (resource-tools.md 1.1). */
 export const serverDefaults = {
@@ -277,7 +287,8 @@ export const RawConfig = Schema.Struct({
     Schema.Struct({
       startup_concurrency: opt(Concurrency),
       threadless_concurrency: opt(Concurrency),
-      threadless_wait_sec: opt(Seconds)
+      threadless_wait_sec: opt(Seconds),
+      elicitation_timeout_sec: opt(Seconds)
     })
   ),
   tools: opt(Schema.Struct({ profile: opt(Schema.Literal(...toolProfiles)), max_image_bytes: opt(ImageBytes) })),
@@ -477,7 +488,8 @@ export const decode = (raw: unknown, file: string): Either.Either<Config, Config
     mcp: {
       startupConcurrency: r.mcp?.startup_concurrency ?? mcpDefaults.startupConcurrency,
       threadlessConcurrency: r.mcp?.threadless_concurrency ?? mcpDefaults.threadlessConcurrency,
-      threadlessWaitSec: r.mcp?.threadless_wait_sec ?? mcpDefaults.threadlessWaitSec
+      threadlessWaitSec: r.mcp?.threadless_wait_sec ?? mcpDefaults.threadlessWaitSec,
+      elicitationTimeoutSec: r.mcp?.elicitation_timeout_sec ?? mcpDefaults.elicitationTimeoutSec
     },
     tools: {
       profile: r.tools?.profile ?? toolsDefaults.profile,

@@ -145,6 +145,10 @@ export const startup = {
   notFoundHint: "not found (check the path of the server's URL)"
 } as const
 
+/** A request still answered `input_required` after the host answered its inputs `rounds` times. */
+export const inputRequiredRounds = (method: string, rounds: number) =>
+  `${method} still needed input after ${rounds} rounds of answers from the host`
+
 /** A request answered `input_required` (2026-07-28) that the client cannot fulfil yet. */
 export const inputRequired = (method: string, inputs: ReadonlyArray<string>) =>
   inputs.length === 0

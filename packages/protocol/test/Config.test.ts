@@ -244,7 +244,8 @@ describe("Config", () => {
     assert.deepStrictEqual(ok("{}", "c.json").mcp, {
       startupConcurrency: 8,
       threadlessConcurrency: 8,
-      threadlessWaitSec: 30
+      threadlessWaitSec: 30,
+      elicitationTimeoutSec: 120
     })
     const config = ok(
       [
@@ -259,7 +260,12 @@ describe("Config", () => {
       "c.toml"
     )
     assert.deepStrictEqual(config.cache, { enabled: false, maxBytes: 1024 })
-    assert.deepStrictEqual(config.mcp, { startupConcurrency: 2, threadlessConcurrency: 3, threadlessWaitSec: 0.5 })
+    assert.deepStrictEqual(config.mcp, {
+      startupConcurrency: 2,
+      threadlessConcurrency: 3,
+      threadlessWaitSec: 0.5,
+      elicitationTimeoutSec: 120
+    })
   })
 
   it("refuses text that is not TOML or JSON, naming the file and the format", () => {

@@ -12,6 +12,7 @@ import * as Server from "./internal/server.js"
 import * as Threadless from "./internal/threadless.js"
 import { McpTransport, layer as transportLayer } from "./McpTransport.js"
 import type { ServerEntry, Setup } from "./ServerEntry.js"
+import * as ServerRequests from "./ServerRequests.js"
 
 /** A server's status in a connection set. */
 export type Status = "starting" | "ready" | "failed" | "disabled"
@@ -147,7 +148,8 @@ export interface Service
   readonly reconnect: Effect.Effect<void>
   /**
    * Opens one connection to the named enabled server of the latest loaded setup (otherwise
-   * `unknown MCP server '{server}'`), declines elicitation, runs `use`, and always closes it. At most
+   * `unknown MCP server '{server}'`), declines elicitation (the host's `ServerRequests` handlers are
+   * not used: such a read belongs to no thread), runs `use`, and always closes it. At most
    * `[mcp] threadless_concurrency` are open at once; a call waits up to `[mcp] threadless_wait_sec`
    * for its turn and is then refused, naming the cap.
    */
@@ -177,7 +179,8 @@ export const make = (setup: Setup): Effect.Effect<Service, never, Scope.Scope | 
     const startupPermits = yield* Effect.makeSemaphore(limits.startupConcurrency)
     const threadlessPermits = yield* Effect.makeSemaphore(limits.threadlessConcurrency)
     const cache = new Cache.ResultCache(setup.config.cache)
-    const lifetimes = yield* Lifetimes.make({ transports, cache, startupPermits })
+    const serverRequests = yield* ServerRequests.ServerRequests
+    const lifetimes = yield* Lifetimes.make({ transports, cache, startupPermits, serverRequests })
 
     const publish = (next: Setup, carryOver: boolean): Effect.Effect<void> =>
       Effect.zipRight(

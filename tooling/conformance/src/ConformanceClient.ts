@@ -4,9 +4,9 @@
  * entry, and the tool handlers list the model-visible tools and call each one as a model would.
  */
 import { Config } from "@mcp-resources/protocol"
-import { ResourceClient, ServerEntry } from "@mcp-resources/resource-client"
+import { ResourceClient, ServerEntry, ServerRequests } from "@mcp-resources/resource-client"
 import { LifecycleSink, ToolHandlers } from "@mcp-resources/tool-handlers"
-import { Data, Effect, Either, Option } from "effect"
+import { Data, Effect, Either, Layer, Option } from "effect"
 
 /** The name of the one server entry; its tools are `mcp__conformance__{tool}`. */
 export const serverName = "conformance"
@@ -57,6 +57,36 @@ export const argumentsFor = (parameters: JsonSchema): Option.Option<Record<strin
   }
   return Option.some(args)
 }
+
+/**
+ * The content a user who accepts a form as offered sends: every property's `default` (SEP-1034), of
+ * the kinds elicitation allows (string, number, boolean, string array).
+ */
+export const formDefaults = (
+  params: Readonly<Record<string, unknown>>
+): Record<string, string | number | boolean | ReadonlyArray<string>> => {
+  const schema = isObject(params.requestedSchema) ? params.requestedSchema : {}
+  const properties = isObject(schema.properties) ? schema.properties : {}
+  const content: Record<string, string | number | boolean | ReadonlyArray<string>> = {}
+  for (const [key, property] of Object.entries(properties)) {
+    const value = isObject(property) ? property.default : undefined
+    if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") content[key] = value
+    else if (Array.isArray(value) && value.every((item) => typeof item === "string")) content[key] = value
+  }
+  return content
+}
+
+/** The host's answer to every elicitation: a form is accepted with its defaults, a URL is declined. */
+const serverRequests = ServerRequests.layer({
+  elicitation: {
+    handle: (request) =>
+      Effect.succeed<ServerRequests.ElicitationResult>(
+        request.params.mode === "url"
+          ? { action: "decline" }
+          : { action: "accept", content: formDefaults(request.params) }
+      )
+  }
+})
 
 /** The config of the one HTTP entry, through the same decoder as a config file. */
 const configFor = (url: string): Effect.Effect<Config.Config, ConformanceClientError> =>
@@ -110,7 +140,12 @@ export const run = (url: string): Effect.Effect<Outcome, ConformanceClientError>
         }
         return { tools: tools.map((spec) => spec.name), calls }
       })
-    ).pipe(Effect.provide([ResourceClient.layer(ServerEntry.fromConfig(config)), LifecycleSink.layerNoop]))
+    ).pipe(
+      Effect.provide([
+        ResourceClient.layer(ServerEntry.fromConfig(config)).pipe(Layer.provide(serverRequests)),
+        LifecycleSink.layerNoop
+      ])
+    )
     const failed = outcome.calls.filter((call) => !call.success)
     if (failed.length > 0) {
       return yield* new ConformanceClientError({

@@ -94,6 +94,11 @@ export const keys: Readonly<Record<string, KeyDoc>> = {
     default: json(Config.mcpDefaults.threadlessWaitSec),
     meaning: "How long a threadless read waits for a free connection before it is refused."
   },
+  "mcp.elicitation_timeout_sec": {
+    default: json(Config.mcpDefaults.elicitationTimeoutSec),
+    meaning:
+      "How long the app-server waits for a client's answer to an MCP server's elicitation ([server-requests.md](server-requests.md)); then it declines. The wait does not count against the call's `tool_timeout_sec`."
+  },
   tools: { default: "—", meaning: "The model tools' profile ([tools.md](tools.md#the-extended-profile))." },
   "tools.profile": {
     default: json(Config.toolsDefaults.profile),

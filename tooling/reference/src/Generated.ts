@@ -84,6 +84,7 @@ export const bodies = (): Readonly<Record<string, string>> => {
   const methods = document["x-methods"] as Record<string, Entry>
   const notifications = document["x-notifications"] as Record<string, Entry>
   const clientNotifications = document["x-clientNotifications"] as Record<string, Entry>
+  const serverRequests = document["x-serverRequests"] as Record<string, Entry>
   const resolve = (entry: Entry): Entry => {
     const deref = (s: JsonSchema | undefined) =>
       s !== undefined && typeof s.$ref === "string" ? defs[s.$ref.replace("#/$defs/", "")] : s
@@ -94,6 +95,9 @@ export const bodies = (): Readonly<Record<string, string>> => {
   const out: Record<string, string> = {}
   for (const [method, entry] of Object.entries(methods)) {
     if (method !== canonical(method)) continue
+    out[`method:${method}`] = methodBlock(resolve(entry), defs)
+  }
+  for (const [method, entry] of Object.entries(serverRequests)) {
     out[`method:${method}`] = methodBlock(resolve(entry), defs)
   }
   out.notifications = Object.entries(notifications)
@@ -107,7 +111,7 @@ export const bodies = (): Readonly<Record<string, string>> => {
     })
     .join("\n\n")
   const entryNames = new Set(
-    [methods, notifications, clientNotifications].flatMap((group) =>
+    [methods, notifications, clientNotifications, serverRequests].flatMap((group) =>
       Object.values(group).flatMap((entry) =>
         [entry.params, entry.result].map((s) => String(s?.$ref ?? "").replace("#/$defs/", ""))
       )
@@ -137,7 +141,10 @@ export const bodies = (): Readonly<Record<string, string>> => {
   )
   out.capabilities = table(
     ["capability", "values today"],
-    [["`toolProfiles`", AppServer.toolProfiles.map((p) => `\`${p}\``).join(", ")]]
+    [
+      ["`toolProfiles`", AppServer.toolProfiles.map((p) => `\`${p}\``).join(", ")],
+      ["`serverRequests`", (AppServer.serverCapabilities.serverRequests ?? []).map((m) => `\`${m}\``).join(", ")]
+    ]
   )
   out.limits = table(
     ["limit", "value"],

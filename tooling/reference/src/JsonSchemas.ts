@@ -143,8 +143,8 @@ export const canonical = (method: string): string =>
 /**
  * The app-server document: every method's params and result, every notification the server sends and
  * every client notification, as `$defs` named `{Method}Params`, `{Method}Result` and
- * `{Method}Notification`; `x-methods`, `x-notifications` and `x-clientNotifications` map each JSON-RPC
- * method name to its definitions.
+ * `{Method}Notification`; `x-methods`, `x-notifications`, `x-clientNotifications` and
+ * `x-serverRequests` (server-to-client requests) map each JSON-RPC method name to its definitions.
  */
 export const appServerDocument = (): JsonSchema => {
   const collector = makeCollector()
@@ -160,6 +160,14 @@ export const appServerDocument = (): JsonSchema => {
   for (const [method, schema] of Object.entries(AppServer.notifications)) {
     notifications[method] = { params: collector.add(`${methodTypeName(method)}Notification`, schema) }
   }
+  const serverRequests: Record<string, unknown> = {}
+  for (const method of Object.keys(AppServer.serverRequests) as Array<AppServer.ServerRequestMethod>) {
+    const name = methodTypeName(method)
+    serverRequests[method] = {
+      params: collector.add(`${name}Params`, AppServer.serverRequests[method]),
+      result: collector.add(`${name}Result`, AppServer.serverRequestResults[method])
+    }
+  }
   const clientNotifications: Record<string, unknown> = {}
   for (const [method, schema] of Object.entries(AppServer.clientNotifications)) {
     clientNotifications[method] = { params: collector.add(`${methodTypeName(method)}Params`, schema) }
@@ -174,6 +182,7 @@ export const appServerDocument = (): JsonSchema => {
       "x-methods": methods,
       "x-notifications": notifications,
       "x-clientNotifications": clientNotifications,
+      "x-serverRequests": serverRequests,
       $defs: collector.defs()
     },
     collector.entryNames()

@@ -71,6 +71,11 @@ export const runtimeAndTools: ReadonlyArray<MessageDoc> = [
     "a 2026-07-28 server answered `input_required`; the message names the inputs it wanted"
   ),
   m(
+    "inputRequiredRounds",
+    Messages.inputRequiredRounds("{method}", 10),
+    "a 2026-07-28 server kept answering `input_required` after the host answered its inputs 10 times"
+  ),
+  m(
     "unsupportedResultType",
     Messages.unsupportedResultType("{method}", "{resultType}"),
     "a result carried a `resultType` this client does not know"

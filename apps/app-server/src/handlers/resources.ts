@@ -1,5 +1,5 @@
 /** `mcp/resource/read` (alias `mcpServer/resource/read`): plain, call-scoped and threadless reads. No items, no history. */
-import { ResourceClient } from "@mcp-resources/resource-client"
+import { ResourceClient, ServerRequests } from "@mcp-resources/resource-client"
 import { CallScopedRead } from "@mcp-resources/resource-origins"
 import { Context, Effect } from "effect"
 import { type AppServer, Errors, Messages, ResourcePolicy } from "@mcp-resources/protocol"
@@ -60,8 +60,15 @@ const readOnThread = (
 ) =>
   Effect.flatMap(threads.get(connection, threadId), (thread) => {
     const deny = thread.config.resources?.deny
-    // without an origin call id the read is plain whatever the server: no need for the config
-    if (originCallId === null) return policed(client, p, deny, plainRead(client, p, connectorId))
+    // without an origin call id the read is plain whatever the server: no need for the config; an
+    // elicitation it causes goes to a client of the thread (Elicitation.ts)
+    if (originCallId === null)
+      return policed(
+        client,
+        p,
+        deny,
+        ServerRequests.withContext(plainRead(client, p, connectorId), { threadId: thread.id })
+      )
     return policed(
       client,
       p,

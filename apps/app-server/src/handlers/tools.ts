@@ -4,7 +4,7 @@
  * failed `cancelled` completion of an interrupted call: this module only stores what it emits.
  */
 import type { ToolCallItem } from "@mcp-resources/protocol"
-import { ResourceClient } from "@mcp-resources/resource-client"
+import { ResourceClient, ServerRequests } from "@mcp-resources/resource-client"
 import { LifecycleSink, ToolHandlers, ToolHooks } from "@mcp-resources/tool-handlers"
 import { Effect } from "effect"
 import * as CommandHooks from "../CommandHooks.js"
@@ -90,7 +90,9 @@ export const toolMethods = {
           .pipe(
             Effect.provideService(LifecycleSink.LifecycleSink, sink),
             Effect.provideService(ToolHooks.ToolHooks, CommandHooks.forConfig(config.hooks)),
-            Effect.provideService(ToolHooks.ToolAudit, audit)
+            Effect.provideService(ToolHooks.ToolAudit, audit),
+            // an MCP server's elicitation during the call is forwarded to a client of the thread (Elicitation.ts)
+            ServerRequests.withContext({ threadId: thread.id, turnId: p.turnId, callId: p.callId })
           )
         // `contentItems` only in the extended profile: a codex result stays as it was
         return output.contentItems === undefined

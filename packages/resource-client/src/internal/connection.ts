@@ -5,13 +5,15 @@
  */
 import { type Errors, Messages } from "@mcp-resources/protocol"
 import { Client, type PriorDiscovery, SdkHttpError, SdkErrorCode, type Transport } from "@modelcontextprotocol/client"
-import { Deferred, Effect, type Either, Queue, type Scope } from "effect"
+import { Deferred, Effect, type Either, FiberSet, Queue, type Scope } from "effect"
+import type * as ServerRequests from "../ServerRequests.js"
 import type { ServerEntry } from "../ServerEntry.js"
 import { httpConnectionLost, startupFailure } from "./failures.js"
 import { type Hold, InFlightList, keepRaw, makeRequester, type Wire } from "./request.js"
 import { gateNotifications } from "./notificationGate.js"
 import { ChangeQueue } from "./notifications.js"
 import { guardResponses } from "./responseGuard.js"
+import { attribute, elicit, pausing } from "./serverRequests.js"
 import { MessageTooLargeError } from "./stdioTransport.js"
 import { httpTrace, TracedHttpTransport, type TransportFactory } from "./transports.js"
 
@@ -108,6 +110,25 @@ const noStream = (error: unknown, sessionId: string | undefined): boolean =>
   error.code === SdkErrorCode.ClientHttpFailedToOpenStream &&
   (error.status === 405 || (error.status === 404 && sessionId === undefined))
 
+/** The client capabilities declared for the host's handlers (without any: form elicitation, declined). */
+export const clientCapabilities = (handlers: ServerRequests.Service | undefined) => {
+  const elicitation = handlers?.elicitation
+  return {
+    elicitation: elicitation?.url === true ? { form: {}, url: {} } : {},
+    ...(handlers?.sampling === undefined ? {} : { sampling: {} }),
+    ...(handlers?.roots === undefined ? {} : { roots: {} })
+  }
+}
+
+/** Resolves when the signal aborts (the server cancelled its request). */
+const aborted = (signal: AbortSignal): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    if (signal.aborted) return resume(Effect.void)
+    const onAbort = () => resume(Effect.void)
+    signal.addEventListener("abort", onAbort, { once: true })
+    return Effect.sync(() => signal.removeEventListener("abort", onAbort))
+  })
+
 /**
  * Opens a connection: builds the transport, negotiates the era (`prior` adopts an earlier verdict
  * instead of probing) and runs the handshake, bounded by `timeoutMillis`. The transport closes with
@@ -117,7 +138,8 @@ export const open = (
   entry: ServerEntry,
   timeoutMillis: number,
   transports: TransportFactory,
-  prior?: Verdict
+  prior?: Verdict,
+  handlers?: ServerRequests.Service
 ): Effect.Effect<Connection, Errors.ResourceFailure, Scope.Scope> =>
   Effect.gen(function* () {
     const closed = yield* Deferred.make<string>()
@@ -149,15 +171,56 @@ export const open = (
       Deferred.unsafeDone(closed, Effect.succeed(closeReason))
       for (const request of inFlight.takeAll()) request.closed(closeReason)
     }
+    // the host's answers run in the connection's scope: closing it interrupts the ones still waiting
+    const runAnswer = yield* FiberSet.makeRuntimePromise<never>()
+    /** Runs a host answer for a server-to-client request, attributed to the requests in flight. */
+    const answer = <A>(
+      signal: AbortSignal,
+      use: (context: ServerRequests.RequestContext) => Effect.Effect<A, Error>
+    ): Promise<A> => {
+      const { context, budgets } = attribute(inFlight)
+      return runAnswer(
+        pausing(budgets, Effect.raceFirst(use(context), Effect.zipRight(aborted(signal), Effect.interrupt)))
+      )
+    }
     const client = yield* Effect.acquireRelease(
       Effect.sync(() => {
         const client = new Client(clientInfo, {
-          capabilities: { elicitation: {} },
+          capabilities: clientCapabilities(handlers),
           versionNegotiation: negotiation(entry, timeoutMillis),
           // 2026-07-28 `input_required` is answered by us (it names the input), never fulfilled silently
           inputRequired: { autoFulfill: false }
         })
-        client.setRequestHandler("elicitation/create", () => Promise.resolve({ action: "decline" as const }))
+        if (handlers === undefined) {
+          client.setRequestHandler("elicitation/create", () => Promise.resolve({ action: "decline" as const }))
+        } else {
+          client.setRequestHandler(
+            "elicitation/create",
+            (request, ctx) =>
+              answer(ctx.mcpReq.signal, (context) =>
+                elicit(handlers, entry.name, request.params, context)
+              ) as Promise<never>
+          )
+          const { sampling, roots } = handlers
+          if (sampling !== undefined) {
+            client.setRequestHandler(
+              "sampling/createMessage",
+              (request, ctx) =>
+                answer(ctx.mcpReq.signal, (context) =>
+                  sampling({ server: entry.name, params: request.params, context })
+                ) as Promise<never>
+            )
+          }
+          if (roots !== undefined) {
+            client.setRequestHandler(
+              "roots/list",
+              (request, ctx) =>
+                answer(ctx.mcpReq.signal, (context) =>
+                  roots({ server: entry.name, params: request.params ?? {}, context })
+                ) as Promise<never>
+            )
+          }
+        }
         client.setNotificationHandler("notifications/tools/list_changed", () => {
           Queue.unsafeOffer(toolsChanged, undefined)
         })
@@ -213,7 +276,14 @@ export const open = (
       tools: declared?.tools !== undefined
     }
     const memory = entry.transport._tag === "memory"
-    const wire: Wire = { client, memory, closedReason, inFlight, trace }
+    const wire: Wire = {
+      client,
+      memory,
+      closedReason,
+      inFlight,
+      trace,
+      serverRequests: handlers === undefined ? undefined : { handlers, server: entry.name }
+    }
     const { requestWith } = makeRequester(wire)
     const era = client.getProtocolEra()
     guard.keepResultType = era !== "modern"

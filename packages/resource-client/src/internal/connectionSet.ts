@@ -5,6 +5,7 @@
  * go, and a handle closes when the last set holding it closes. Every operation of a set holds it while
  * it runs. The result cache's invalidation by generation and by notification starts here too.
  */
+import type * as ServerRequests from "../ServerRequests.js"
 import { Effect, Config as EffectConfig, Option, type Scope } from "effect"
 import { createHash } from "node:crypto"
 import type { ConnectionSet } from "../ResourceClient.js"
@@ -109,12 +110,14 @@ export interface Options {
   readonly transports: TransportFactory
   readonly cache: Cache.ResultCache
   readonly startupPermits: Effect.Semaphore
+  /** The host's server-request handlers, given to every connection of every set. */
+  readonly serverRequests?: ServerRequests.Service
 }
 
 /** Makes the lifetimes; closing the scope closes every set (children end, sessions end). */
 export const make = (options: Options): Effect.Effect<Lifetimes, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const { transports, cache, startupPermits } = options
+    const { transports, cache, startupPermits, serverRequests } = options
     const publishLock = yield* Effect.makeSemaphore(1)
     const open = new Map<ConnectionSet, Held>()
     /** How many open sets share each handle. */
@@ -171,12 +174,17 @@ export const make = (options: Options): Effect.Effect<Lifetimes, never, Scope.Sc
      * answers it gave are dropped (a reconnection is a new connection: nothing of the old one is served).
      */
     const startHandle = (entry: ServerEntry): Effect.Effect<Server.Handle> =>
-      Server.start(entry, transports, startupPermits, (connection) =>
-        connection.resourceChanges.take.pipe(
-          Effect.flatMap((batch) => Effect.sync(() => invalidate(cache, entry.name, batch))),
-          Effect.forever,
-          Effect.ensuring(Effect.sync(() => cache.invalidateConnection(entry.name, cache.connectionId(connection))))
-        )
+      Server.start(
+        entry,
+        transports,
+        startupPermits,
+        (connection) =>
+          connection.resourceChanges.take.pipe(
+            Effect.flatMap((batch) => Effect.sync(() => invalidate(cache, entry.name, batch))),
+            Effect.forever,
+            Effect.ensuring(Effect.sync(() => cache.invalidateConnection(entry.name, cache.connectionId(connection))))
+          ),
+        serverRequests
       )
 
     const publish = (next: Setup, carryOver: boolean): Effect.Effect<void> =>

@@ -6,11 +6,13 @@
 import { Errors, Messages } from "@mcp-resources/protocol"
 import type { Client } from "@modelcontextprotocol/client"
 import { Effect, Either, ParseResult, Schema } from "effect"
+import * as ServerRequests from "../ServerRequests.js"
 import { z } from "zod"
 import { closedError, mapSdkError, transportError } from "./failures.js"
 import { RequestSignal } from "./requestSignal.js"
 import type { HttpTrace } from "./transports.js"
 import { restoreResultType } from "./responseGuard.js"
+import { type Attributable, Budget, fulfil, maxInputRounds } from "./serverRequests.js"
 
 /** Extra milliseconds given to the SDK's own timer, so that our clock's timeout always comes first. */
 const sdkTimerMargin = 1000
@@ -113,6 +115,9 @@ export const asWire = (value: unknown): unknown => {
 const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
+const isInputRequired = (raw: unknown): raw is Readonly<Record<string, unknown>> =>
+  isRecord(raw) && raw.resultType === "input_required"
+
 /**
  * `resultType` (2026-07-28): absent or `complete` is a result; `input_required` fails naming the
  * inputs the server asked for (their keys and methods: the client cannot fulfil them yet); any
@@ -133,6 +138,16 @@ const resultKind = (method: string, raw: unknown): Errors.TransportError | undef
 
 export type RequestError = Errors.TransportError | Errors.ServerError
 
+/** An `input_required` result that the host's handlers may fulfil (only when the wire has handlers). */
+class NeedsInput {
+  constructor(readonly raw: Readonly<Record<string, unknown>>) {}
+}
+
+type Failure = RequestError | NeedsInput
+
+/** The methods a 2026-07-28 server may answer `input_required` (multi-round-trip requests). */
+const roundTripMethods = new Set(["resources/read", "tools/call", "prompts/get"])
+
 /** What the in-flight requests of one connection share: the SDK client and the close state. */
 export interface Wire {
   readonly client: Client
@@ -142,10 +157,12 @@ export interface Wire {
   readonly inFlight: InFlightList
   /** The HTTP answers of the connection (HTTP only): a failed request's unreadable answer is named from it. */
   readonly trace: HttpTrace | undefined
+  /** The host's handlers and the server's name (connections of a set); threadless connections have none. */
+  readonly serverRequests?: { readonly handlers: ServerRequests.Service; readonly server: string } | undefined
 }
 
 /** A request in the in-flight list. */
-interface Linked {
+interface Linked extends Attributable {
   prev: Linked | undefined
   next: Linked | undefined
   linked: boolean
@@ -181,6 +198,11 @@ export class InFlightList {
     node.next = undefined
   }
 
+  /** The requests in flight, in insertion order. */
+  *[Symbol.iterator](): IterableIterator<Linked> {
+    for (let node = this.head; node !== undefined; node = node.next) yield node
+  }
+
   /** Empties the list, returning its requests in insertion order. */
   takeAll(): Array<Linked> {
     const all: Array<Linked> = []
@@ -207,18 +229,20 @@ class InFlight<A> implements Linked {
   linked = false
   done = false
   signal: RequestSignal | undefined = undefined
-  resume: ((effect: Effect.Effect<A, RequestError>) => void) | undefined = undefined
+  resume: ((effect: Effect.Effect<A, Failure>) => void) | undefined = undefined
 
   constructor(
     readonly wire: Wire,
     readonly method: string,
     readonly timeoutMillis: number,
     readonly decode: (raw: unknown) => Either.Either<A, Errors.TransportError>,
-    readonly context: string | undefined
+    readonly errorContext: string | undefined,
+    readonly context: ServerRequests.RequestContext | undefined = undefined,
+    readonly budget: Budget | undefined = undefined
   ) {}
 
   failure(error: RequestError): Effect.Effect<never, RequestError> {
-    return Effect.fail(this.context === undefined ? error : Errors.withContext(error, this.context))
+    return Effect.fail(this.errorContext === undefined ? error : Errors.withContext(error, this.errorContext))
   }
 
   /** Marks the request settled (false when it already was); `abort` cancels the SDK request. */
@@ -234,7 +258,7 @@ class InFlight<A> implements Linked {
    * Sends the request. Our clock bounds it (see {@link makeRequester}); the SDK's own timer only
    * backs that up, a margin later, so that it never fires first.
    */
-  start(resume: (effect: Effect.Effect<A, RequestError>) => void, params: Record<string, unknown> | undefined): void {
+  start(resume: (effect: Effect.Effect<A, Failure>) => void, params: Record<string, unknown> | undefined): void {
     this.resume = resume
     // a transport that closes (crash, oversize message) fails the request with the close reason
     const reason = this.wire.closedReason()
@@ -246,7 +270,9 @@ class InFlight<A> implements Linked {
     const signal = new RequestSignal()
     this.signal = signal
     this.wire.inFlight.add(this)
-    const timeout = Math.min(this.timeoutMillis + sdkTimerMargin, maxTimerMillis)
+    // a pausable budget is our clock's alone: the SDK's timer cannot pause
+    const timeout =
+      this.budget === undefined ? Math.min(this.timeoutMillis + sdkTimerMargin, maxTimerMillis) : maxTimerMillis
     const method = this.method
     this.wire.client
       .request(params === undefined ? { method } : { method, params }, AnyResult, {
@@ -267,6 +293,10 @@ class InFlight<A> implements Linked {
     const raw = restoreResultType(sdkResult)
     const incomplete = resultKind(this.method, raw)
     if (incomplete !== undefined) {
+      if (this.wire.serverRequests !== undefined && roundTripMethods.has(this.method) && isInputRequired(raw)) {
+        this.resume?.(Effect.fail(new NeedsInput(raw)))
+        return
+      }
       this.resume?.(this.failure(incomplete))
       return
     }
@@ -313,36 +343,85 @@ export const makeRequester = (wire: Wire): Requester => {
     params: Record<string, unknown> | undefined,
     timeoutMillis: number,
     decode: (raw: unknown) => Either.Either<A, Errors.TransportError>,
-    hold: Hold | undefined
-  ): Effect.Effect<A, RequestError> =>
+    hold: Hold | undefined,
+    context?: ServerRequests.RequestContext,
+    budget?: Budget
+  ): Effect.Effect<A, Failure> =>
     // one mask and one match around a plain async step (cheaper than a canceler, which adds onInterrupt)
     Effect.uninterruptibleMask((restore) => {
-      const request = new InFlight(wire, method, timeoutMillis, decode, undefined)
+      const request = new InFlight(wire, method, timeoutMillis, decode, undefined, context, budget)
       hold?.acquire()
-      return Effect.matchCauseEffect(
-        restore(Effect.async<A, RequestError>((resume) => request.start(resume, params))),
-        {
-          // interrupted (a timeout, the caller): cancel the SDK request; a settled request is left alone
-          onFailure: (cause) => {
-            request.settle(true)
-            const rest = hold === undefined ? Effect.void : hold.release()
-            return rest === Effect.void ? Effect.failCause(cause) : Effect.zipRight(rest, Effect.failCause(cause))
-          },
-          onSuccess: (value) => {
-            const rest = hold === undefined ? Effect.void : hold.release()
-            return rest === Effect.void ? Effect.succeed(value) : Effect.as(rest, value)
-          }
+      return Effect.matchCauseEffect(restore(Effect.async<A, Failure>((resume) => request.start(resume, params))), {
+        // interrupted (a timeout, the caller): cancel the SDK request; a settled request is left alone
+        onFailure: (cause) => {
+          request.settle(true)
+          const rest = hold === undefined ? Effect.void : hold.release()
+          return rest === Effect.void ? Effect.failCause(cause) : Effect.zipRight(rest, Effect.failCause(cause))
+        },
+        onSuccess: (value) => {
+          const rest = hold === undefined ? Effect.void : hold.release()
+          return rest === Effect.void ? Effect.succeed(value) : Effect.as(rest, value)
         }
-      )
-    })
-  const requestWith: Requester["requestWith"] = (method, params, timeoutMillis, decode, context, hold) => {
-    const bounded = attempt(method, params, timeoutMillis, decode, hold).pipe(
-      Effect.timeoutFail({
-        duration: timeoutMillis,
-        onTimeout: () => transportError("timeout", Messages.timedOutAwaiting(method, timeoutMillis))
       })
+    })
+  const timedOut = (method: string, timeoutMillis: number) => () =>
+    transportError("timeout", Messages.timedOutAwaiting(method, timeoutMillis))
+  const withContext = <A>(
+    effect: Effect.Effect<A, RequestError>,
+    context: string | undefined
+  ): Effect.Effect<A, RequestError> =>
+    context === undefined ? effect : Effect.mapError(effect, (error) => Errors.withContext(error, context))
+
+  const plain: Requester["requestWith"] = (method, params, timeoutMillis, decode, context, hold) =>
+    withContext(
+      // without handlers no request fails with NeedsInput
+      (attempt(method, params, timeoutMillis, decode, hold) as Effect.Effect<never, RequestError>).pipe(
+        Effect.timeoutFail({ duration: timeoutMillis, onTimeout: timedOut(method, timeoutMillis) })
+      ),
+      context
     )
-    return context === undefined ? bounded : Effect.mapError(bounded, (error) => Errors.withContext(error, context))
-  }
+  const handlers = wire.serverRequests
+  if (handlers === undefined) return { requestWith: plain }
+
+  /**
+   * With the host's handlers: a request made in a context gets a pausable budget (server requests
+   * attributed to it pause it), and an `input_required` answer is fulfilled through the handlers and
+   * retried with the original params plus this round's answers, each leg bounded on its own.
+   */
+  const requestWith = <A>(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    timeoutMillis: number,
+    decode: (raw: unknown) => Either.Either<A, Errors.TransportError>,
+    errorContext: string | undefined,
+    hold: Hold | undefined
+  ): Effect.Effect<A, RequestError> =>
+    Effect.withFiberRuntime<A, RequestError>((fiber) => {
+      const context = fiber.getFiberRef(ServerRequests.currentContext)
+      const leg = (legParams: Record<string, unknown> | undefined): Effect.Effect<A, Failure> => {
+        if (context === undefined) {
+          return attempt(method, legParams, timeoutMillis, decode, hold).pipe(
+            Effect.timeoutFail({ duration: timeoutMillis, onTimeout: timedOut(method, timeoutMillis) })
+          )
+        }
+        const budget = new Budget()
+        return Effect.raceFirst(
+          attempt(method, legParams, timeoutMillis, decode, hold, context, budget),
+          budget.timer(timeoutMillis, timedOut(method, timeoutMillis))
+        )
+      }
+      const rounds = (legParams: Record<string, unknown> | undefined, round: number): Effect.Effect<A, RequestError> =>
+        Effect.catchIf(
+          leg(legParams),
+          (failure): failure is NeedsInput => failure instanceof NeedsInput,
+          (needs) =>
+            round >= maxInputRounds
+              ? Effect.fail(transportError("invalidResult", Messages.inputRequiredRounds(method, maxInputRounds)))
+              : Effect.flatMap(fulfil(handlers.handlers, handlers.server, method, needs.raw, context ?? {}), (retry) =>
+                  rounds({ ...params, ...retry }, round + 1)
+                )
+        ) as Effect.Effect<A, RequestError>
+      return withContext(rounds(params, 1), errorContext)
+    })
   return { requestWith }
 }

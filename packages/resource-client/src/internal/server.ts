@@ -6,6 +6,7 @@
  */
 import { Errors, type Mcp, Messages } from "@mcp-resources/protocol"
 import { Cause, Deferred, Effect, ExecutionStrategy, Exit, Option, Scope } from "effect"
+import type * as ServerRequests from "../ServerRequests.js"
 import type { ServerEntry } from "../ServerEntry.js"
 import { type Connection, open, type TransportFactory, type Verdict } from "./connection.js"
 import { collectToolsOrNone, millis } from "./toolCatalog.js"
@@ -82,7 +83,8 @@ export const start = (
   entry: ServerEntry,
   transports: TransportFactory,
   permits?: Effect.Semaphore,
-  watch?: ConnectionWatch
+  watch?: ConnectionWatch,
+  serverRequests?: ServerRequests.Service
 ): Effect.Effect<Handle> =>
   Effect.gen(function* () {
     const scope = yield* Scope.make()
@@ -102,7 +104,7 @@ export const start = (
     const connect: Effect.Effect<Connected, string> = Effect.gen(function* () {
       const connectionScope = yield* Scope.fork(scope, ExecutionStrategy.sequential)
       const exit = yield* Effect.gen(function* () {
-        const connection = yield* open(entry, startupMillis, transports, handle.verdict)
+        const connection = yield* open(entry, startupMillis, transports, handle.verdict, serverRequests)
         const tools = yield* collectToolsOrNone(connection, entry)
         return { connection, tools }
       }).pipe(
