@@ -148,8 +148,19 @@ export const listTools: (ctx: ToolContext) => Effect.Effect<ReadonlyArray<ToolPa
     .filter((named) => ToolMeta.isModelVisible(named.tool) && isToolEnabled(ctx, named.server, named.tool))
     .map(mcpToolSpec)
   const resourceTools = isExtended(ctx) ? Extended.resourceToolSpecs : ToolSpecs.resourceToolSpecs
-  return [...resourceTools, ...mcpTools] as ReadonlyArray<ToolPayload.ToolSpec>
+  // extended: the completion tool right after them, when a ready server of the binding offers completions
+  const completion = isExtended(ctx) && offersCompletions(ctx) ? [Extended.completeMcpResourceArgument] : []
+  return [...resourceTools, ...completion, ...mcpTools] as ReadonlyArray<ToolPayload.ToolSpec>
 })
+
+/** A ready, accessible server of the binding declares `completions` (evaluated after startup settled). */
+const offersCompletions = (ctx: ToolContext): boolean =>
+  ctx.set
+    .servers()
+    .some(
+      (status) =>
+        status.status === "ready" && canAccess(ctx, status.name) && ctx.set.supports(status.name, "completions")
+    )
 
 const rejected = (message: string): ToolOutput => ({ output: message, success: false })
 
@@ -301,6 +312,9 @@ export const callTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<ToolOu
       }
     }
     const unsupported = rejected(Messages.unsupportedCall(call.name))
+    if (call.name === Extended.completeMcpResourceArgument.name && isExtended(ctx) && ctx.set.hasServers()) {
+      return Extended.callCompleteTool(ctx, call, (server) => canAccess(ctx, server))
+    }
     if (!call.name.startsWith("mcp__")) return Effect.succeed(unsupported)
     return Effect.flatMap(toolRegistry(ctx), (registry) => {
       const named = Option.filter(registry.lookup(call.name), (named) => isToolEnabled(ctx, named.server, named.tool))
