@@ -609,30 +609,57 @@ export const completeArgument = (
   server: string,
   question: CompleteQuestion
 ): Effect.Effect<string, string> =>
-  Effect.map(completeValues(set, server, question), (answer) => JSON.stringify(answer))
+  Effect.mapBoth(completeValues(set, server, question), {
+    onFailure: (failure) => failure.message,
+    onSuccess: (answer) => JSON.stringify(answer)
+  })
+
+/** Why a completion gave no answer: refused before any request (`refused`), or a request failed (`failed`). */
+export interface CompleteFailure {
+  readonly reason: "refused" | "failed"
+  readonly message: string
+}
+
+const refused = (message: string): CompleteFailure => ({ reason: "refused", message })
 
 /** {@link completeArgument} with the answer as a value. */
 export const completeValues = (
   set: ToolContext["set"],
   server: string,
   question: CompleteQuestion
-): Effect.Effect<CompleteAnswer, string> =>
+): Effect.Effect<CompleteAnswer, CompleteFailure> =>
   Effect.gen(function* () {
     const status = yield* set.awaitSettled(server)
     if (status._tag === "Some" && status.value.status === "ready" && !set.supports(server, "completions")) {
-      return yield* Effect.fail(messages.noCompletions(server))
+      return yield* Effect.fail(refused(messages.noCompletions(server)))
     }
-    const variables = yield* listedTemplate(set, server, question.uriTemplate)
+    const variables = yield* listedTemplate(set, server, question.uriTemplate).pipe(
+      Effect.mapError(
+        (message): CompleteFailure => ({
+          reason: message.startsWith(Messages.toolFailure.templates("")) ? "failed" : "refused",
+          message
+        })
+      )
+    )
     const names = [question.argument, ...Object.keys(question.context).filter((name) => name !== question.argument)]
     const extra = names.find((name) => !variables.includes(name))
-    if (extra !== undefined) return yield* Effect.fail(messages.extraVariable(question.uriTemplate, extra, variables))
+    if (extra !== undefined) {
+      return yield* Effect.fail(refused(messages.extraVariable(question.uriTemplate, extra, variables)))
+    }
     const completion = yield* set
       .complete(server, {
         uriTemplate: question.uriTemplate,
         argument: { name: question.argument, value: question.value },
         ...(Object.keys(question.context).length === 0 ? {} : { context: question.context })
       })
-      .pipe(Effect.mapError((error) => messages.completeFailed(escapeBidi(error.message))))
+      .pipe(
+        Effect.mapError(
+          (error): CompleteFailure => ({
+            reason: "failed",
+            message: messages.completeFailed(escapeBidi(error.message))
+          })
+        )
+      )
     return {
       values: completion.values,
       ...(completion.total === undefined ? {} : { total: completion.total }),

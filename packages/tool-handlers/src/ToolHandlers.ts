@@ -92,6 +92,9 @@ export const isModelVisible: (tool: Mcp.Tool) => boolean = ToolMeta.isModelVisib
 export const canAccess = (ctx: ToolContext, server: string): boolean =>
   ctx.orchestratorMcpEnabled || server !== ctx.config.apps.serverName
 
+/** The refusal of a server the access gate keeps from the resource tools. */
+export const disabledMessage = (server: string): string => Messages.serverDisabledByOrchestrator(server)
+
 /** Enabled: apps-server tools pass the app policy (connector = `_meta.connector_id`); others always. */
 export const isToolEnabled = (ctx: ToolContext, server: string, tool: Mcp.Tool): boolean => {
   if (server !== ctx.config.apps.serverName) return true
