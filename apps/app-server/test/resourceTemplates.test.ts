@@ -3,10 +3,22 @@
  * `complete_mcp_resource_argument`, a read through a template, and `mcp/resource/complete` for UIs
  * (on a thread's binding and on the latest set), against real v2 template servers over stdio.
  */
+import { readFileSync } from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
 import { templateStdioCommand, templateVectors } from "@mcp-resources/fixtures"
+import { Ajv } from "ajv"
 import { Effect } from "effect"
 import { errorOf, resultOf, startInitialized, tempDir, threadWithTurn, writeConfig } from "./utils/AppServerProcess.js"
+
+/** The published JSON Schema of the method, as a client in another language would load it. */
+const document = JSON.parse(readFileSync(new URL("../schemas/app-server.schema.json", import.meta.url), "utf8")) as {
+  "x-methods": Record<string, { params: { $ref: string }; result: { $ref: string } }>
+}
+const ajv = new Ajv({ strict: true, allErrors: true })
+ajv.addVocabulary(["x-protocolVersion", "x-methods", "x-notifications", "x-clientNotifications"])
+ajv.addSchema(document, "app-server")
+const valid = (kind: "params" | "result", value: unknown): boolean =>
+  ajv.getSchema(`app-server${document["x-methods"]["mcp/resource/complete"]![kind].$ref}`)!(value) === true
 
 describe("resource templates over the app-server", () => {
   it.scopedLive("an extended thread reads through a template and completes its arguments; codex sees none of it", () =>
@@ -53,6 +65,9 @@ describe("resource templates over the app-server", () => {
         })
       )
       assert.deepStrictEqual(onThread, { values: ["en", "en-GB"], total: 3, hasMore: true })
+      assert.isTrue(valid("result", onThread))
+      assert.isTrue(valid("params", { threadId: null, server: "s", uriTemplate: "t", argument: "a", value: "" }))
+      assert.isFalse(valid("params", { server: "s", uriTemplate: "t", argument: "a", value: "", context: { a: 1 } }))
       const latest = resultOf(
         yield* app.request("mcp/resource/complete", {
           server: "tmpl",
@@ -63,6 +78,7 @@ describe("resource templates over the app-server", () => {
         })
       )
       assert.deepStrictEqual(latest, { values: ["q-1", "q-2"], total: 2, hasMore: false })
+      assert.isTrue(valid("result", latest))
 
       const refused = errorOf(
         yield* app.request("mcp/resource/complete", {
