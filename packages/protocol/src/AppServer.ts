@@ -236,6 +236,30 @@ export const McpResourceReadResult = Schema.Struct({
   originCallId: Schema.NullOr(Schema.String)
 })
 
+/** `mcp/resource/complete` params: one variable of a listed resource template (extended profile's completion, for UIs). */
+export const McpResourceCompleteParams = Schema.Struct({
+  threadId: opt(
+    Schema.NullOr(Schema.String).annotations({
+      description: "Complete on this thread's binding; absent or null: the latest connection set."
+    })
+  ),
+  server: Schema.String,
+  uriTemplate: Schema.String.annotations({ description: "A template exactly as the server lists it." }),
+  argument: Schema.String.annotations({ description: "The template variable to complete." }),
+  value: Schema.String.annotations({ description: "What is typed so far (may be empty)." }),
+  context: opt(
+    Schema.Record({ key: Schema.String, value: Schema.String }).annotations({
+      description: "Values of the template's other variables, sent as `context.arguments`."
+    })
+  )
+})
+/** `mcp/resource/complete` result: the server's candidates. */
+export const McpResourceCompleteResult = Schema.Struct({
+  values: Schema.Array(Schema.String),
+  total: opt(Schema.Number.annotations({ description: "Candidates in all, when the server says." })),
+  hasMore: Schema.Boolean
+})
+
 /** `thread/rollback` params. */
 export const ThreadRollbackParams = Schema.Struct({ threadId: Schema.String, numTurns: NonNegativeInt })
 /** `thread/rollback` result. */
@@ -384,6 +408,7 @@ export const methods = {
   "tool/call": ToolCallParams,
   "mcp/resource/read": McpResourceReadParams,
   "mcpServer/resource/read": McpResourceReadParams,
+  "mcp/resource/complete": McpResourceCompleteParams,
   "thread/rollback": ThreadRollbackParams,
   "thread/compact": ThreadCompactParams,
   "config/mcpServer/reload": ConfigReloadParams,
@@ -408,6 +433,7 @@ export const results = {
   "tool/call": ToolCallResult,
   "mcp/resource/read": McpResourceReadResult,
   "mcpServer/resource/read": McpResourceReadResult,
+  "mcp/resource/complete": McpResourceCompleteResult,
   "thread/rollback": ThreadRollbackResult,
   "thread/compact": ThreadCompactResult,
   "config/mcpServer/reload": ConfigReloadResult,

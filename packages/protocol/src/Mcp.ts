@@ -125,6 +125,22 @@ export const ReadResourceResult = Schema.Struct({
 /** A `resources/read` result. */
 export type ReadResourceResult = typeof ReadResourceResult.Type
 
+/** The `completion` of a `completion/complete` result: candidate values, their total and whether more exist. */
+export const Completion = Schema.Struct({
+  values: Schema.Array(Schema.String),
+  total: opt(Schema.Number),
+  hasMore: opt(Schema.Boolean)
+}).annotations({ identifier: "Completion" })
+/** The `completion` of a `completion/complete` result. */
+export type Completion = typeof Completion.Type
+
+/** A `completion/complete` result; the result's own `_meta` etc. are dropped. */
+export const CompleteResult = Schema.Struct({
+  completion: Completion
+}).annotations({ identifier: "CompleteResult" })
+/** A `completion/complete` result. */
+export type CompleteResult = typeof CompleteResult.Type
+
 /** A raw MCP tool as `tools/list` gives it. */
 export const Tool = Schema.Struct({
   name: Schema.String,

@@ -39,7 +39,8 @@ export const requestContext = {
   "resources/templates/list": (server: string) => `resources/templates/list failed for \`${server}\``,
   "resources/read": (server: string, uri: string) => `resources/read failed for \`${server}\` (${uri})`,
   "tools/call": (server: string) => `tools/call failed for \`${server}\``,
-  "tools/list": (server: string) => `tools/list failed for \`${server}\``
+  "tools/list": (server: string) => `tools/list failed for \`${server}\``,
+  "completion/complete": (server: string) => `completion/complete failed for \`${server}\``
 } as const
 
 /** Pagination guard messages (resource-tools.md 2.1). */

@@ -36,6 +36,7 @@ describe("AppServer schemas", () => {
       "tool/call",
       "mcp/resource/read",
       "mcpServer/resource/read",
+      "mcp/resource/complete",
       "thread/rollback",
       "thread/compact",
       "config/mcpServer/reload",

@@ -92,6 +92,33 @@ export interface ConnectionSet {
     tool: string,
     args?: Readonly<Record<string, unknown>>
   ) => Effect.Effect<Mcp.CallToolResult, Errors.ResourceFailure>
+  /** The server is ready and declared the feature (`completions`, or `resources.subscribe`); never waits. */
+  readonly supports: (server: string, feature: ServerFeature) => boolean
+  /**
+   * Every template the server lists, fully paginated under the guard. Kept per connection (dropped
+   * on `notifications/resources/list_changed`, on reconnect and after {@link templateListTtlMs}).
+   */
+  readonly resourceTemplates: (
+    server: string
+  ) => Effect.Effect<ReadonlyArray<Mcp.ResourceTemplate>, Errors.ResourceFailure>
+  /** One `completion/complete` for an argument of a resource template (`ref/resource`). */
+  readonly complete: (server: string, request: CompleteRequest) => Effect.Effect<Mcp.Completion, Errors.ResourceFailure>
+}
+
+/** A feature a server may declare that callers branch on. */
+export type ServerFeature = "completions" | "subscribe"
+
+/** How long a full template list is kept when the server gives no `ttlMs` (see {@link ConnectionSet.resourceTemplates}). */
+export const templateListTtlMs = 60_000
+
+/** A `completion/complete` for one argument of a resource template. */
+export interface CompleteRequest {
+  /** The template, exactly as listed. */
+  readonly uriTemplate: string
+  /** The variable being completed and what was typed so far. */
+  readonly argument: { readonly name: string; readonly value: string }
+  /** The values of the template's other variables, sent as `context.arguments`. */
+  readonly context?: Readonly<Record<string, string>>
 }
 
 /** How a read may be cached beyond what the server said. */
@@ -241,7 +268,10 @@ export const make = (setup: Setup): Effect.Effect<Service, never, Scope.Scope | 
       listAllResourceTemplates: (include) => onLatest((set) => set.listAllResourceTemplates(include)),
       listTools: (server) => onLatest((set) => set.listTools(server)),
       toolInfo: (server, tool) => onLatest((set) => set.toolInfo(server, tool)),
-      callTool: (server, tool, args) => onLatest((set) => set.callTool(server, tool, args))
+      callTool: (server, tool, args) => onLatest((set) => set.callTool(server, tool, args)),
+      supports: (server, feature) => lifetimes.latest().view.supports(server, feature),
+      resourceTemplates: (server) => onLatest((set) => set.resourceTemplates(server)),
+      complete: (server, request) => onLatest((set) => set.complete(server, request))
     }
     return service
   })

@@ -14,6 +14,7 @@ import type { LifecycleSink } from "./LifecycleSink.js"
 import * as Lifecycle from "./internal/lifecycle.js"
 import * as Rules from "./internal/rules.js"
 import { escapeBidi, escapeBidiJson } from "./internal/extended/hygiene.js"
+import * as Templates from "./internal/extended/templates.js"
 import * as Window from "./internal/extended/window.js"
 import * as ToolSpecs from "./ToolSpecs.js"
 import * as Truncation from "./Truncation.js"
@@ -48,8 +49,33 @@ export const messages = {
     `[window: bytes ${start}-${end} of ${total}; to continue, call read_mcp_resource with offset ${end}]`,
   /** The note after the last window. */
   lastWindowNote: (start: number, end: number, total: number) =>
-    `[window: bytes ${start}-${end} of ${total}; this is the end]`
+    `[window: bytes ${start}-${end} of ${total}; this is the end]`,
+  /** `read_mcp_resource` with both `uri` and `uriTemplate`, or with neither. */
+  uriOrTemplate: (both: boolean) =>
+    `failed to parse function arguments: give exactly one of "uri" and "uriTemplate"${both ? ", not both" : ""}`,
+  /** A field that must be an object of strings (`arguments`, `context`). */
+  notStringObject: (field: string, value: unknown) =>
+    `failed to parse function arguments: field "${field}" must be an object of strings, got ${Messages.jsonKind(value)}`,
+  /** One value of such an object that is not a string. */
+  notStringValue: (field: string, name: string, value: unknown) =>
+    `failed to parse function arguments: field "${field}.${name}" must be a string, got ${Messages.jsonKind(value)}`,
+  /** A template the server does not list. */
+  templateNotListed: (server: string, uriTemplate: string) =>
+    `MCP server '${escapeBidi(server)}' lists no resource template '${escapeBidi(uriTemplate)}'; list_mcp_resource_templates gives the templates it lists`,
+  /** A variable of the template without a value. */
+  missingVariable: (uriTemplate: string, name: string, variables: ReadonlyArray<string>) =>
+    `resource template '${escapeBidi(uriTemplate)}' needs a value for variable "${escapeBidi(name)}"; its variables: ${variableList(variables)}`,
+  /** A value for a variable the template does not have. */
+  extraVariable: (uriTemplate: string, name: string, variables: ReadonlyArray<string>) =>
+    `resource template '${escapeBidi(uriTemplate)}' has no variable "${escapeBidi(name)}"; its variables: ${variableList(variables)}`,
+  /** `complete_mcp_resource_argument` on a server that did not declare `completions`. */
+  noCompletions: (server: string) => `MCP server '${escapeBidi(server)}' does not offer argument completion`,
+  /** The outer context of a failed completion. */
+  completeFailed: (chain: string) => `completion/complete failed: ${chain}`
 } as const
+
+const variableList = (variables: ReadonlyArray<string>): string =>
+  variables.length === 0 ? "(none)" : variables.map((name) => escapeBidi(name)).join(", ")
 
 /** The JSON-RPC codes of "resource not found": `-32002` (older revisions) and `-32602` (2026-07-28). */
 export const notFoundCodes: ReadonlyArray<number> = [-32002, -32602]
@@ -80,7 +106,19 @@ export const readMcpResource: ToolPayload.ToolSpec = {
       },
       uri: {
         type: "string",
-        description: "Resource URI to read. Must be one of the URIs returned by list_mcp_resources."
+        description:
+          "Resource URI to read. Must be one of the URIs returned by list_mcp_resources. Give either uri or uriTemplate, not both."
+      },
+      uriTemplate: {
+        type: "string",
+        description:
+          "Instead of uri: a resource template exactly as list_mcp_resource_templates returns it; the URI is built from it and arguments."
+      },
+      arguments: {
+        type: "object",
+        additionalProperties: { type: "string" },
+        description:
+          'With uriTemplate: a string value for every variable the template lists (its \'variables\'), e.g. {"id": "42"}. Values are given as they are; the encoding is applied for you.'
       },
       offset: {
         type: "integer",
@@ -94,7 +132,38 @@ export const readMcpResource: ToolPayload.ToolSpec = {
         description: "The most bytes of text to return; omit for as much as fits in one tool output."
       }
     },
-    required: ["server", "uri"],
+    required: ["server"],
+    additionalProperties: false
+  }
+}
+
+/** `complete_mcp_resource_argument`: candidate values for one variable of a resource template. */
+export const completeMcpResourceArgument: ToolPayload.ToolSpec = {
+  type: "function",
+  name: "complete_mcp_resource_argument",
+  description:
+    "Suggest values for one variable of an MCP resource template, from the server that lists it. Use it to find a value to pass in read_mcp_resource's arguments with that uriTemplate.",
+  strict: false,
+  parameters: {
+    type: "object",
+    properties: {
+      server: {
+        type: "string",
+        description: "MCP server name exactly as configured, as returned by list_mcp_resource_templates."
+      },
+      uriTemplate: {
+        type: "string",
+        description: "The resource template exactly as list_mcp_resource_templates returns it."
+      },
+      argument: { type: "string", description: "The name of the variable to complete." },
+      value: { type: "string", description: "What is known of the value so far (may be empty)." },
+      context: {
+        type: "object",
+        additionalProperties: { type: "string" },
+        description: "Values already chosen for the template's other variables."
+      }
+    },
+    required: ["server", "uriTemplate", "argument", "value"],
     additionalProperties: false
   }
 }
@@ -136,6 +205,157 @@ export const parseReadArguments = (text: string): Either.Either<WindowArguments,
       ...(length === undefined ? {} : { length })
     }
   })
+
+/** Arguments of the extended `read_mcp_resource` given a template: the server, the template, its values, the window. */
+export interface TemplateReadArguments {
+  readonly raw: Arguments.JsonObject
+  readonly server: string
+  readonly uriTemplate: string
+  readonly values: Readonly<Record<string, string>>
+  readonly offset?: number
+  readonly length?: number
+}
+
+const parameterError = (message: string) => Either.left(new Errors.ParameterError({ message }))
+
+const present = (raw: Arguments.JsonObject, field: string): boolean =>
+  Object.hasOwn(raw, field) && raw[field] !== undefined && raw[field] !== null
+
+/** A required string field, trimmed and non-blank (the blank message is `blank`). */
+const requiredString = (
+  raw: Arguments.JsonObject,
+  field: string,
+  blank: string | undefined
+): Either.Either<string, Errors.ParameterError> => {
+  if (!Object.hasOwn(raw, field)) return parameterError(Messages.args.missingField(field))
+  const value = raw[field]
+  if (typeof value !== "string") return parameterError(Messages.args.mustBeString(field, Messages.jsonKind(value)))
+  if (blank === undefined) return Either.right(value)
+  const trimmed = value.trim()
+  return trimmed === "" ? parameterError(blank) : Either.right(trimmed)
+}
+
+/** An optional object of strings (`null` or absent: empty). */
+export const stringObject = (
+  raw: Arguments.JsonObject,
+  field: string
+): Either.Either<Readonly<Record<string, string>>, Errors.ParameterError> => {
+  if (!present(raw, field)) return Either.right({})
+  const value = raw[field]
+  if (Messages.jsonKind(value) !== "object") return parameterError(messages.notStringObject(field, value))
+  const values: Record<string, string> = {}
+  for (const [name, entry] of Object.entries(value as Record<string, unknown>)) {
+    if (typeof entry !== "string") return parameterError(messages.notStringValue(field, name, entry))
+    values[name] = entry
+  }
+  return Either.right(values)
+}
+
+/**
+ * Arguments of the extended `read_mcp_resource`: exactly one of `uri` (the codex rules, then the
+ * window) and `uriTemplate` (with `arguments`, an object of strings).
+ */
+export const parseReadTarget = (
+  text: string
+): Either.Either<
+  ({ readonly _tag: "uri" } & WindowArguments) | ({ readonly _tag: "template" } & TemplateReadArguments),
+  Errors.ParameterError
+> =>
+  Either.gen(function* () {
+    const raw = (yield* Arguments.parseRaw(text)) ?? {}
+    const hasUri = present(raw, "uri")
+    const hasTemplate = present(raw, "uriTemplate")
+    if (hasUri && hasTemplate) return yield* parameterError(messages.uriOrTemplate(true))
+    if (!hasTemplate) {
+      if (!hasUri && Object.hasOwn(raw, "server")) return yield* parameterError(messages.uriOrTemplate(false))
+      const read = yield* parseReadArguments(text)
+      return { _tag: "uri" as const, ...read }
+    }
+    const server = yield* requiredString(raw, "server", Messages.args.serverMustBeProvided)
+    const uriTemplate = yield* requiredString(raw, "uriTemplate", messages.uriOrTemplate(false))
+    const values = yield* stringObject(raw, "arguments")
+    const offset = yield* byteCount(raw, "offset")
+    const length = yield* byteCount(raw, "length")
+    return {
+      _tag: "template" as const,
+      raw,
+      server,
+      uriTemplate,
+      values,
+      ...(offset === undefined ? {} : { offset }),
+      ...(length === undefined ? {} : { length })
+    }
+  })
+
+/** Arguments of `complete_mcp_resource_argument`. */
+export interface CompleteArguments {
+  readonly raw: Arguments.JsonObject
+  readonly server: string
+  readonly uriTemplate: string
+  readonly argument: string
+  readonly value: string
+  readonly context: Readonly<Record<string, string>>
+}
+
+/** Parses the arguments of `complete_mcp_resource_argument`. */
+export const parseCompleteArguments = (text: string): Either.Either<CompleteArguments, Errors.ParameterError> =>
+  Either.gen(function* () {
+    const raw = (yield* Arguments.parseRaw(text)) ?? {}
+    const server = yield* requiredString(raw, "server", Messages.args.serverMustBeProvided)
+    const uriTemplate = yield* requiredString(raw, "uriTemplate", `${Messages.args.missingField("uriTemplate")}`)
+    const argument = yield* requiredString(raw, "argument", Messages.args.missingField("argument"))
+    const value = yield* requiredString(raw, "value", undefined)
+    const context = yield* stringObject(raw, "context")
+    return { raw, server, uriTemplate, argument, value, context }
+  })
+
+/**
+ * The listed template and its variables, or the model-facing message: the template must be one the
+ * server lists (its cached full list).
+ */
+const listedTemplate = (
+  set: ToolContext["set"],
+  server: string,
+  uriTemplate: string
+): Effect.Effect<ReadonlyArray<string>, string> =>
+  set.resourceTemplates(server).pipe(
+    Effect.mapError((error) => Messages.toolFailure.templates(escapeBidi(error.message))),
+    Effect.flatMap((templates) =>
+      templates.some((template) => template.uriTemplate === uriTemplate)
+        ? Effect.succeed(Templates.variablesOf(uriTemplate))
+        : Effect.fail(messages.templateNotListed(server, uriTemplate))
+    )
+  )
+
+const mismatchMessage = (
+  uriTemplate: string,
+  variables: ReadonlyArray<string>,
+  given: ReadonlyArray<string>
+): string | undefined => {
+  const found = Templates.mismatch(variables, given)
+  if (found === undefined) return undefined
+  return found._tag === "missing"
+    ? messages.missingVariable(uriTemplate, found.name, variables)
+    : messages.extraVariable(uriTemplate, found.name, variables)
+}
+
+/**
+ * The URI of a listed template with the given values, expanded per RFC 6570; every variable needs a
+ * value and every value a variable. Fails with the model-facing message.
+ */
+export const expandListed = (
+  ctx: ToolContext,
+  server: string,
+  uriTemplate: string,
+  values: Readonly<Record<string, string>>
+): Effect.Effect<string, string> =>
+  Effect.flatMap(listedTemplate(ctx.set, server, uriTemplate), (variables) => {
+    const refused = mismatchMessage(uriTemplate, variables, Object.keys(values))
+    return refused === undefined ? Effect.succeed(Templates.expand(uriTemplate, values)) : Effect.fail(refused)
+  })
+
+/** The variables a template names, in order (RFC 6570 expressions, modifiers dropped). */
+export const templateVariables = (uriTemplate: string): ReadonlyArray<string> => Templates.variablesOf(uriTemplate)
 
 /** The output budget in bytes: the effective truncation limit (tokens count 4 bytes). */
 export const budgetBytes = (policy: ProtocolTruncation.TruncationPolicy): number => {
@@ -283,16 +503,16 @@ const readFailure = (server: string, uri: string, error: Errors.ResourceFailure)
       : Messages.toolFailure.read(escapeBidi(error.message))
   )
 
-/** `read_mcp_resource` of the extended profile. */
+/** `read_mcp_resource` of the extended profile: by `uri`, or by `uriTemplate` and `arguments`. */
 export const callReadTool = (
   ctx: ToolContext,
   call: ToolCall,
   canAccess: (server: string) => boolean
 ): Effect.Effect<ToolOutput, never, LifecycleSink> => {
-  const parsed = parseReadArguments(call.arguments)
+  const parsed = parseReadTarget(call.arguments)
   if (Either.isLeft(parsed)) return Effect.succeed({ output: parsed.left.message, success: false })
   const args = parsed.right
-  const { server, uri, raw } = args
+  const { server, raw } = args
   const invocation = { callId: call.callId, server, tool: call.name, arguments: raw }
   if (!canAccess(server)) {
     return Lifecycle.runWith(
@@ -302,29 +522,172 @@ export const callReadTool = (
       Lifecycle.failure
     )
   }
-  if (Rules.deniedRead(ctx, server, uri) !== undefined) {
+  const success = (uri: string) => (result: Parameters<typeof renderRead>[3]) => {
+    const rendered = renderRead(ctx, server, uri, result, args)
+    return Either.isLeft(rendered)
+      ? Lifecycle.failure(rendered.left)
+      : renderedOutcome(rendered.right.text, rendered.right.images, false)
+  }
+  // host policy first: a denied URI (given, or expanded from a template) is refused before any request
+  const read = (uri: string): Effect.Effect<Lifecycle.Outcome> =>
+    Rules.deniedRead(ctx, server, uri) !== undefined
+      ? Effect.succeed(Lifecycle.failure(escapeBidi(Messages.policy.readDenied(uri))))
+      : Rules.requested(ctx, ctx.set.readResource(server, uri, undefined, { defaultTtlMs: defaultWindowTtlMs })).pipe(
+          Effect.map(success(uri)),
+          Effect.catchAll((error) => Effect.succeed(readFailure(server, uri, error)))
+        )
+  if (args._tag === "uri") {
+    const uri = args.uri
+    if (Rules.deniedRead(ctx, server, uri) !== undefined) {
+      return Lifecycle.runWith(
+        invocation,
+        Effect.fail(escapeBidi(Messages.policy.readDenied(uri))),
+        Lifecycle.failure,
+        Lifecycle.failure
+      )
+    }
     return Lifecycle.runWith(
       invocation,
-      Effect.fail(escapeBidi(Messages.policy.readDenied(uri))),
-      Lifecycle.failure,
-      Lifecycle.failure
+      Rules.requested(ctx, ctx.set.readResource(server, uri, undefined, { defaultTtlMs: defaultWindowTtlMs })),
+      success(uri),
+      (error) => readFailure(server, uri, error)
     )
   }
   return Lifecycle.runWith(
     invocation,
-    Rules.requested(ctx, ctx.set.readResource(server, uri, undefined, { defaultTtlMs: defaultWindowTtlMs })),
-    (result) => {
-      const rendered = renderRead(ctx, server, uri, result, args)
-      return Either.isLeft(rendered)
-        ? Lifecycle.failure(rendered.left)
-        : renderedOutcome(rendered.right.text, rendered.right.images, false)
-    },
-    (error) => readFailure(server, uri, error)
+    Effect.flatMap(expandListed(ctx, server, args.uriTemplate, args.values), read),
+    (outcome) => outcome,
+    failureOutcome
   )
 }
 
+/** `complete_mcp_resource_argument` of the extended profile: one `completion/complete` (`ref/resource`). */
+export const callCompleteTool = (
+  ctx: ToolContext,
+  call: ToolCall,
+  canAccess: (server: string) => boolean
+): Effect.Effect<ToolOutput, never, LifecycleSink> => {
+  const parsed = parseCompleteArguments(call.arguments)
+  if (Either.isLeft(parsed)) return Effect.succeed({ output: parsed.left.message, success: false })
+  const { server, uriTemplate, argument, value, context, raw } = parsed.right
+  const invocation = { callId: call.callId, server, tool: call.name, arguments: raw }
+  const operation: Effect.Effect<string, string> = Effect.suspend(() => {
+    if (!canAccess(server)) return Effect.fail(Messages.serverDisabledByOrchestrator(server))
+    return completeArgument(ctx.set, server, { uriTemplate, argument, value, context })
+  })
+  return Lifecycle.runWith(
+    invocation,
+    operation,
+    (text) => {
+      const output = Truncation.truncateOutput(escapeBidiJson(text), ctx.truncation)
+      return {
+        status: "completed",
+        result: { content: [{ type: "text", text: output }], isError: false },
+        error: null,
+        output,
+        success: true
+      }
+    },
+    failureOutcome
+  )
+}
+
+/** What {@link completeArgument} asks. */
+export interface CompleteQuestion {
+  readonly uriTemplate: string
+  readonly argument: string
+  readonly value: string
+  readonly context: Readonly<Record<string, string>>
+}
+
+/** The answer of {@link completeArgument}: candidate values, their total when the server knows it, and whether more exist. */
+export interface CompleteAnswer {
+  readonly values: ReadonlyArray<string>
+  readonly total?: number
+  readonly hasMore: boolean
+}
+
+/**
+ * One completion of a template variable on a connection set: the server must be ready and declare
+ * `completions`, the template must be listed, `argument` and every `context` name must be among its
+ * variables. Fails with the model-facing message; answers the JSON text `{"values","total"?,"hasMore"}`.
+ */
+export const completeArgument = (
+  set: ToolContext["set"],
+  server: string,
+  question: CompleteQuestion
+): Effect.Effect<string, string> =>
+  Effect.mapBoth(completeValues(set, server, question), {
+    onFailure: (failure) => failure.message,
+    onSuccess: (answer) => JSON.stringify(answer)
+  })
+
+/** Why a completion gave no answer: refused before any request (`refused`), or a request failed (`failed`). */
+export interface CompleteFailure {
+  readonly reason: "refused" | "failed"
+  readonly message: string
+}
+
+const refused = (message: string): CompleteFailure => ({ reason: "refused", message })
+
+/** {@link completeArgument} with the answer as a value. */
+export const completeValues = (
+  set: ToolContext["set"],
+  server: string,
+  question: CompleteQuestion
+): Effect.Effect<CompleteAnswer, CompleteFailure> =>
+  Effect.gen(function* () {
+    const status = yield* set.awaitSettled(server)
+    if (status._tag === "Some" && status.value.status === "ready" && !set.supports(server, "completions")) {
+      return yield* Effect.fail(refused(messages.noCompletions(server)))
+    }
+    const variables = yield* listedTemplate(set, server, question.uriTemplate).pipe(
+      Effect.mapError(
+        (message): CompleteFailure => ({
+          reason: message.startsWith(Messages.toolFailure.templates("")) ? "failed" : "refused",
+          message
+        })
+      )
+    )
+    const names = [question.argument, ...Object.keys(question.context).filter((name) => name !== question.argument)]
+    const extra = names.find((name) => !variables.includes(name))
+    if (extra !== undefined) {
+      return yield* Effect.fail(refused(messages.extraVariable(question.uriTemplate, extra, variables)))
+    }
+    const completion = yield* set
+      .complete(server, {
+        uriTemplate: question.uriTemplate,
+        argument: { name: question.argument, value: question.value },
+        ...(Object.keys(question.context).length === 0 ? {} : { context: question.context })
+      })
+      .pipe(
+        Effect.mapError(
+          (error): CompleteFailure => ({
+            reason: "failed",
+            message: messages.completeFailed(escapeBidi(error.message))
+          })
+        )
+      )
+    return {
+      values: completion.values,
+      ...(completion.total === undefined ? {} : { total: completion.total }),
+      hasMore: completion.hasMore === true
+    }
+  })
+
 const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** A template entry with `variables` (the names its expressions use) after its `uriTemplate`. */
+const withVariables = (entry: unknown): unknown => {
+  if (!isRecord(entry) || typeof entry.uriTemplate !== "string") return entry
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(entry)) {
+    out[key] = value
+    if (key === "uriTemplate") out.variables = Templates.variablesOf(value as string)
+  }
+  return out
+}
 
 const marked = (entry: unknown, budget: number): unknown =>
   isRecord(entry) && typeof entry.size === "number" && entry.size > budget ? { ...entry, large: true } : entry
@@ -341,6 +704,12 @@ export const listOutput = (ctx: ToolContext, pieces: ReadonlyArray<string>): str
     if (Array.isArray(payload.resources)) {
       const budget = budgetBytes(ctx.truncation)
       text = JSON.stringify({ ...payload, resources: payload.resources.map((entry) => marked(entry, budget)) })
+    }
+  }
+  if (json.includes(`"resourceTemplates":[{`)) {
+    const payload = JSON.parse(json) as Record<string, unknown>
+    if (Array.isArray(payload.resourceTemplates)) {
+      text = JSON.stringify({ ...payload, resourceTemplates: payload.resourceTemplates.map(withVariables) })
     }
   }
   return Truncation.truncateOutput(escapeBidiJson(text), ctx.truncation)

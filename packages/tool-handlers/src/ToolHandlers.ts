@@ -97,6 +97,9 @@ export const isModelVisible: (tool: Mcp.Tool) => boolean = ToolMeta.isModelVisib
 export const canAccess = (ctx: ToolContext, server: string): boolean =>
   ctx.orchestratorMcpEnabled || server !== ctx.config.apps.serverName
 
+/** The refusal of a server the access gate keeps from the resource tools. */
+export const disabledMessage = (server: string): string => Messages.serverDisabledByOrchestrator(server)
+
 /** Enabled: apps-server tools pass the app policy (connector = `_meta.connector_id`); others always. */
 export const isToolEnabled = (ctx: ToolContext, server: string, tool: Mcp.Tool): boolean => {
   if (server !== ctx.config.apps.serverName) return true
@@ -153,8 +156,19 @@ export const listTools: (ctx: ToolContext) => Effect.Effect<ReadonlyArray<ToolPa
     .filter((named) => ToolMeta.isModelVisible(named.tool) && isToolEnabled(ctx, named.server, named.tool))
     .map(mcpToolSpec)
   const resourceTools = isExtended(ctx) ? Extended.resourceToolSpecs : ToolSpecs.resourceToolSpecs
-  return [...resourceTools, ...mcpTools] as ReadonlyArray<ToolPayload.ToolSpec>
+  // extended: the completion tool right after them, when a ready server of the binding offers completions
+  const completion = isExtended(ctx) && offersCompletions(ctx) ? [Extended.completeMcpResourceArgument] : []
+  return [...resourceTools, ...completion, ...mcpTools] as ReadonlyArray<ToolPayload.ToolSpec>
 })
+
+/** A ready, accessible server of the binding declares `completions` (evaluated after startup settled). */
+const offersCompletions = (ctx: ToolContext): boolean =>
+  ctx.set
+    .servers()
+    .some(
+      (status) =>
+        status.status === "ready" && canAccess(ctx, status.name) && ctx.set.supports(status.name, "completions")
+    )
 
 const rejected = (message: string): ToolOutput => ({ output: message, success: false })
 
@@ -357,6 +371,9 @@ const dispatch = (ctx: ToolContext, call: ToolCall): Effect.Effect<ToolOutput, n
       }
     }
     const unsupported = rejected(Messages.unsupportedCall(call.name))
+    if (call.name === Extended.completeMcpResourceArgument.name && isExtended(ctx) && ctx.set.hasServers()) {
+      return Extended.callCompleteTool(ctx, call, (server) => canAccess(ctx, server))
+    }
     if (!call.name.startsWith("mcp__")) return Effect.succeed(unsupported)
     return Effect.flatMap(toolRegistry(ctx), (registry) => {
       const named = Option.filter(registry.lookup(call.name), (named) => isToolEnabled(ctx, named.server, named.tool))

@@ -72,6 +72,8 @@ describe("extended profile: the switch", () => {
       assert.deepStrictEqual(Object.keys(readSpec.parameters.properties as object), [
         "server",
         "uri",
+        "uriTemplate",
+        "arguments",
         "offset",
         "length"
       ])

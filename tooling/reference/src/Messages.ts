@@ -153,6 +153,11 @@ export const runtimeAndTools: ReadonlyArray<MessageDoc> = [
     Messages.requestContext["tools/list"]("{server}"),
     "context before the cause of a failed tool catalog page (logged)"
   ),
+  m(
+    "requestContext.completion/complete",
+    Messages.requestContext["completion/complete"]("{server}"),
+    "context before the cause of a failed argument completion (extended profile, `mcp/resource/complete`)"
+  ),
   m("pagination.pageLimit", Messages.pagination.pageLimit("{method}"), "a list needed more than 100 pages"),
   m("pagination.itemLimit", Messages.pagination.itemLimit("{method}"), "a list held more than 2048 items"),
   m(

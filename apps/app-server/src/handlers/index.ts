@@ -7,6 +7,7 @@ import type { Method } from "../Method.js"
 import type { Threads } from "../Threads.js"
 import { configMethods } from "./config.js"
 import { resourceMethods } from "./resources.js"
+import { resourceTemplateMethods } from "./resourceTemplates.js"
 import { skillMethods } from "./skills.js"
 import { threadMethods } from "./threads.js"
 import { toolMethods } from "./tools.js"
@@ -17,6 +18,7 @@ const table = {
   ...turnMethods,
   ...toolMethods,
   ...resourceMethods,
+  ...resourceTemplateMethods,
   ...configMethods,
   ...skillMethods
 }

@@ -36,6 +36,10 @@ export const modernRevision = "2026-07-28"
 export interface Capabilities {
   readonly resources: boolean
   readonly tools: boolean
+  /** `completions` declared: `completion/complete` may be sent. */
+  readonly completions: boolean
+  /** `resources.subscribe` declared: `resources/subscribe` may be sent. */
+  readonly subscribe: boolean
 }
 
 /**
@@ -273,7 +277,9 @@ export const open = (
     const declared = client.getServerCapabilities()
     const capabilities: Capabilities = {
       resources: declared?.resources !== undefined,
-      tools: declared?.tools !== undefined
+      tools: declared?.tools !== undefined,
+      completions: declared?.completions !== undefined,
+      subscribe: declared?.resources?.subscribe === true
     }
     const memory = entry.transport._tag === "memory"
     const wire: Wire = {

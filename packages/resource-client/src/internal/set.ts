@@ -5,13 +5,16 @@
 import { type Config, Errors, Mcp, Messages } from "@mcp-resources/protocol"
 import { Deferred, Effect, Option } from "effect"
 import * as Pagination from "../Pagination.js"
-import type {
-  AggregateResult,
-  ConnectionSet,
-  ReadOptions,
-  RequestMeta,
-  ServerConnection,
-  ServerStatus
+import {
+  type AggregateResult,
+  type CompleteRequest,
+  type ConnectionSet,
+  type ReadOptions,
+  type RequestMeta,
+  type ServerConnection,
+  type ServerFeature,
+  type ServerStatus,
+  templateListTtlMs
 } from "../ResourceClient.js"
 import type { ServerEntry, Setup } from "../ServerEntry.js"
 import { type Connection, decodeResult, decodeResultEither, type Hold, transportKind } from "./connection.js"
@@ -49,6 +52,7 @@ const decodeListResources = decodeResult(Mcp.ListResourcesResult, "resources/lis
 const decodeListResourceTemplates = decodeResult(Mcp.ListResourceTemplatesResult, "resources/templates/list")
 const decodeReadResource = withFastPath(decodeResultEither(Mcp.ReadResourceResult, "resources/read"))
 const decodeCallTool = decodeResult(Mcp.CallToolResult, "tools/call")
+const decodeComplete = decodeResultEither(Mcp.CompleteResult, "completion/complete")
 
 type ListMethod = "resources/list" | "resources/templates/list"
 
@@ -354,6 +358,55 @@ export const make = (options: Options): SetImpl => {
     return raw as Mcp.CallToolResult
   })
 
+  const supports = (server: string, feature: ServerFeature): boolean => {
+    const state = handles.get(server)?.state
+    return state?._tag === "ready" && state.connection.capabilities[feature]
+  }
+
+  const allTemplatesOn = (connection: Connection, entry: ServerEntry) =>
+    Pagination.collectPaginated({
+      method: "resources/templates/list",
+      timeout: Server.millis(entry.toolTimeoutSec),
+      fetchPage: (cursor) =>
+        Effect.map(cachedTemplates(connection, entry, cursor), (page) => ({
+          items: page.resourceTemplates,
+          nextCursor: page.nextCursor
+        }))
+    })
+
+  const resourceTemplates = Effect.fn("ConnectionSet.resourceTemplates")(function* (server: string) {
+    const { connection, handle } = yield* ready(server)
+    const all = allTemplatesOn(connection, handle.entry)
+    if (!cache.enabled || !connection.capabilities.resources) return yield* all
+    // tagged like its pages: a list_changed or a closed connection drops it with them
+    return yield* cached(
+      server,
+      connection,
+      { method: "resources/templates/list" },
+      () => "*all",
+      all,
+      (items: ReadonlyArray<Mcp.ResourceTemplate>) => ({ value: items, raw: {} }),
+      templateListTtlMs
+    )
+  })
+
+  const complete = Effect.fn("ConnectionSet.complete")(function* (server: string, request: CompleteRequest) {
+    const { connection, handle } = yield* ready(server)
+    const params = {
+      ref: { type: "ref/resource", uri: request.uriTemplate },
+      argument: { name: request.argument.name, value: request.argument.value },
+      ...(request.context === undefined ? {} : { context: { arguments: { ...request.context } } })
+    }
+    const result = yield* connection.requestDecoded(
+      "completion/complete",
+      params,
+      Server.millis(handle.entry.toolTimeoutSec),
+      decodeComplete,
+      Messages.requestContext["completion/complete"](server)
+    )
+    return result.completion
+  })
+
   const aggregate = <A>(
     include: (server: string) => boolean,
     method: "resources/list" | "resources/templates/list",
@@ -468,7 +521,10 @@ export const make = (options: Options): SetImpl => {
     listAllResourceTemplates: (include) => held(listAllResourceTemplates(include)),
     listTools: (server) => held(listTools(server)),
     toolInfo: (server, tool) => held(toolInfo(server, tool)),
-    callTool: (server, tool, args) => held(callTool(server, tool, args))
+    callTool: (server, tool, args) => held(callTool(server, tool, args)),
+    supports,
+    resourceTemplates: (server) => held(resourceTemplates(server)),
+    complete: (server, request) => held(complete(server, request))
   }
   return { view, setup, handles, partitions }
 }
