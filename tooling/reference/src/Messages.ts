@@ -35,6 +35,11 @@ export const runtimeAndTools: ReadonlyArray<MessageDoc> = [
   ),
   m("args.tooDeep", Messages.args.tooDeep(128), "the tool arguments are nested deeper than the limit"),
   m("maxArgumentDepth", String(Messages.maxArgumentDepth), "the nesting limit of tool arguments (a number)"),
+  m(
+    "authorizationRequired",
+    Messages.authorizationRequired("{server}"),
+    "an HTTP server asked for OAuth and no usable token is stored (never logged in, logged out, or the refresh failed); `mcp-resources login SERVER` or `mcpServer/oauth/login` fixes it"
+  ),
   m("startup.http", Messages.startup.http(401, "{reason}"), "an HTTP server refused start-up with that status"),
   m(
     "startup.oauth",
