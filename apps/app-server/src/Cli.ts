@@ -5,10 +5,13 @@
  * default, `--json` for the exact tool output). Exit codes: 0 success, 1 a failed tool call or
  * startup, 2 a usage or config error.
  */
-import { Config as ProtocolConfig, type ToolPayload } from "@mcp-resources/protocol"
-import { ResourceClient, ServerEntry } from "@mcp-resources/resource-client"
+import { Messages, Config as ProtocolConfig, type ToolPayload } from "@mcp-resources/protocol"
+import { McpTransport, OAuth, ResourceClient, ServerEntry, TokenStore } from "@mcp-resources/resource-client"
 import { LifecycleSink, ToolHandlers } from "@mcp-resources/tool-handlers"
+import * as NodeChild from "node:child_process"
 import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
 import { Console, Effect, Layer } from "effect"
 import { loggerLayer } from "./Logging.js"
 
@@ -21,9 +24,12 @@ commands:
   list [--server S] [--cursor C]      list_mcp_resources (all servers without --server)
   templates [--server S] [--cursor C] list_mcp_resource_templates
   read SERVER URI                     read_mcp_resource
+  login SERVER [--timeout SEC]        log in to an OAuth HTTP server (prints the URL, waits for the redirect)
+  logout SERVER                       remove the stored login of a server
 
 options:
   --config PATH   TOML or JSON config (default ./mcp-resources.toml if it exists, else no servers)
+  --data-dir DIR  login/logout: where tokens are stored (default $MCP_RESOURCES_HOME or ~/.mcp-resources)
   --json          print the exact tool output instead of the readable form`
 
 /** A command line the CLI refuses. */
@@ -32,6 +38,13 @@ export class CliUsageError extends Error {}
 /** A parsed CLI command. */
 export type Command =
   | { readonly _tag: "serve"; readonly args: ReadonlyArray<string> }
+  | {
+      readonly _tag: "login" | "logout"
+      readonly configPath: string | undefined
+      readonly dataDir: string | undefined
+      readonly server: string
+      readonly timeoutSec: number
+    }
   | {
       readonly _tag: "tools" | "list" | "templates" | "read"
       readonly configPath: string | undefined
@@ -45,6 +58,7 @@ export type Command =
 export const parseCommand = (argv: ReadonlyArray<string>): Command => {
   const [name, ...rest] = argv
   if (name === "serve") return { _tag: "serve", args: rest }
+  if (name === "login" || name === "logout") return parseLogin(name, rest)
   if (name !== "tools" && name !== "list" && name !== "templates" && name !== "read") {
     throw new CliUsageError(name === undefined ? "a command is required" : `unknown command: ${name}`)
   }
@@ -81,6 +95,91 @@ export const parseCommand = (argv: ReadonlyArray<string>): Command => {
   }
 }
 
+/** How long `login` waits for the redirect unless `--timeout` says otherwise. */
+export const defaultLoginTimeoutSec = 300
+
+const parseLogin = (name: "login" | "logout", rest: ReadonlyArray<string>): Command => {
+  let configPath: string | undefined
+  let dataDir: string | undefined
+  let timeoutSec = defaultLoginTimeoutSec
+  const positional: Array<string> = []
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!
+    const value = () => {
+      const v = rest[++i]
+      if (v === undefined) throw new CliUsageError(`${arg} requires a value`)
+      return v
+    }
+    if (arg === "--config") configPath = value()
+    else if (arg === "--data-dir") dataDir = value()
+    else if (arg === "--timeout" && name === "login") {
+      const text = value()
+      timeoutSec = Number(text)
+      if (!/^\d+$/.test(text) || timeoutSec < 1) {
+        throw new CliUsageError(`--timeout must be a whole number of seconds >= 1, got ${JSON.stringify(text)}`)
+      }
+    } else if (arg.startsWith("--")) throw new CliUsageError(`unknown option for ${name}: ${arg}`)
+    else positional.push(arg)
+  }
+  if (positional.length !== 1) throw new CliUsageError(`${name} takes SERVER`)
+  return { _tag: name, configPath, dataDir, server: positional[0]!, timeoutSec }
+}
+
+/** The data dir of login/logout: `--data-dir`, else `$MCP_RESOURCES_HOME`, else `~/.mcp-resources` (as the app-server). */
+const dataDirOf = (dataDir: string | undefined): string => {
+  if (dataDir !== undefined) return NodePath.resolve(dataDir)
+  const home = process.env.MCP_RESOURCES_HOME
+  return home !== undefined && home !== "" ? NodePath.resolve(home) : NodePath.join(NodeOs.homedir(), ".mcp-resources")
+}
+
+/** Opens the URL with `$BROWSER` when it is set; never fails (the URL is printed either way). */
+const openBrowser = (url: string) =>
+  Effect.sync(() => {
+    const browser = process.env.BROWSER
+    if (browser === undefined || browser.trim() === "") return false
+    try {
+      const child = NodeChild.spawn(browser, [url], { stdio: "ignore", detached: true })
+      child.on("error", () => undefined)
+      child.unref()
+      return true
+    } catch {
+      return false
+    }
+  })
+
+const runLogin = (command: Extract<Command, { _tag: "login" | "logout" }>) =>
+  Effect.gen(function* () {
+    const config = yield* loadConfig(command.configPath)
+    const entry = config.mcpServers.find((server) => server.name === command.server)
+    if (entry === undefined) {
+      yield* Console.error(`mcp-resources: ${Messages.unknownServer(command.server)}`)
+      return 1
+    }
+    const store = TokenStore.layerDataDir(dataDirOf(command.dataDir))
+    if (command._tag === "logout") {
+      const removed = yield* OAuth.logout(entry.name).pipe(Effect.provide(store))
+      yield* Console.log(removed ? Messages.oauth.loggedOut(entry.name) : Messages.oauth.notLoggedIn(entry.name))
+      return 0
+    }
+    return yield* Effect.scoped(
+      Effect.gen(function* () {
+        const start = yield* OAuth.startLogin(entry, { timeoutSec: command.timeoutSec })
+        if (start.authorizationUrl !== "") {
+          yield* Console.log(
+            `To log in to MCP server '${entry.name}', open this URL in a browser:\n\n  ${start.authorizationUrl}\n`
+          )
+          const opened = yield* openBrowser(start.authorizationUrl)
+          yield* Console.log(
+            `${opened ? "Opened $BROWSER. " : ""}Waiting up to ${command.timeoutSec} s for the redirect to ${start.redirectUrl} ...`
+          )
+        }
+        yield* start.completion
+        yield* Console.log(Messages.oauth.loggedIn(entry.name))
+        return 0
+      })
+    ).pipe(Effect.provide(store))
+  }).pipe(Effect.catchTag("LoginError", (error) => Effect.as(Console.error(`mcp-resources: ${error.message}`), 1)))
+
 const loadConfig = (configPath: string | undefined) => {
   if (configPath !== undefined) return ProtocolConfig.load(configPath)
   return NodeFs.existsSync("mcp-resources.toml")
@@ -88,7 +187,9 @@ const loadConfig = (configPath: string | undefined) => {
     : Effect.succeed(ProtocolConfig.empty)
 }
 
-const toolFor = (command: Exclude<Command, { _tag: "serve" }>): { name: string; arguments: string } => {
+const toolFor = (
+  command: Extract<Command, { _tag: "tools" | "list" | "templates" | "read" }>
+): { name: string; arguments: string } => {
   const args: Record<string, string> = {}
   if (command.server !== undefined) args.server = command.server
   if (command.cursor !== undefined) args.cursor = command.cursor
@@ -132,7 +233,7 @@ export const readable = (command: Command["_tag"], output: string): string => {
   return lines.join("\n")
 }
 
-const runTools = (command: Exclude<Command, { _tag: "serve" }>) =>
+const runTools = (command: Extract<Command, { _tag: "tools" | "list" | "templates" | "read" }>) =>
   Effect.gen(function* () {
     const config = yield* loadConfig(command.configPath)
     return yield* Effect.scoped(
@@ -167,7 +268,15 @@ const runTools = (command: Exclude<Command, { _tag: "serve" }>) =>
         yield* Console.log(command.json ? output : readable(command._tag, output))
         return 0
       }).pipe(
-        Effect.provide(Layer.merge(ResourceClient.layer(ServerEntry.fromConfig(config)), LifecycleSink.layerNoop))
+        Effect.provide(
+          Layer.merge(
+            ResourceClient.layerWith(ServerEntry.fromConfig(config)).pipe(
+              Layer.provide(McpTransport.layer),
+              Layer.provide(TokenStore.layerDataDir(dataDirOf(undefined)))
+            ),
+            LifecycleSink.layerNoop
+          )
+        )
       )
     )
   })
@@ -189,7 +298,8 @@ export const run = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
       yield* Effect.promise(() => import("./main.js"))
       return yield* Effect.never
     }
-    return yield* runTools(command)
+    if (command._tag === "login" || command._tag === "logout") return yield* runLogin(command)
+    return yield* runTools(command as Extract<Command, { _tag: "tools" | "list" | "templates" | "read" }>)
   }).pipe(
     Effect.catchAll((error) =>
       Console.error(

@@ -2,7 +2,7 @@
  * The only place layers are composed: config, persistence, the resource client, origins, skills,
  * threads, the dispatcher and the transports, with the logger of `Logging.ts`.
  */
-import { ResourceClient, ServerEntry } from "@mcp-resources/resource-client"
+import { ResourceClient, ServerEntry, TokenStore } from "@mcp-resources/resource-client"
 import { OriginStore } from "@mcp-resources/resource-origins"
 import { Skills } from "@mcp-resources/skills"
 import { ThreadStore } from "@mcp-resources/thread-store"
@@ -44,7 +44,10 @@ export const layer = (
           url: config.persistence.url,
           dataDir: options.dataDir
         })
-      const client = ResourceClient.layer(ServerEntry.fromConfig(config))
+      // OAuth tokens of HTTP servers: `{dataDir}/oauth-tokens.json` (what `mcp-resources login` writes)
+      const client = ResourceClient.layer(ServerEntry.fromConfig(config)).pipe(
+        Layer.provideMerge(TokenStore.layerDataDir(options.dataDir))
+      )
       const services = Layer.mergeAll(
         OriginStore.layerFromResourceClient,
         Skills.layer,

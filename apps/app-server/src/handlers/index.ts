@@ -6,6 +6,7 @@ import type { AppOptions } from "../AppOptions.js"
 import type { Method } from "../Method.js"
 import type { Threads } from "../Threads.js"
 import { configMethods } from "./config.js"
+import { oauthMethods } from "./oauth.js"
 import { resourceMethods } from "./resources.js"
 import { skillMethods } from "./skills.js"
 import { threadMethods } from "./threads.js"
@@ -18,7 +19,8 @@ const table = {
   ...toolMethods,
   ...resourceMethods,
   ...configMethods,
-  ...skillMethods
+  ...skillMethods,
+  ...oauthMethods
 }
 
 /** What the handlers need from the main layer. */
