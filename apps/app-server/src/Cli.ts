@@ -5,10 +5,11 @@
  * default, `--json` for the exact tool output). Exit codes: 0 success, 1 a failed tool call or
  * startup, 2 a usage or config error.
  */
-import { Config as ProtocolConfig, type ToolPayload } from "@mcp-resources/protocol"
-import { ResourceClient, ServerEntry } from "@mcp-resources/resource-client"
+import { Messages, Config as ProtocolConfig, type ToolPayload } from "@mcp-resources/protocol"
+import { McpTransport, OAuth, ResourceClient, ServerEntry, TokenStore } from "@mcp-resources/resource-client"
 import { LifecycleSink, ToolHandlers } from "@mcp-resources/tool-handlers"
 import { ThreadStore } from "@mcp-resources/thread-store"
+import * as NodeChild from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
@@ -26,11 +27,14 @@ commands:
   templates [--server S] [--cursor C] list_mcp_resource_templates
   read SERVER URI                     read_mcp_resource
   audit THREAD [--data-dir DIR]       a thread's record of what was listed, read, denied and changed by hooks
+  login SERVER [--timeout SEC]        log in to an OAuth HTTP server (prints the URL, waits for the redirect)
+  logout SERVER                       remove the stored login of a server
 
 options:
   --config PATH   TOML or JSON config (default ./mcp-resources.toml if it exists, else no servers)
   --json          print the exact tool output instead of the readable form
-  --data-dir DIR  audit: the app-server's data directory (default $MCP_RESOURCES_HOME, else ~/.mcp-resources)`
+  --data-dir DIR  audit, login, logout: the app-server's data directory, where threads and tokens are
+                  stored (default $MCP_RESOURCES_HOME, else ~/.mcp-resources)`
 
 /** A command line the CLI refuses. */
 export class CliUsageError extends Error {}
@@ -46,6 +50,13 @@ export type Command =
       readonly threadId: string
     }
   | {
+      readonly _tag: "login" | "logout"
+      readonly configPath: string | undefined
+      readonly dataDir: string | undefined
+      readonly server: string
+      readonly timeoutSec: number
+    }
+  | {
       readonly _tag: "tools" | "list" | "templates" | "read"
       readonly configPath: string | undefined
       readonly json: boolean
@@ -59,6 +70,7 @@ export const parseCommand = (argv: ReadonlyArray<string>): Command => {
   const [name, ...rest] = argv
   if (name === "serve") return { _tag: "serve", args: rest }
   if (name === "audit") return parseAudit(rest)
+  if (name === "login" || name === "logout") return parseLogin(name, rest)
   if (name !== "tools" && name !== "list" && name !== "templates" && name !== "read") {
     throw new CliUsageError(name === undefined ? "a command is required" : `unknown command: ${name}`)
   }
@@ -117,7 +129,39 @@ const parseAudit = (rest: ReadonlyArray<string>): Command => {
   return { _tag: "audit", configPath, dataDir, json, threadId: positional[0]! }
 }
 
-const defaultDataDir = (): string => {
+/** How long `login` waits for the redirect unless `--timeout` says otherwise. */
+export const defaultLoginTimeoutSec = 300
+
+const parseLogin = (name: "login" | "logout", rest: ReadonlyArray<string>): Command => {
+  let configPath: string | undefined
+  let dataDir: string | undefined
+  let timeoutSec = defaultLoginTimeoutSec
+  const positional: Array<string> = []
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!
+    const value = () => {
+      const v = rest[++i]
+      if (v === undefined) throw new CliUsageError(`${arg} requires a value`)
+      return v
+    }
+    if (arg === "--config") configPath = value()
+    else if (arg === "--data-dir") dataDir = value()
+    else if (arg === "--timeout" && name === "login") {
+      const text = value()
+      timeoutSec = Number(text)
+      if (!/^\d+$/.test(text) || timeoutSec < 1) {
+        throw new CliUsageError(`--timeout must be a whole number of seconds >= 1, got ${JSON.stringify(text)}`)
+      }
+    } else if (arg.startsWith("--")) throw new CliUsageError(`unknown option for ${name}: ${arg}`)
+    else positional.push(arg)
+  }
+  if (positional.length !== 1) throw new CliUsageError(`${name} takes SERVER`)
+  return { _tag: name, configPath, dataDir, server: positional[0]!, timeoutSec }
+}
+
+/** The data dir of login/logout: `--data-dir`, else `$MCP_RESOURCES_HOME`, else `~/.mcp-resources` (as the app-server). */
+const dataDirOf = (dataDir: string | undefined): string => {
+  if (dataDir !== undefined) return NodePath.resolve(dataDir)
   const home = process.env.MCP_RESOURCES_HOME
   return home !== undefined && home !== "" ? NodePath.resolve(home) : NodePath.join(NodeOs.homedir(), ".mcp-resources")
 }
@@ -130,13 +174,61 @@ const runAudit = (command: Extract<Command, { _tag: "audit" }>) =>
         ThreadStore.layerFromConfig({
           driver: config.persistence.driver,
           url: config.persistence.url,
-          dataDir: command.dataDir === undefined ? defaultDataDir() : NodePath.resolve(command.dataDir)
+          dataDir: dataDirOf(command.dataDir)
         })
       )
     )
     yield* Console.log(command.json ? JSON.stringify(list) : Audit.readable(command.threadId, list))
     return 0
   })
+
+/** Opens the URL with `$BROWSER` when it is set; never fails (the URL is printed either way). */
+const openBrowser = (url: string) =>
+  Effect.sync(() => {
+    const browser = process.env.BROWSER
+    if (browser === undefined || browser.trim() === "") return false
+    try {
+      const child = NodeChild.spawn(browser, [url], { stdio: "ignore", detached: true })
+      child.on("error", () => undefined)
+      child.unref()
+      return true
+    } catch {
+      return false
+    }
+  })
+
+const runLogin = (command: Extract<Command, { _tag: "login" | "logout" }>) =>
+  Effect.gen(function* () {
+    const config = yield* loadConfig(command.configPath)
+    const entry = config.mcpServers.find((server) => server.name === command.server)
+    if (entry === undefined) {
+      yield* Console.error(`mcp-resources: ${Messages.unknownServer(command.server)}`)
+      return 1
+    }
+    const store = TokenStore.layerDataDir(dataDirOf(command.dataDir))
+    if (command._tag === "logout") {
+      const removed = yield* OAuth.logout(entry.name).pipe(Effect.provide(store))
+      yield* Console.log(removed ? Messages.oauth.loggedOut(entry.name) : Messages.oauth.notLoggedIn(entry.name))
+      return 0
+    }
+    return yield* Effect.scoped(
+      Effect.gen(function* () {
+        const start = yield* OAuth.startLogin(entry, { timeoutSec: command.timeoutSec })
+        if (start.authorizationUrl !== "") {
+          yield* Console.log(
+            `To log in to MCP server '${entry.name}', open this URL in a browser:\n\n  ${start.authorizationUrl}\n`
+          )
+          const opened = yield* openBrowser(start.authorizationUrl)
+          yield* Console.log(
+            `${opened ? "Opened $BROWSER. " : ""}Waiting up to ${command.timeoutSec} s for the redirect to ${start.redirectUrl} ...`
+          )
+        }
+        yield* start.completion
+        yield* Console.log(Messages.oauth.loggedIn(entry.name))
+        return 0
+      })
+    ).pipe(Effect.provide(store))
+  }).pipe(Effect.catchTag("LoginError", (error) => Effect.as(Console.error(`mcp-resources: ${error.message}`), 1)))
 
 const loadConfig = (configPath: string | undefined) => {
   if (configPath !== undefined) return ProtocolConfig.load(configPath)
@@ -146,6 +238,9 @@ const loadConfig = (configPath: string | undefined) => {
 }
 
 const toolFor = (command: Exclude<Command, { _tag: "serve" | "audit" }>): { name: string; arguments: string } => {
+const toolFor = (
+  command: Extract<Command, { _tag: "tools" | "list" | "templates" | "read" }>
+): { name: string; arguments: string } => {
   const args: Record<string, string> = {}
   if (command.server !== undefined) args.server = command.server
   if (command.cursor !== undefined) args.cursor = command.cursor
@@ -189,7 +284,7 @@ export const readable = (command: Command["_tag"], output: string): string => {
   return lines.join("\n")
 }
 
-const runTools = (command: Exclude<Command, { _tag: "serve" | "audit" }>) =>
+const toolFor = (command: Extract<Command, { _tag: "tools" | "list" | "templates" | "read" }>): { name: string; arguments: string } => {
   Effect.gen(function* () {
     const config = yield* loadConfig(command.configPath)
     return yield* Effect.scoped(
@@ -224,7 +319,15 @@ const runTools = (command: Exclude<Command, { _tag: "serve" | "audit" }>) =>
         yield* Console.log(command.json ? output : readable(command._tag, output))
         return 0
       }).pipe(
-        Effect.provide(Layer.merge(ResourceClient.layer(ServerEntry.fromConfig(config)), LifecycleSink.layerNoop))
+        Effect.provide(
+          Layer.merge(
+            ResourceClient.layerWith(ServerEntry.fromConfig(config)).pipe(
+              Layer.provide(McpTransport.layer),
+              Layer.provide(TokenStore.layerDataDir(dataDirOf(undefined)))
+            ),
+            LifecycleSink.layerNoop
+          )
+        )
       )
     )
   })
@@ -246,8 +349,7 @@ export const run = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
       yield* Effect.promise(() => import("./main.js"))
       return yield* Effect.never
     }
-    if (command._tag === "audit") return yield* runAudit(command)
-    return yield* runTools(command)
+const runTools = (command: Extract<Command, { _tag: "tools" | "list" | "templates" | "read" }>) =>
   }).pipe(
     Effect.catchAll((error) =>
       Console.error(

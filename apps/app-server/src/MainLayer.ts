@@ -2,7 +2,7 @@
  * The only place layers are composed: config, persistence, the resource client, origins, skills,
  * threads, the dispatcher and the transports, with the logger of `Logging.ts`.
  */
-import { ResourceClient, ServerEntry } from "@mcp-resources/resource-client"
+import { ResourceClient, ServerEntry, TokenStore } from "@mcp-resources/resource-client"
 import { OriginStore } from "@mcp-resources/resource-origins"
 import { Skills } from "@mcp-resources/skills"
 import { ThreadStore } from "@mcp-resources/thread-store"
@@ -45,9 +45,13 @@ export const layer = (
           url: config.persistence.url,
           dataDir: options.dataDir
         })
-      // the resource client answers MCP servers' elicitations through the router (Elicitation.ts)
+      // the resource client answers MCP servers' elicitations through the router (Elicitation.ts); OAuth
+      // tokens of HTTP servers live in `{dataDir}/oauth-tokens.json` (what `mcp-resources login` writes)
       const router = Elicitation.layer.pipe(Layer.provideMerge(Connections.layer))
-      const client = ResourceClient.layer(ServerEntry.fromConfig(config)).pipe(Layer.provideMerge(router))
+      const client = ResourceClient.layer(ServerEntry.fromConfig(config)).pipe(
+        Layer.provideMerge(router),
+        Layer.provideMerge(TokenStore.layerDataDir(options.dataDir))
+      )
       const services = Layer.mergeAll(
         OriginStore.layerFromResourceClient,
         Skills.layer,

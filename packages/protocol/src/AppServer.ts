@@ -101,6 +101,12 @@ export const ServerCapabilities = Schema.Struct({
       description:
         "The server-to-client requests this server may send to a client that declared it answers them (mcpServer/elicitation/request)."
     })
+  ),
+  oauthLogin: opt(
+    Schema.Boolean.annotations({
+      description:
+        "True: `mcpServer/oauth/login` logs in to an OAuth HTTP server, `mcpServer/oauth/loginCompleted` reports the end, `mcpServer/list` shows `auth`."
+    })
   )
 }).annotations({ identifier: "ServerCapabilities" })
 /** The optional capabilities this server offers. */
@@ -109,7 +115,8 @@ export type ServerCapabilities = typeof ServerCapabilities.Type
 /** The capabilities of this server. */
 export const serverCapabilities: ServerCapabilities = {
   toolProfiles: toolProfiles,
-  serverRequests: ["mcpServer/elicitation/request"]
+  serverRequests: ["mcpServer/elicitation/request"],
+  oauthLogin: true
 }
 
 /** `initialize` params. */
@@ -274,6 +281,12 @@ export const ConfigReloadParams = EmptyObject
 /** `config/mcpServer/reload` result. */
 export const ConfigReloadResult = EmptyObject
 
+/**
+ * The auth state of an HTTP server in `mcpServer/list`: `none` (no OAuth login stored or asked for),
+ * `loggedIn` (tokens stored), `loginRequired` (the server asked for OAuth and has no usable token).
+ */
+export const AuthState = Schema.Literal("none", "loggedIn", "loginRequired").annotations({ identifier: "AuthState" })
+
 /** A server's status in `mcpServer/list`. */
 export const ServerStatus = Schema.Literal("starting", "ready", "failed", "disabled")
 /** `mcpServer/list` params. */
@@ -289,9 +302,22 @@ export const McpServerListResult = Schema.Struct({
       /** The negotiated protocol revision of a ready server. */
       protocolVersion: opt(Schema.String),
       /** Set while a dropped remote server is reconnected: the attempt under way or waited for (from 1). */
-      reconnectAttempt: opt(Schema.Int)
+      reconnectAttempt: opt(Schema.Int),
+      /** HTTP servers: whether the server logs in with OAuth and has a stored login. */
+      auth: opt(AuthState)
     })
   )
+})
+
+/** `mcpServer/oauth/login` params: the configured server to log in to. */
+export const McpServerOAuthLoginParams = Schema.Struct({ server: Schema.String })
+/** `mcpServer/oauth/login` result: the URL the user opens; the end comes as `mcpServer/oauth/loginCompleted`. */
+export const McpServerOAuthLoginResult = Schema.Struct({ authorizationUrl: Schema.String })
+/** `mcpServer/oauth/loginCompleted` params: how a login ended (`error` says why it failed; never a secret). */
+export const McpServerOAuthLoginCompletedNotification = Schema.Struct({
+  server: Schema.String,
+  success: Schema.Boolean,
+  error: opt(Schema.String)
 })
 
 /** A catalog entry of `skills/list`. */
@@ -391,7 +417,8 @@ export const notifications = {
   "turn/started": TurnStartedNotification,
   "item/started": ItemNotification,
   "item/completed": ItemNotification,
-  "thread/rolledBack": ThreadRolledBackNotification
+  "thread/rolledBack": ThreadRolledBackNotification,
+  "mcpServer/oauth/loginCompleted": McpServerOAuthLoginCompletedNotification
 } as const
 /** A notification method the app-server sends. */
 export type NotificationMethod = keyof typeof notifications
@@ -413,6 +440,7 @@ export const methods = {
   "thread/compact": ThreadCompactParams,
   "config/mcpServer/reload": ConfigReloadParams,
   "mcpServer/list": McpServerListParams,
+  "mcpServer/oauth/login": McpServerOAuthLoginParams,
   "skills/list": SkillsListParams,
   "skills/read": SkillsReadParams
 } as const
@@ -438,6 +466,7 @@ export const results = {
   "thread/compact": ThreadCompactResult,
   "config/mcpServer/reload": ConfigReloadResult,
   "mcpServer/list": McpServerListResult,
+  "mcpServer/oauth/login": McpServerOAuthLoginResult,
   "skills/list": SkillsListResult,
   "skills/read": SkillsReadResult
 } as const satisfies Record<Method, Schema.Schema.Any>

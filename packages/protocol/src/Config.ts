@@ -38,6 +38,12 @@ export interface HttpTransport {
   readonly url: string
   readonly bearerTokenEnvVar?: string
   readonly httpHeaders: Readonly<Record<string, string>>
+  /** `oauth_client_id`: a client pre-registered with the server's authorization server (else dynamic registration). */
+  readonly oauthClientId?: string
+  /** `oauth_client_secret_env_var`: the variable holding that client's secret (none for a public client). */
+  readonly oauthClientSecretEnvVar?: string
+  /** `oauth_redirect_port`: the loopback port of the login redirect (a free port when absent). */
+  readonly oauthRedirectPort?: number
 }
 
 /**
@@ -237,6 +243,9 @@ export const RawServer = Schema.Struct({
   url: opt(Schema.String.pipe(Schema.minLength(1))),
   bearer_token_env_var: opt(Schema.String.pipe(Schema.minLength(1))),
   http_headers: opt(StringMap),
+  oauth_client_id: opt(Schema.String.pipe(Schema.minLength(1))),
+  oauth_client_secret_env_var: opt(Schema.String.pipe(Schema.minLength(1))),
+  oauth_redirect_port: opt(Schema.Int.pipe(Schema.between(1, 65535))),
   enabled: opt(Schema.Boolean),
   startup_timeout_sec: opt(Seconds),
   tool_timeout_sec: opt(Seconds),
@@ -347,7 +356,15 @@ const toServer = (
   }
   const misplaced =
     s.command !== undefined
-      ? (["bearer_token_env_var", "http_headers"] as const).find((k) => s[k] !== undefined)
+      ? (
+          [
+            "bearer_token_env_var",
+            "http_headers",
+            "oauth_client_id",
+            "oauth_client_secret_env_var",
+            "oauth_redirect_port"
+          ] as const
+        ).find((k) => s[k] !== undefined)
       : (["args", "env", "cwd"] as const).find((k) => s[k] !== undefined)
   if (misplaced !== undefined) {
     return fail(
@@ -376,7 +393,12 @@ const toServer = (
             _tag: "http",
             url: s.url!,
             ...(s.bearer_token_env_var !== undefined ? { bearerTokenEnvVar: s.bearer_token_env_var } : {}),
-            httpHeaders: s.http_headers ?? {}
+            httpHeaders: s.http_headers ?? {},
+            ...(s.oauth_client_id !== undefined ? { oauthClientId: s.oauth_client_id } : {}),
+            ...(s.oauth_client_secret_env_var !== undefined
+              ? { oauthClientSecretEnvVar: s.oauth_client_secret_env_var }
+              : {}),
+            ...(s.oauth_redirect_port !== undefined ? { oauthRedirectPort: s.oauth_redirect_port } : {})
           },
     enabled: s.enabled ?? serverDefaults.enabled,
     startupTimeoutSec: s.startup_timeout_sec ?? serverDefaults.startupTimeoutSec,

@@ -116,6 +116,36 @@ export const jsonKind = (value: unknown): "null" | "boolean" | "number" | "strin
             : "object"
 
 /**
+ * An HTTP server that asks for OAuth has no usable token (none stored, or its refresh failed); the
+ * same text for the CLI, the model and app-server clients.
+ */
+export const authorizationRequired = (server: string): string =>
+  `authorization required for MCP server '${server}': run mcp-resources login ${server}`
+
+/** OAuth login (`mcp-resources login`, `mcpServer/oauth/login`): its failures and its browser pages. */
+export const oauth = {
+  notHttp: (server: string) => `MCP server '${server}' is not a streamable HTTP server; only those log in with OAuth`,
+  staticAuthorization: (server: string) =>
+    `MCP server '${server}' sends its own Authorization (bearer_token_env_var or an Authorization header); it does not log in with OAuth`,
+  unreachable: (server: string, reason: string) => `cannot reach MCP server '${server}' to log in: ${reason}`,
+  failed: (server: string, reason: string) => `login to MCP server '${server}' failed: ${reason}`,
+  refused: (server: string, reason: string) =>
+    `login to MCP server '${server}' failed: the authorization server refused: ${reason}`,
+  stateMismatch: (server: string) =>
+    `login to MCP server '${server}' failed: the redirect's state does not match this login`,
+  noCode: (server: string) => `login to MCP server '${server}' failed: the redirect carried no authorization code`,
+  timedOut: (server: string, seconds: number) =>
+    `login to MCP server '${server}' timed out: no redirect arrived within ${seconds} s`,
+  cannotListen: (port: number, reason: string) =>
+    `cannot listen for the login redirect on 127.0.0.1:${port}: ${reason}`,
+  pageDone: "Logged in to the MCP server. You can close this window.",
+  pageFailed: "The login did not succeed. You can close this window and see mcp-resources for the reason.",
+  loggedIn: (server: string) => `logged in to MCP server '${server}'`,
+  loggedOut: (server: string) => `logged out of MCP server '${server}'`,
+  notLoggedIn: (server: string) => `MCP server '${server}' had no stored login`
+}
+
+/**
  * Why an MCP server could not be reached or refused to start (resource-client 2.0). They follow
  * `failed to get client: ` in the model-facing chain and appear as `error` in `mcpServer/list`.
  */

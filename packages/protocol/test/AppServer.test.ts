@@ -41,6 +41,7 @@ describe("AppServer schemas", () => {
       "thread/compact",
       "config/mcpServer/reload",
       "mcpServer/list",
+      "mcpServer/oauth/login",
       "skills/list",
       "skills/read"
     ])

@@ -239,6 +239,29 @@ describe("Config", () => {
     )
   })
 
+  it("oauth_client_id, oauth_client_secret_env_var and oauth_redirect_port: HTTP only, the port in 1..65535", () => {
+    const config = ok(
+      '[mcp_servers.t]\nurl = "https://mcp.example/mcp"\noauth_client_id = "cid"\noauth_client_secret_env_var = "T_SECRET"\noauth_redirect_port = 8976\n',
+      "c.toml"
+    )
+    assert.deepStrictEqual(config.mcpServers[0]!.transport, {
+      _tag: "http",
+      url: "https://mcp.example/mcp",
+      httpHeaders: {},
+      oauthClientId: "cid",
+      oauthClientSecretEnvVar: "T_SECRET",
+      oauthRedirectPort: 8976
+    })
+    assert.strictEqual(
+      errorOf('[mcp_servers.s]\ncommand = "node"\noauth_client_id = "cid"\n', "c.toml"),
+      "c.toml: mcp_servers.s.oauth_client_id: only applies to streamable HTTP servers (`url`)"
+    )
+    assert.match(
+      errorOf('[mcp_servers.t]\nurl = "https://mcp.example/mcp"\noauth_redirect_port = 70000\n', "c.toml"),
+      /^c\.toml: mcp_servers\.t\.oauth_redirect_port: /
+    )
+  })
+
   it("reads [cache] and [mcp] with their defaults", () => {
     assert.deepStrictEqual(ok("{}", "c.json").cache, { enabled: true, maxBytes: 67108864 })
     assert.deepStrictEqual(ok("{}", "c.json").mcp, {

@@ -5,8 +5,9 @@
  * and sandboxed hosts; a host can provide its own (a sandboxed spawner, a custom socket).
  */
 import { Errors } from "@mcp-resources/protocol"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { makeTransport, type TransportFactory } from "./internal/connection.js"
+import { TokenStore } from "./TokenStore.js"
 
 /** Builds the (not yet started) SDK transport of an entry; `stderr` receives a stdio child's standard error. */
 export interface Service extends TransportFactory {}
@@ -14,8 +15,22 @@ export interface Service extends TransportFactory {}
 /** The McpTransport service tag. Layers: `layer` (every kind of entry), `layerMemory` (in-memory entries only). */
 export class McpTransport extends Context.Tag("@mcp-resources/resource-client/McpTransport")<McpTransport, Service>() {}
 
-/** stdio child processes (command, args, env, cwd), streamable HTTP (url, bearer token, headers) and in-memory entries. */
-export const layer: Layer.Layer<McpTransport> = Layer.succeed(McpTransport, { make: makeTransport })
+/**
+ * stdio child processes (command, args, env, cwd), streamable HTTP (url, bearer token, headers, OAuth)
+ * and in-memory entries. An HTTP server that asks for OAuth gets the tokens of the `TokenStore` in
+ * the context when the layer is built; without one it fails with `authorization required …`.
+ */
+export const layer: Layer.Layer<McpTransport> = Layer.effect(
+  McpTransport,
+  Effect.gen(function* () {
+    const store = yield* Effect.serviceOption(TokenStore)
+    const runtime = yield* Effect.runtime<never>()
+    const oauth = Option.map(store, (store) => ({ store, runtime }))
+    return {
+      make: (entry, stderr) => makeTransport(entry, stderr, Option.getOrUndefined(oauth))
+    }
+  })
+)
 
 /** In-memory entries only; a stdio or HTTP entry fails its startup with a message naming the layer. */
 export const layerMemory: Layer.Layer<McpTransport> = Layer.succeed(McpTransport, {

@@ -6,7 +6,7 @@
 import { createServer as createTcpServer, connect as tcpConnect, type Socket } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { listenLoopback, startV2Http, v2StdioCommand } from "@mcp-resources/fixtures"
-import { Config } from "@mcp-resources/protocol"
+import { Config, Messages } from "@mcp-resources/protocol"
 import { ConfigProvider, Effect, Either, TestClock } from "effect"
 import { McpTransport, ResourceClient, type ServerEntry } from "../src/index.js"
 import { httpConnectionLost, httpFailureText } from "../src/internal/failures.js"
@@ -111,13 +111,14 @@ describe("start-up refusals keep the server's reason", () => {
         html_ok: "failed: the server answered with an HTML page, not MCP",
         modern_http: "failed: HTTP 400: unsupported protocol version 2025-11-25; the server supports 2026-07-28",
         modern_stdio: "failed: unsupported protocol version 2025-11-25; the server supports 2026-07-28",
-        unauthorized: "failed: HTTP 401: invalid_token (The access token expired)",
+        // a 401 with a Bearer challenge and no stored login: the OAuth login is what is missing
+        unauthorized: `failed: ${Messages.authorizationRequired("unauthorized")}`,
         unreachable: `failed: cannot connect to http://127.0.0.1:${port}/mcp: connect ECONNREFUSED 127.0.0.1:${port}`,
         wrong_path: "failed: HTTP 404: Cannot POST /wrong"
       })
       assert.strictEqual(
         message(yield* Effect.either(client.listResources("unauthorized"))),
-        "failed to get client: HTTP 401: invalid_token (The access token expired)"
+        `failed to get client: ${Messages.authorizationRequired("unauthorized")}`
       )
     }).pipe(Effect.scoped)
   )

@@ -3,8 +3,8 @@
  * packages only: the resource client connects (initialize, first `tools/list`) to a streamable HTTP
  * entry, and the tool handlers list the model-visible tools and call each one as a model would.
  */
-import { Config } from "@mcp-resources/protocol"
-import { ResourceClient, ServerEntry, ServerRequests } from "@mcp-resources/resource-client"
+import { Config, Messages } from "@mcp-resources/protocol"
+import { McpTransport, OAuth, ResourceClient, ServerEntry, ServerRequests, TokenStore } from "@mcp-resources/resource-client"
 import { LifecycleSink, ToolHandlers } from "@mcp-resources/tool-handlers"
 import { Data, Effect, Either, Layer, Option } from "effect"
 
@@ -88,10 +88,32 @@ const serverRequests = ServerRequests.layer({
   }
 })
 
+/** What a scenario hands the client (`MCP_CONFORMANCE_CONTEXT`): a pre-registered client, for one. */
+export interface ScenarioContext {
+  readonly client_id?: string
+  readonly client_secret?: string
+}
+
+/** The variable the client secret of a pre-registered client is put in (`oauth_client_secret_env_var`). */
+export const secretVariable = "CONFORMANCE_OAUTH_CLIENT_SECRET"
+
 /** The config of the one HTTP entry, through the same decoder as a config file. */
-const configFor = (url: string): Effect.Effect<Config.Config, ConformanceClientError> =>
+const configFor = (url: string, context: ScenarioContext): Effect.Effect<Config.Config, ConformanceClientError> =>
   Either.match(
-    Config.decode({ mcp_servers: { [serverName]: { url, startup_timeout_sec: 15, tool_timeout_sec: 15 } } }, url),
+    Config.decode(
+      {
+        mcp_servers: {
+          [serverName]: {
+            url,
+            startup_timeout_sec: 15,
+            tool_timeout_sec: 15,
+            ...(context.client_id !== undefined ? { oauth_client_id: context.client_id } : {}),
+            ...(context.client_secret !== undefined ? { oauth_client_secret_env_var: secretVariable } : {})
+          }
+        }
+      },
+      url
+    ),
     {
       onLeft: (error) => Effect.fail(new ConformanceClientError({ message: error.message })),
       onRight: Effect.succeed
@@ -102,14 +124,31 @@ const configFor = (url: string): Effect.Effect<Config.Config, ConformanceClientE
  * Connects to `url`, lists the tools and calls each one whose arguments can be made up. Fails when
  * the server does not become ready or a tool call does not succeed.
  */
-export const run = (url: string): Effect.Effect<Outcome, ConformanceClientError> =>
+export const run = (url: string, context: ScenarioContext = {}): Effect.Effect<Outcome, ConformanceClientError> =>
   Effect.gen(function* () {
-    const config = yield* configFor(url)
+    const config = yield* configFor(url, context)
+    const store = TokenStore.layerMemory
     const outcome = yield* Effect.scoped(
       Effect.gen(function* () {
         const client = yield* ResourceClient.ResourceClient
-        const set = yield* client.acquire
-        const status = yield* set.awaitSettled(serverName)
+        let set = yield* client.acquire
+        let status = yield* set.awaitSettled(serverName)
+        // a server that asks for OAuth: log in as a user would (`mcp-resources login`), the browser
+        // step scripted (the suite's authorization server approves at once), then connect again
+        if (Option.isSome(status) && status.value.error === Messages.authorizationRequired(serverName)) {
+          const entry = config.mcpServers[0]!
+          yield* Effect.scoped(
+            Effect.gen(function* () {
+              const start = yield* OAuth.startLogin(entry, { timeoutSec: 15 })
+              yield* Effect.logInfo("login: following the authorization URL")
+              if (start.authorizationUrl !== "") yield* followAuthorization(start.authorizationUrl)
+              yield* start.completion
+            })
+          ).pipe(Effect.mapError((error) => new ConformanceClientError({ message: error.message })))
+          yield* client.reconnect
+          set = yield* client.acquire
+          status = yield* set.awaitSettled(serverName)
+        }
         if (Option.isNone(status) || status.value.status !== "ready") {
           const detail = Option.match(status, {
             onNone: () => "is not in the connection set",
@@ -142,9 +181,13 @@ export const run = (url: string): Effect.Effect<Outcome, ConformanceClientError>
       })
     ).pipe(
       Effect.provide([
-        ResourceClient.layer(ServerEntry.fromConfig(config)).pipe(Layer.provide(serverRequests)),
+        ResourceClient.layerWith(ServerEntry.fromConfig(config)).pipe(
+          Layer.provide(McpTransport.layer),
+          Layer.provide(serverRequests)
+        ),
         LifecycleSink.layerNoop
-      ])
+      ]),
+      Effect.provide(store)
     )
     const failed = outcome.calls.filter((call) => !call.success)
     if (failed.length > 0) {
@@ -153,4 +196,20 @@ export const run = (url: string): Effect.Effect<Outcome, ConformanceClientError>
       })
     }
     return outcome
+  })
+
+/** The browser: follows the authorization URL and its redirects to the client's loopback listener. */
+const followAuthorization = (authorizationUrl: string): Effect.Effect<void, ConformanceClientError> =>
+  Effect.tryPromise({
+    try: async () => {
+      let next = authorizationUrl
+      for (let hop = 0; hop < 10; hop++) {
+        const response = await fetch(next, { redirect: "manual" })
+        await response.body?.cancel()
+        const location = response.headers.get("location")
+        if (response.status < 300 || response.status >= 400 || location === null) return
+        next = new URL(location, next).href
+      }
+    },
+    catch: (error) => new ConformanceClientError({ message: `the browser step failed: ${String(error)}` })
   })

@@ -5,7 +5,7 @@
  * otherwise (with the reason on stderr).
  */
 import { Cause, Effect, Exit, Logger, LogLevel } from "effect"
-import { run } from "./ConformanceClient.js"
+import { run, type ScenarioContext, secretVariable } from "./ConformanceClient.js"
 
 const url = process.argv[2]
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "(no scenario)"
@@ -15,7 +15,16 @@ if (url === undefined || process.argv.length !== 3) {
   process.exit(2)
 }
 
-const program = run(url).pipe(
+const context = ((): ScenarioContext => {
+  try {
+    return JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as ScenarioContext
+  } catch {
+    return {}
+  }
+})()
+if (context.client_secret !== undefined) process.env[secretVariable] = context.client_secret
+
+const program = run(url, context).pipe(
   Effect.annotateLogs({ scenario }),
   Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
   Logger.withMinimumLogLevel(LogLevel.Info)

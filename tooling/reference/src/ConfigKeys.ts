@@ -39,6 +39,20 @@ export const keys: Readonly<Record<string, KeyDoc>> = {
       "HTTP only: every request carries `Authorization: Bearer <value of this variable>`; an unset variable makes the server `failed`."
   },
   "mcp_servers.NAME.http_headers": { default: "`{}`", meaning: "HTTP only: headers sent with every request." },
+  "mcp_servers.NAME.oauth_client_id": {
+    default: "none (dynamic registration)",
+    meaning:
+      "HTTP only: the client id pre-registered with the server's OAuth authorization server; without it `mcp-resources login` registers a client dynamically."
+  },
+  "mcp_servers.NAME.oauth_client_secret_env_var": {
+    default: "none (a public client)",
+    meaning: "HTTP only: the environment variable holding the secret of the pre-registered client (`oauth_client_id`)."
+  },
+  "mcp_servers.NAME.oauth_redirect_port": {
+    default: "none (a free port)",
+    meaning:
+      "HTTP only: the loopback port login listens on for the redirect (`http://127.0.0.1:PORT/callback`), for a client registered with that redirect URI."
+  },
   "mcp_servers.NAME.enabled": {
     default: json(d.enabled),
     meaning: "`false`: the server is listed as `disabled` and never started."

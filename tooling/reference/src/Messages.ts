@@ -35,6 +35,45 @@ export const runtimeAndTools: ReadonlyArray<MessageDoc> = [
   ),
   m("args.tooDeep", Messages.args.tooDeep(128), "the tool arguments are nested deeper than the limit"),
   m("maxArgumentDepth", String(Messages.maxArgumentDepth), "the nesting limit of tool arguments (a number)"),
+  m(
+    "authorizationRequired",
+    Messages.authorizationRequired("{server}"),
+    "an HTTP server asked for OAuth and no usable token is stored (never logged in, logged out, or the refresh failed); `mcp-resources login SERVER` or `mcpServer/oauth/login` fixes it"
+  ),
+  m("oauth.notHttp", Messages.oauth.notHttp("{server}"), "a login was asked for a stdio server"),
+  m(
+    "oauth.staticAuthorization",
+    Messages.oauth.staticAuthorization("{server}"),
+    "a login was asked for an HTTP server with `bearer_token_env_var` or an `Authorization` header"
+  ),
+  m("oauth.unreachable", Messages.oauth.unreachable("{server}", "{reason}"), "login could not reach the MCP server"),
+  m(
+    "oauth.failed",
+    Messages.oauth.failed("{server}", "{reason}"),
+    "discovery, registration or the code exchange failed (the SDK's reason)"
+  ),
+  m(
+    "oauth.refused",
+    Messages.oauth.refused("{server}", "{reason}"),
+    "the redirect carried an OAuth error (`error`, `error_description`)"
+  ),
+  m("oauth.stateMismatch", Messages.oauth.stateMismatch("{server}"), "the redirect's `state` was not this login's"),
+  m("oauth.noCode", Messages.oauth.noCode("{server}"), "the redirect carried neither a code nor an error"),
+  m(
+    "oauth.timedOut",
+    Messages.oauth.timedOut("{server}", 300),
+    "no redirect arrived in time (CLI `--timeout`, app-server 300 s)"
+  ),
+  m(
+    "oauth.cannotListen",
+    Messages.oauth.cannotListen(8976, "{reason}"),
+    "the loopback listener could not be opened (e.g. `oauth_redirect_port` in use)"
+  ),
+  m("oauth.pageDone", Messages.oauth.pageDone, "the browser page after a successful redirect"),
+  m("oauth.pageFailed", Messages.oauth.pageFailed, "the browser page after a redirect with an error"),
+  m("oauth.loggedIn", Messages.oauth.loggedIn("{server}"), "`mcp-resources login` succeeded"),
+  m("oauth.loggedOut", Messages.oauth.loggedOut("{server}"), "`mcp-resources logout` removed the stored login"),
+  m("oauth.notLoggedIn", Messages.oauth.notLoggedIn("{server}"), "`mcp-resources logout` found nothing to remove"),
   m("startup.http", Messages.startup.http(401, "{reason}"), "an HTTP server refused start-up with that status"),
   m(
     "startup.oauth",

@@ -1,7 +1,7 @@
 /** `config/mcpServer/reload` and `mcpServer/list`. */
 import { Config } from "@mcp-resources/protocol"
-import { ResourceClient, ServerEntry } from "@mcp-resources/resource-client"
-import { Effect } from "effect"
+import { OAuth, ResourceClient, ServerEntry, TokenStore } from "@mcp-resources/resource-client"
+import { Effect, Option } from "effect"
 import { AppOptions } from "../AppOptions.js"
 import { method } from "../Method.js"
 
@@ -27,6 +27,20 @@ export const configMethods = {
       Effect.gen(function* () {
         const client = yield* ResourceClient.ResourceClient
         const servers = yield* client.servers
+        const config = yield* client.config
+        const store = yield* Effect.serviceOption(TokenStore.TokenStore)
+        // HTTP servers show their OAuth state (`auth`); stdio servers have none
+        const auth = new Map<string, OAuth.AuthState>()
+        for (const s of servers) {
+          const entry = config.mcpServers.find((candidate) => candidate.name === s.name)
+          if (entry === undefined || entry.transport._tag !== "http") continue
+          const state = Option.isSome(store)
+            ? yield* OAuth.authState(entry, s.error).pipe(Effect.provideService(TokenStore.TokenStore, store.value))
+            : s.error === undefined
+              ? "none"
+              : yield* OAuth.authState(entry, s.error).pipe(Effect.provide(TokenStore.layerMemory))
+          auth.set(s.name, state)
+        }
         return {
           servers: servers.flatMap((s) =>
             s.transport === "memory"
@@ -38,7 +52,8 @@ export const configMethods = {
                     transport: s.transport,
                     ...(s.error !== undefined ? { error: s.error } : {}),
                     ...(s.protocolVersion !== undefined ? { protocolVersion: s.protocolVersion } : {}),
-                    ...(s.reconnectAttempt !== undefined ? { reconnectAttempt: s.reconnectAttempt } : {})
+                    ...(s.reconnectAttempt !== undefined ? { reconnectAttempt: s.reconnectAttempt } : {}),
+                    ...(auth.has(s.name) ? { auth: auth.get(s.name)! } : {})
                   }
                 ]
           )

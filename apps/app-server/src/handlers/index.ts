@@ -6,6 +6,7 @@ import type { AppOptions } from "../AppOptions.js"
 import type { Method } from "../Method.js"
 import type { Threads } from "../Threads.js"
 import { configMethods } from "./config.js"
+import { oauthMethods } from "./oauth.js"
 import { resourceMethods } from "./resources.js"
 import { resourceTemplateMethods } from "./resourceTemplates.js"
 import { skillMethods } from "./skills.js"
@@ -20,7 +21,8 @@ const table = {
   ...resourceMethods,
   ...resourceTemplateMethods,
   ...configMethods,
-  ...skillMethods
+  ...skillMethods,
+  ...oauthMethods
 }
 
 /** What the handlers need from the main layer. */

@@ -4,7 +4,7 @@
  * the server's own reason (its HTTP status and answer, its JSON-RPC error, the network error code).
  */
 import { Errors, Messages } from "@mcp-resources/protocol"
-import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from "@modelcontextprotocol/client"
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, UnauthorizedError } from "@modelcontextprotocol/client"
 import { invalidResponseMessage } from "./responseGuard.js"
 import type { HttpFailure, HttpTrace } from "./transports.js"
 
@@ -46,6 +46,8 @@ export const mapSdkError = (
   closedReason: () => string | undefined,
   trace?: HttpTrace | undefined
 ): Errors.TransportError | Errors.ServerError => {
+  const login = loginNeeded(trace, error)
+  if (login !== undefined) return transportError("unavailable", login)
   const answer = trace === undefined ? undefined : answerFailure(error, trace)
   if (answer !== undefined) {
     const reason = closedReason()
@@ -185,6 +187,8 @@ export const startupFailure = (
   timeoutMillis: number,
   closedReason: () => string | undefined
 ): Errors.TransportError | Errors.ServerError => {
+  const login = loginNeeded(trace, error)
+  if (login !== undefined) return transportError("startup", login)
   const recorded = trace?.last
   if (recorded !== undefined) return transportError("startup", httpFailureText(recorded))
   if (error instanceof ProtocolError && error.code === -32022) {
@@ -198,6 +202,20 @@ export const startupFailure = (
   }
   const mapped = mapSdkError(error, "initialize", timeoutMillis, closedReason, trace)
   return mapped._tag === "ServerError" ? mapped : transportError("startup", mapped.message)
+}
+
+/**
+ * `authorization required …` when an OAuth entry has no usable token: its auth said so, or the
+ * server still answered 401 (after the one refresh and retry the transport makes).
+ */
+const loginNeeded = (trace: HttpTrace | undefined, error: unknown): string | undefined => {
+  const oauth = trace?.oauth
+  if (oauth === undefined) return undefined
+  const unauthorized =
+    error instanceof UnauthorizedError ||
+    (error instanceof SdkHttpError && error.status === 401) ||
+    (error instanceof SdkError && error.code === SdkErrorCode.ClientHttpAuthentication)
+  return oauth.required || unauthorized ? Messages.authorizationRequired(oauth.server) : undefined
 }
 
 /** A schema failure of the SDK's JSON-RPC message check (zod). */

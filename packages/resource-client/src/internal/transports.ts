@@ -4,10 +4,12 @@
  * what the HTTP server last answered, which start-up failures quote.
  */
 import { Errors } from "@mcp-resources/protocol"
-import { StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client"
-import { Config as EffectConfig, Effect, Option } from "effect"
+import { type AuthProvider, StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client"
+import { Config as EffectConfig, Effect, Option, type Runtime } from "effect"
 import type { ServerEntry } from "../ServerEntry.js"
+import type * as TokenStore from "../TokenStore.js"
 import { filterEventStream } from "./notificationGate.js"
+import { connectionAuth, storelessAuth } from "./oauth.js"
 import { StdioTransport } from "./stdioTransport.js"
 
 /** The transport kind of an entry, as `mcpServer/list` shows it. */
@@ -41,6 +43,8 @@ export type HttpFailure =
 /** The HTTP answers of one connection, as far as start-up messages need them. */
 export interface HttpTrace {
   last: HttpFailure | undefined
+  /** An entry that may log in with OAuth: its name, and whether a login is needed (no usable token). */
+  oauth?: { readonly server: string; required: boolean }
   /** The status of the last POST the server answered with a success (quoted when its body was unusable). */
   okStatus?: number
 }
@@ -51,9 +55,14 @@ export class TracedHttpTransport extends StreamableHTTPClientTransport {
     url: URL,
     headers: Record<string, string>,
     outgoing: { readonly fetch: FetchLike; readonly close: () => Promise<void> },
-    readonly trace: HttpTrace = { last: undefined }
+    readonly trace: HttpTrace = { last: undefined },
+    authProvider?: AuthProvider
   ) {
-    super(url, { requestInit: { headers }, fetch: tracingFetch(outgoing.fetch, trace) })
+    super(url, {
+      requestInit: { headers },
+      fetch: tracingFetch(outgoing.fetch, trace),
+      ...(authProvider !== undefined ? { authProvider } : {})
+    })
     this.releaseAgent = outgoing.close
   }
 
@@ -92,7 +101,7 @@ export const networkFailure = (method: string, target: string, error: unknown): 
   return { _tag: "network", method, target, code: typeof code === "string" ? code : undefined, message }
 }
 
-type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>
+export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>
 
 /** Socket errors of a kept-alive connection that the server closed just as the request went out. */
 const staleCodes = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET"])
@@ -191,7 +200,7 @@ const proxySettings = Effect.gen(function* () {
  * so certificates of `NODE_EXTRA_CA_CERTS` (which Node adds to its default store at start) stay
  * trusted. `close` releases the agent's sockets.
  */
-const outgoingFetch = Effect.gen(function* () {
+export const outgoingFetch = Effect.gen(function* () {
   const settings = yield* proxySettings
   if (settings.httpProxy === undefined && settings.httpsProxy === undefined) {
     return { fetch: globalThis.fetch as FetchLike, close: () => Promise.resolve() }
@@ -219,10 +228,40 @@ const startupError = (message: string) => new Errors.TransportError({ kind: "sta
 const errorMessage = (error: unknown): string =>
   error instanceof Error ? error.message : typeof error === "string" ? error : String(error)
 
+/** The token store of the OAuth entries and the runtime its effects run on (absent: no store). */
+export interface OAuthStore {
+  readonly store: TokenStore.Service
+  readonly runtime: Runtime.Runtime<never>
+}
+
+/** An HTTP entry logs in with OAuth unless it sends its own `Authorization` (a bearer variable or header). */
+export const usesOAuth = (transport: ServerEntry["transport"]): boolean =>
+  transport._tag === "http" &&
+  transport.bearerTokenEnvVar === undefined &&
+  !Object.keys(transport.httpHeaders).some((name) => name.toLowerCase() === "authorization")
+
+/** The secret of `oauth_client_secret_env_var`, read through Effect's config. */
+export const oauthClient = (
+  transport: Extract<ServerEntry["transport"], { _tag: "http" }>
+): Effect.Effect<{ clientId: string; clientSecret?: string } | undefined, Errors.TransportError> =>
+  Effect.gen(function* () {
+    if (transport.oauthClientId === undefined) return undefined
+    const variable = transport.oauthClientSecretEnvVar
+    if (variable === undefined) return { clientId: transport.oauthClientId }
+    const secret = yield* EffectConfig.option(EffectConfig.string(variable)).pipe(
+      Effect.orElseSucceed(() => Option.none<string>())
+    )
+    if (Option.isNone(secret)) {
+      return yield* Effect.fail(startupError(`environment variable ${variable} for the OAuth client secret is not set`))
+    }
+    return { clientId: transport.oauthClientId, clientSecret: secret.value }
+  })
+
 /** Builds the SDK transport of an entry (not started yet): stdio, streamable HTTP or in-memory. */
 export const makeTransport = (
   entry: ServerEntry,
-  stderr: (text: string) => void
+  stderr: (text: string) => void,
+  oauth?: OAuthStore
 ): Effect.Effect<Transport, Errors.TransportError> => {
   const transport = entry.transport
   switch (transport._tag) {
@@ -252,7 +291,26 @@ export const makeTransport = (
           headers.Authorization = `Bearer ${token.value}`
         }
         const outgoing = yield* outgoingFetch
-        return new TracedHttpTransport(new URL(transport.url), headers, outgoing)
+        const url = new URL(transport.url)
+        if (!usesOAuth(transport)) return new TracedHttpTransport(url, headers, outgoing)
+        const mark = { server: entry.name, required: false }
+        const trace: HttpTrace = { last: undefined, oauth: mark }
+        const client = yield* oauthClient(transport)
+        const authProvider =
+          oauth === undefined
+            ? storelessAuth(entry.name, mark)
+            : connectionAuth(
+                {
+                  key: { server: entry.name, url: transport.url },
+                  store: oauth.store,
+                  runtime: oauth.runtime,
+                  ...(client !== undefined ? { client } : {})
+                },
+                url,
+                outgoing.fetch,
+                mark
+              )
+        return new TracedHttpTransport(url, headers, outgoing, trace, authProvider)
       })
     case "memory":
       return Effect.tryPromise({

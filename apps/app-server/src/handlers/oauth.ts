@@ -1,0 +1,66 @@
+/**
+ * `mcpServer/oauth/login`: the login of an OAuth HTTP server for IDEs. The result is the
+ * authorization URL; the login then waits (at most {@link loginTimeoutSec}) for the browser's
+ * redirect to its loopback listener and ends with the notification `mcpServer/oauth/loginCompleted`
+ * to the connection that asked. A successful login publishes a new connection set (as
+ * `config/mcpServer/reload` does), so the server comes up without a restart.
+ */
+import { type AppServer, Messages } from "@mcp-resources/protocol"
+import { OAuth, ResourceClient, ServerEntry, TokenStore } from "@mcp-resources/resource-client"
+import { Cause, Effect, Exit, Option, Scope } from "effect"
+import { Connections } from "../Connections.js"
+import { invalidRequest, method } from "../Method.js"
+
+/** How long a login waits for the redirect. */
+export const loginTimeoutSec = 300
+
+const completed = "mcpServer/oauth/loginCompleted" satisfies AppServer.NotificationMethod
+
+/** The OAuth methods. */
+export const oauthMethods = {
+  "mcpServer/oauth/login": method("mcpServer/oauth/login", {
+    run: ({ server }, context) =>
+      Effect.gen(function* () {
+        const client = yield* ResourceClient.ResourceClient
+        const config = yield* client.config
+        const entry = config.mcpServers.find((candidate) => candidate.name === server)
+        if (entry === undefined) return yield* Effect.fail(invalidRequest(Messages.unknownServer(server)))
+        const store = yield* Effect.serviceOption(TokenStore.TokenStore)
+        if (Option.isNone(store)) return yield* Effect.fail(invalidRequest("this server keeps no OAuth tokens"))
+        const connections = yield* Effect.serviceOption(Connections)
+        const scope = yield* Scope.make()
+        const start = yield* OAuth.startLogin(entry, { timeoutSec: loginTimeoutSec }).pipe(
+          Scope.extend(scope),
+          Effect.provideService(TokenStore.TokenStore, store.value),
+          Effect.mapError((error) => invalidRequest(error.message)),
+          Effect.onError(() => Scope.close(scope, Exit.void))
+        )
+        const notify = (params: typeof AppServer.McpServerOAuthLoginCompletedNotification.Type) =>
+          Option.match(connections, {
+            onNone: () => Effect.void,
+            onSome: (registry) => registry.notify([context.connection.id], completed, params)
+          })
+        yield* start.completion.pipe(
+          Effect.exit,
+          Effect.tap(() => Scope.close(scope, Exit.void)),
+          Effect.flatMap((exit) =>
+            Exit.isSuccess(exit)
+              ? Effect.gen(function* () {
+                  yield* Effect.logInfo("OAuth login completed").pipe(Effect.annotateLogs({ server }))
+                  // the server comes up with its tokens: a new set of the current config
+                  yield* client.reload(ServerEntry.fromConfig(yield* client.config))
+                  yield* notify({ server, success: true })
+                })
+              : Effect.gen(function* () {
+                  const failure = Cause.failureOption(exit.cause)
+                  const error = Option.isSome(failure) ? failure.value.message : "the login was interrupted"
+                  yield* Effect.logWarning("OAuth login failed").pipe(Effect.annotateLogs({ server, error }))
+                  yield* notify({ server, success: false, error })
+                })
+          ),
+          Effect.forkDaemon
+        )
+        return { authorizationUrl: start.authorizationUrl }
+      })
+  })
+}

@@ -1,0 +1,227 @@
+/**
+ * OAuth end to end against the loopback authorization server and protected MCP server of the
+ * fixtures: `mcp-resources login` (the browser step scripted: an HTTP client follows the printed URL
+ * to the redirect), the model tools of the CLI with the stored login, `logout`, a login that nobody
+ * completes (bounded), and the app-server's `mcpServer/oauth/login` → `loginCompleted` → a new set
+ * with the server ready; no token, code, verifier or secret in the logs, the errors, `mcpServer/list`
+ * or the SQLite store.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { readdirSync, readFileSync, statSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { assert, describe, it } from "@effect/vitest"
+import { exampleSpec, followAuthorization, type OAuthFixture, startOAuthHttp } from "@mcp-resources/fixtures"
+import { AppServer, Messages } from "@mcp-resources/protocol"
+import { Effect } from "effect"
+import {
+  resultOf,
+  startInitialized,
+  tempDir,
+  threadWithTurn,
+  WaitTimeout,
+  waitSettled,
+  writeConfig
+} from "./utils/AppServerProcess.js"
+
+const cliJs = fileURLToPath(new URL("../dist/Cli.js", import.meta.url))
+
+const fixture = Effect.acquireRelease(
+  Effect.promise(() => startOAuthHttp(exampleSpec())),
+  (f) => Effect.promise(() => f.close())
+)
+
+interface Running {
+  readonly child: ChildProcess
+  readonly stdout: () => string
+  readonly stderr: () => string
+  /** Waits until stdout matches (at most 20 s). */
+  readonly waitStdout: (pattern: RegExp) => Effect.Effect<RegExpExecArray, WaitTimeout>
+  readonly exited: Effect.Effect<number | null, WaitTimeout>
+}
+
+/** Runs the CLI with streamed output; killed when the scope closes. */
+const runCli = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
+  Effect.acquireRelease(
+    Effect.sync((): Running => {
+      const child = spawn(process.execPath, [cliJs, ...args], {
+        cwd: tempDir(),
+        env: { ...process.env, MCP_RESOURCES_LOG: "debug", BROWSER: "", ...env },
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      let out = ""
+      let err = ""
+      const listeners = new Set<() => void>()
+      child.stdout.on("data", (chunk: Buffer) => {
+        out += chunk.toString("utf8")
+        for (const l of [...listeners]) l()
+      })
+      child.stderr.on("data", (chunk: Buffer) => {
+        err += chunk.toString("utf8")
+      })
+      const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+      return {
+        child,
+        stdout: () => out,
+        stderr: () => err,
+        waitStdout: (pattern) =>
+          Effect.async<RegExpExecArray>((resume) => {
+            const check = () => {
+              const match = pattern.exec(out)
+              if (match !== null) {
+                listeners.delete(check)
+                resume(Effect.succeed(match))
+              }
+            }
+            listeners.add(check)
+            check()
+            return Effect.sync(() => listeners.delete(check))
+          }).pipe(
+            Effect.timeoutFail({
+              duration: "20 seconds",
+              onTimeout: () => new WaitTimeout({ message: `stdout never matched ${pattern}: ${out} ${err}` })
+            })
+          ),
+        exited: Effect.promise(() => exit).pipe(
+          Effect.timeoutFail({
+            duration: "30 seconds",
+            onTimeout: () => new WaitTimeout({ message: `the CLI did not exit: ${out} ${err}` })
+          })
+        )
+      }
+    }),
+    (running) => Effect.sync(() => running.child.exitCode === null && running.child.kill("SIGKILL"))
+  )
+
+const configFor = (server: OAuthFixture) => writeConfig(tempDir(), { mcp_servers: { docs: { url: server.url } } })
+
+/** Everything a secret must not appear in: the SQLite store and its journal, as bytes. */
+const storeFiles = (dataDir: string): string =>
+  readdirSync(dataDir)
+    .filter((name) => name.startsWith("state.sqlite"))
+    .map((name) => readFileSync(join(dataDir, name)).toString("latin1"))
+    .join("\n")
+
+const assertNoSecret = (server: OAuthFixture, haystack: string) => {
+  const secrets = server.secrets()
+  assert.ok(secrets.length >= 4, `the fixture saw ${secrets.length} secrets`)
+  for (const secret of secrets) assert.notInclude(haystack, secret)
+}
+
+describe("mcp-resources login / logout", () => {
+  it.scopedLive("login prints the URL, receives the redirect, stores the tokens; list works; logout", () =>
+    Effect.gen(function* () {
+      const server = yield* fixture
+      const config = configFor(server)
+      const dataDir = tempDir()
+      const env = { MCP_RESOURCES_HOME: dataDir }
+      const before = yield* runCli(["list", "--server", "docs", "--config", config], env)
+      assert.strictEqual(yield* before.exited, 1)
+      assert.include(before.stderr(), Messages.authorizationRequired("docs"))
+
+      const login = yield* runCli(["login", "docs", "--config", config, "--data-dir", dataDir])
+      const [, url] = yield* login.waitStdout(/^ {2}(http\S+)$/m)
+      assert.ok(url!.startsWith(`${server.issuer}/authorize?`), url)
+      // the scripted browser: to the authorization server, then its redirect to the CLI's listener
+      assert.strictEqual(yield* Effect.promise(() => followAuthorization(url!)), 200)
+      assert.strictEqual(yield* login.exited, 0)
+      assert.include(login.stdout(), Messages.oauth.loggedIn("docs"))
+      assert.strictEqual(statSync(join(dataDir, "oauth-tokens.json")).mode & 0o777, 0o600)
+
+      const listed = yield* runCli(["list", "--server", "docs", "--config", config], env)
+      assert.strictEqual(yield* listed.exited, 0)
+      assert.include(listed.stdout(), "example://docs/readme.md")
+
+      const logout = yield* runCli(["logout", "docs", "--config", config, "--data-dir", dataDir])
+      assert.strictEqual(yield* logout.exited, 0)
+      assert.include(logout.stdout(), Messages.oauth.loggedOut("docs"))
+      const after = yield* runCli(["list", "--server", "docs", "--config", config], env)
+      assert.strictEqual(yield* after.exited, 1)
+      assert.include(after.stderr(), Messages.authorizationRequired("docs"))
+
+      const output = [before, login, listed, logout, after].map((r) => r.stdout() + r.stderr()).join("\n")
+      assertNoSecret(server, output)
+    })
+  )
+
+  it.scopedLive("a login nobody completes ends after --timeout with its message; a bad timeout is a usage error", () =>
+    Effect.gen(function* () {
+      const server = yield* fixture
+      const config = configFor(server)
+      const login = yield* runCli(["login", "docs", "--config", config, "--data-dir", tempDir(), "--timeout", "1"])
+      assert.strictEqual(yield* login.exited, 1)
+      assert.include(login.stderr(), Messages.oauth.timedOut("docs", 1))
+      const bad = yield* runCli(["login", "docs", "--timeout", "soon"])
+      assert.strictEqual(yield* bad.exited, 2)
+      assert.include(bad.stderr(), '--timeout must be a whole number of seconds >= 1, got "soon"')
+      const unknown = yield* runCli(["login", "nope", "--config", config, "--data-dir", tempDir()])
+      assert.strictEqual(yield* unknown.exited, 1)
+      assert.include(unknown.stderr(), Messages.unknownServer("nope"))
+    })
+  )
+})
+
+describe("mcpServer/oauth/login", () => {
+  it.scopedLive("returns the URL; the redirect ends in loginCompleted and a new set with the server ready", () =>
+    Effect.gen(function* () {
+      const server = yield* fixture
+      const dataDir = tempDir()
+      const app = yield* startInitialized({ config: configFor(server), dataDir })
+      assert.strictEqual(AppServer.serverCapabilities.oauthLogin, true) // the initialize result: capabilities.test.ts
+      const first = yield* waitSettled(app)
+      assert.deepStrictEqual(first, [
+        {
+          name: "docs",
+          status: "failed",
+          transport: "http",
+          error: Messages.authorizationRequired("docs"),
+          auth: "loginRequired"
+        }
+      ])
+      const unknown = yield* app.request("mcpServer/oauth/login", { server: "nope" })
+      assert.deepStrictEqual(unknown.error, { code: -32600, message: Messages.unknownServer("nope") })
+
+      const started = resultOf(yield* app.request("mcpServer/oauth/login", { server: "docs" }))
+      const url = started.authorizationUrl as string
+      assert.ok(url.startsWith(`${server.issuer}/authorize?`), url)
+      assert.strictEqual(yield* Effect.promise(() => followAuthorization(url)), 200)
+      const done = yield* app.waitFor((m) => m.method === "mcpServer/oauth/loginCompleted", "20 seconds")
+      assert.deepStrictEqual(done.params, { server: "docs", success: true })
+      const after = yield* waitSettled(app)
+      assert.deepStrictEqual(
+        after.map((s) => ({ name: s.name, status: s.status, auth: s.auth })),
+        [{ name: "docs", status: "ready", auth: "loggedIn" }]
+      )
+      // the model's tools work on the new set
+      const { threadId, turnId } = yield* threadWithTurn(app)
+      const tool = resultOf(
+        yield* app.request("tool/call", {
+          threadId,
+          turnId,
+          callId: "c1",
+          name: "list_mcp_resources",
+          arguments: '{"server":"docs"}'
+        })
+      )
+      assert.include(JSON.stringify(tool), "example://docs/readme.md")
+
+      // a second login that fails: the authorization server's refusal comes back in loginCompleted
+      const again = resultOf(yield* app.request("mcpServer/oauth/login", { server: "docs" }))
+      const refused = new URL(again.authorizationUrl as string)
+      refused.searchParams.set("code_challenge_method", "plain")
+      yield* Effect.promise(() => followAuthorization(refused.href))
+      const failed = yield* app.waitFor(
+        (m) => m.method === "mcpServer/oauth/loginCompleted" && (m.params as { success?: boolean }).success === false,
+        "20 seconds"
+      )
+      assert.deepStrictEqual(failed.params, {
+        server: "docs",
+        success: false,
+        error: Messages.oauth.refused("docs", "invalid_request (PKCE with S256 is required)")
+      })
+
+      const listed = JSON.stringify(resultOf(yield* app.request("mcpServer/list", {})))
+      assertNoSecret(server, [app.stderr(), JSON.stringify(app.messages), listed, storeFiles(dataDir)].join("\n"))
+    })
+  )
+})

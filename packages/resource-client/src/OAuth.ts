@@ -1,0 +1,231 @@
+/**
+ * Logging in to a streamable HTTP server that asks for OAuth, with the SDK's client support
+ * (`auth`): discovery from the server's 401 (protected resource metadata, then the authorization
+ * server's metadata), dynamic registration unless `oauth_client_id` names a pre-registered client,
+ * authorization code with PKCE (S256) and the resource indicator. `startLogin` opens the loopback
+ * listener the browser is sent back to and returns the authorization URL; its `completion` waits
+ * (bounded) for the redirect, exchanges the code and stores the tokens in the `TokenStore`.
+ * Connections then use and refresh them (see `McpTransport.layer`). Nothing here logs or returns
+ * a token, a code, a verifier or a client secret.
+ */
+import { Messages } from "@mcp-resources/protocol"
+import { auth, extractWWWAuthenticateParams } from "@modelcontextprotocol/client"
+import { Deferred, Duration, Effect, Option, Schema, type Scope } from "effect"
+import * as NodeCrypto from "node:crypto"
+import * as NodeHttp from "node:http"
+import { makeProvider, type OAuthContext, type Session } from "./internal/oauth.js"
+import { oauthClient, outgoingFetch, usesOAuth } from "./internal/transports.js"
+import type { ServerEntry } from "./ServerEntry.js"
+import { TokenStore } from "./TokenStore.js"
+
+/** A login that could not be done; the message says why (never a secret). */
+export class LoginError extends Schema.TaggedError<LoginError>()("LoginError", { message: Schema.String }) {}
+
+/** A started login: the URL to open, and the wait for its redirect. */
+export interface LoginStart {
+  readonly authorizationUrl: string
+  /** The loopback redirect URI the authorization server sends the browser back to. */
+  readonly redirectUrl: string
+  /** Waits for the redirect (at most the login's timeout), exchanges the code, stores the tokens. */
+  readonly completion: Effect.Effect<void, LoginError>
+}
+
+export interface LoginOptions {
+  /** How long `completion` waits for the redirect (default 300 s). */
+  readonly timeoutSec?: number
+}
+
+/** The path of the loopback redirect URI. */
+export const callbackPath = "/callback"
+
+const loginError = (message: string) => new LoginError({ message })
+
+const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+/** The page the browser shows after the redirect. */
+const page = (title: string) => `<!doctype html><meta charset="utf-8"><title>mcp-resources</title><p>${title}</p>\n`
+
+/** The loopback listener of the redirect: the first request to the callback path settles `received`. */
+const listen = (port: number, received: Deferred.Deferred<URLSearchParams>) =>
+  Effect.acquireRelease(
+    Effect.async<NodeHttp.Server, LoginError>((resume) => {
+      const server = NodeHttp.createServer((request, response) => {
+        const url = new URL(request.url ?? "/", "http://127.0.0.1")
+        if (request.method !== "GET" || url.pathname !== callbackPath) {
+          response.writeHead(404, { "content-type": "text/plain" }).end("not found\n")
+          return
+        }
+        const failed = url.searchParams.has("error")
+        response
+          .writeHead(failed ? 400 : 200, { "content-type": "text/html; charset=utf-8" })
+          .end(page(failed ? Messages.oauth.pageFailed : Messages.oauth.pageDone))
+        Deferred.unsafeDone(received, Effect.succeed(url.searchParams))
+      })
+      server.once("error", (error) =>
+        resume(Effect.fail(loginError(Messages.oauth.cannotListen(port, errorText(error)))))
+      )
+      server.listen(port, "127.0.0.1", () => resume(Effect.succeed(server)))
+    }),
+    (server) =>
+      Effect.async<void>((resume) => {
+        server.close(() => resume(Effect.void))
+        server.closeAllConnections()
+      })
+  )
+
+/**
+ * Starts the login of one HTTP entry: listens on `127.0.0.1` (`oauth_redirect_port` or a free port),
+ * asks the server (an unauthenticated `initialize`) for its OAuth challenge, discovers, registers when
+ * needed, and returns the authorization URL. The listener closes with the scope.
+ */
+export const startLogin = (
+  entry: ServerEntry,
+  options: LoginOptions = {}
+): Effect.Effect<LoginStart, LoginError, TokenStore | Scope.Scope> =>
+  Effect.gen(function* () {
+    const transport = entry.transport
+    if (transport._tag !== "http") return yield* Effect.fail(loginError(Messages.oauth.notHttp(entry.name)))
+    if (!usesOAuth(transport)) return yield* Effect.fail(loginError(Messages.oauth.staticAuthorization(entry.name)))
+    const store = yield* TokenStore
+    const runtime = yield* Effect.runtime<never>()
+    const client = yield* oauthClient(transport).pipe(Effect.mapError((error) => loginError(error.message)))
+    const received = yield* Deferred.make<URLSearchParams>()
+    const server = yield* listen(transport.oauthRedirectPort ?? 0, received)
+    const address = server.address()
+    const port = typeof address === "object" && address !== null ? address.port : 0
+    const redirectUrl = `http://127.0.0.1:${port}${callbackPath}`
+    const outgoing = yield* Effect.acquireRelease(outgoingFetch, (fetch) => Effect.promise(() => fetch.close()))
+    const fetchFn = outgoing.fetch
+    const serverUrl = new URL(transport.url)
+    const key = { server: entry.name, url: transport.url }
+    const ctx: OAuthContext = { key, store, runtime, ...(client !== undefined ? { client } : {}) }
+
+    // the challenge: the server's 401 names its protected resource metadata (and maybe a scope)
+    const challenge = yield* Effect.tryPromise({
+      try: (signal) =>
+        fetchFn(serverUrl, {
+          method: "POST",
+          signal,
+          headers: {
+            ...transport.httpHeaders,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream"
+          },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 0,
+            method: "initialize",
+            params: {
+              protocolVersion: "2025-11-25",
+              capabilities: {},
+              clientInfo: { name: "mcp-resources", version: "login" }
+            }
+          })
+        }).then(async (response) => {
+          await response.body?.cancel().catch(() => undefined)
+          return response.status === 401 ? extractWWWAuthenticateParams(response) : {}
+        }),
+      catch: (error) => loginError(Messages.oauth.unreachable(entry.name, errorText(error)))
+    }).pipe(
+      Effect.timeoutFail({
+        duration: Duration.seconds(entry.startupTimeoutSec),
+        onTimeout: () => loginError(Messages.oauth.unreachable(entry.name, "no answer"))
+      })
+    )
+
+    // a registered client is bound to its redirect URI: kept only when it is the same
+    const stored = Option.getOrUndefined(
+      yield* store.get(key).pipe(Effect.mapError((error) => loginError(error.message)))
+    )
+    const storedClient = stored?.client
+    const keepClient =
+      client === undefined &&
+      storedClient !== undefined &&
+      Array.isArray(storedClient.redirect_uris) &&
+      storedClient.redirect_uris.includes(redirectUrl)
+    const session: Session = {
+      entry: keepClient ? { client: storedClient } : {},
+      redirectUrl,
+      state: NodeCrypto.randomBytes(16).toString("base64url")
+    }
+    const provider = makeProvider(ctx, session, "login")
+    const discovery = {
+      ...(challenge.resourceMetadataUrl !== undefined ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}),
+      ...(challenge.scope !== undefined ? { scope: challenge.scope } : {})
+    }
+    const result = yield* Effect.tryPromise({
+      try: () => auth(provider, { serverUrl, fetchFn, forceReauthorization: true, ...discovery }),
+      catch: (error) => loginError(Messages.oauth.failed(entry.name, errorText(error)))
+    })
+    const save = Effect.suspend(() => store.set(key, { ...session.entry, redirect_url: redirectUrl })).pipe(
+      Effect.mapError((error) => loginError(error.message))
+    )
+    if (result === "AUTHORIZED" || session.authorizationUrl === undefined) {
+      yield* save
+      return { authorizationUrl: "", redirectUrl, completion: Effect.void }
+    }
+    const timeoutSec = options.timeoutSec ?? 300
+    const completion = Effect.gen(function* () {
+      const params = yield* Deferred.await(received).pipe(
+        Effect.timeoutFail({
+          duration: Duration.seconds(timeoutSec),
+          onTimeout: () => loginError(Messages.oauth.timedOut(entry.name, timeoutSec))
+        })
+      )
+      if (params.get("state") !== session.state) {
+        return yield* Effect.fail(loginError(Messages.oauth.stateMismatch(entry.name)))
+      }
+      const refused = params.get("error")
+      if (refused !== null) {
+        const description = params.get("error_description")
+        return yield* Effect.fail(
+          loginError(Messages.oauth.refused(entry.name, Messages.startup.oauth(refused, description ?? undefined)))
+        )
+      }
+      const code = params.get("code")
+      if (code === null || code === "") return yield* Effect.fail(loginError(Messages.oauth.noCode(entry.name)))
+      const iss = params.get("iss")
+      const exchanged = yield* Effect.tryPromise({
+        try: () =>
+          auth(provider, {
+            serverUrl,
+            fetchFn,
+            authorizationCode: code,
+            ...(iss !== null ? { iss } : {}),
+            ...discovery
+          }),
+        catch: (error) => loginError(Messages.oauth.failed(entry.name, errorText(error)))
+      })
+      if (exchanged !== "AUTHORIZED" || session.entry.tokens === undefined) {
+        return yield* Effect.fail(loginError(Messages.oauth.failed(entry.name, "no token was issued")))
+      }
+      yield* save
+    })
+    return { authorizationUrl: session.authorizationUrl.href, redirectUrl, completion }
+  })
+
+/** Removes the stored OAuth state of a server (every URL); true when there was some. */
+export const logout = (server: string): Effect.Effect<boolean, LoginError, TokenStore> =>
+  Effect.flatMap(TokenStore, (store) => store.remove(server)).pipe(
+    Effect.mapError((error) => loginError(error.message))
+  )
+
+/** The auth state `mcpServer/list` shows: `none` (no OAuth), `loggedIn` (tokens stored), `loginRequired`. */
+export type AuthState = "none" | "loggedIn" | "loginRequired"
+
+/**
+ * The auth state of an entry: `none` for any entry that does not log in with OAuth, or for an OAuth
+ * entry that has no tokens and did not ask for them; `loggedIn` with stored tokens (unless its
+ * connection failed asking for a login); `loginRequired` when its last start-up said so.
+ */
+export const authState = (entry: ServerEntry, error: string | undefined): Effect.Effect<AuthState, never, TokenStore> =>
+  Effect.gen(function* () {
+    const transport = entry.transport
+    if (transport._tag !== "http" || !usesOAuth(transport)) return "none"
+    if (error !== undefined && error.includes(Messages.authorizationRequired(entry.name))) return "loginRequired"
+    const store = yield* TokenStore
+    const stored = yield* store
+      .get({ server: entry.name, url: transport.url })
+      .pipe(Effect.orElseSucceed(() => Option.none()))
+    return Option.isSome(stored) && stored.value.tokens !== undefined ? "loggedIn" : "none"
+  })

@@ -1,0 +1,162 @@
+/**
+ * Where the OAuth state of streamable HTTP servers lives: tokens, the registered client and the
+ * discovered authorization server, keyed by server name and URL (a server whose URL changed finds
+ * nothing, so it never receives the token of what was configured before). `layerFile` keeps them in
+ * one JSON file only the user can read (mode 0600, written to a temporary file and renamed over the
+ * old one); `layerMemory` keeps them in the process; a host that links the packages may bring its own.
+ * No error of this module quotes what is stored.
+ */
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import * as NodeCrypto from "node:crypto"
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+
+/** Which server the state belongs to: its name and its URL, both must match. */
+export interface Key {
+  readonly server: string
+  readonly url: string
+}
+
+/** The tokens as the authorization server issued them, with the time they expire (ms since the epoch). */
+export const Tokens = Schema.Struct({
+  access_token: Schema.String,
+  token_type: Schema.String,
+  refresh_token: Schema.optional(Schema.String),
+  scope: Schema.optional(Schema.String),
+  expires_in: Schema.optional(Schema.Number),
+  issuer: Schema.optional(Schema.String),
+  /** When the access token expires (computed from `expires_in` when it was saved). */
+  expires_at: Schema.optional(Schema.Number)
+})
+export type Tokens = typeof Tokens.Type
+
+/** The OAuth state of one server. `client` and `discovery` are the SDK's records, kept as they are. */
+export const Entry = Schema.Struct({
+  tokens: Schema.optional(Tokens),
+  client: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  discovery: Schema.optional(Schema.Unknown),
+  /** The redirect URI the tokens were obtained with (a registered client is bound to it). */
+  redirect_url: Schema.optional(Schema.String)
+})
+export type Entry = typeof Entry.Type
+
+const StoredEntry = Schema.extend(Schema.Struct({ server: Schema.String, url: Schema.String }), Entry)
+const StoreFile = Schema.Struct({ version: Schema.Literal(1), entries: Schema.Array(StoredEntry) })
+type StoreFile = typeof StoreFile.Type
+
+/** The store could not be read or written (the message names the file, never its content). */
+export class TokenStoreError extends Schema.TaggedError<TokenStoreError>()("TokenStoreError", {
+  message: Schema.String
+}) {}
+
+export interface Service {
+  /** The state of the server at this URL, if any. */
+  readonly get: (key: Key) => Effect.Effect<Option.Option<Entry>, TokenStoreError>
+  /** Replaces the state of the server at this URL. */
+  readonly set: (key: Key, entry: Entry) => Effect.Effect<void, TokenStoreError>
+  /** Removes the state of the server (every URL it had); true when something was removed. */
+  readonly remove: (server: string) => Effect.Effect<boolean, TokenStoreError>
+}
+
+/** The TokenStore service tag. Layers: `layerFile(path)`, `layerDataDir(dir)`, `layerMemory`. */
+export class TokenStore extends Context.Tag("@mcp-resources/resource-client/TokenStore")<TokenStore, Service>() {}
+
+/** The file name of the default store in a data dir. */
+export const fileName = "oauth-tokens.json"
+
+const same = (a: Key, b: Key) => a.server === b.server && a.url === b.url
+
+const strip = ({ server: _server, url: _url, ...entry }: typeof StoredEntry.Type): Entry => entry
+
+const fromEntries = (
+  read: () => Effect.Effect<StoreFile, TokenStoreError>,
+  write: (file: StoreFile) => Effect.Effect<void, TokenStoreError>,
+  lock: Effect.Semaphore
+): Service => ({
+  get: (key) =>
+    Effect.map(read(), (file) => Option.map(Option.fromNullable(file.entries.find((e) => same(e, key))), strip)),
+  set: (key, entry) =>
+    lock.withPermits(1)(
+      Effect.flatMap(read(), (file) =>
+        write({
+          version: 1,
+          entries: [...file.entries.filter((e) => !same(e, key)), { server: key.server, url: key.url, ...entry }]
+        })
+      )
+    ),
+  remove: (server) =>
+    lock.withPermits(1)(
+      Effect.flatMap(read(), (file) => {
+        const kept = file.entries.filter((e) => e.server !== server)
+        return kept.length === file.entries.length
+          ? Effect.succeed(false)
+          : Effect.as(write({ version: 1, entries: kept }), true)
+      })
+    )
+})
+
+/** In the process only (tests, hosts that keep tokens elsewhere). */
+export const layerMemory: Layer.Layer<TokenStore> = Layer.effect(
+  TokenStore,
+  Effect.gen(function* () {
+    let current: StoreFile = { version: 1, entries: [] }
+    const lock = yield* Effect.makeSemaphore(1)
+    return fromEntries(
+      () => Effect.sync(() => current),
+      (file) =>
+        Effect.sync(() => {
+          current = file
+        }),
+      lock
+    )
+  })
+)
+
+const decodeFile = Schema.decodeUnknownEither(Schema.parseJson(StoreFile))
+const errorText = (error: unknown) =>
+  (error as { readonly code?: unknown })?.code !== undefined ? String((error as { code: unknown }).code) : String(error)
+
+/**
+ * One JSON file, read on every use (a login of another process is seen at once) and written atomically
+ * with mode 0600; its directory is created (mode 0700) when missing.
+ */
+export const layerFile = (path: string): Layer.Layer<TokenStore> =>
+  Layer.effect(
+    TokenStore,
+    Effect.gen(function* () {
+      const lock = yield* Effect.makeSemaphore(1)
+      const read = () =>
+        Effect.try({
+          try: () => (NodeFs.existsSync(path) ? NodeFs.readFileSync(path, "utf8") : undefined),
+          catch: (error) => new TokenStoreError({ message: `cannot read the token store ${path}: ${errorText(error)}` })
+        }).pipe(
+          Effect.flatMap((text) => {
+            if (text === undefined) return Effect.succeed<StoreFile>({ version: 1, entries: [] })
+            const decoded = decodeFile(text)
+            return decoded._tag === "Right"
+              ? Effect.succeed(decoded.right)
+              : Effect.fail(new TokenStoreError({ message: `the token store ${path} is not a valid token file` }))
+          })
+        )
+      const write = (file: StoreFile) =>
+        Effect.try({
+          try: () => {
+            NodeFs.mkdirSync(NodePath.dirname(path), { recursive: true, mode: 0o700 })
+            const temp = `${path}.${process.pid}.${NodeCrypto.randomBytes(6).toString("hex")}.tmp`
+            try {
+              NodeFs.writeFileSync(temp, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600, flag: "wx" })
+              NodeFs.renameSync(temp, path)
+            } catch (error) {
+              NodeFs.rmSync(temp, { force: true })
+              throw error
+            }
+          },
+          catch: (error) =>
+            new TokenStoreError({ message: `cannot write the token store ${path}: ${errorText(error)}` })
+        })
+      return fromEntries(read, write, lock)
+    })
+  )
+
+/** The default store of a data dir: `{dataDir}/oauth-tokens.json`. */
+export const layerDataDir = (dataDir: string): Layer.Layer<TokenStore> => layerFile(NodePath.join(dataDir, fileName))
