@@ -4,7 +4,7 @@
  *
  * CONTRACT (other packages code against exactly these names and shapes).
  */
-import { type Config, Errors, type Mcp, Messages } from "@mcp-resources/protocol"
+import { type Config, Errors, type Mcp, type McpSkills, Messages } from "@mcp-resources/protocol"
 import { Context, Effect, Layer, type Option, type Scope } from "effect"
 import * as Cache from "./internal/cache.js"
 import * as Lifetimes from "./internal/connectionSet.js"
@@ -91,6 +91,32 @@ export interface ConnectionSet {
     tool: string,
     args?: Readonly<Record<string, unknown>>
   ) => Effect.Effect<Mcp.CallToolResult, Errors.ResourceFailure>
+  /**
+   * The servers that declared the skills extension (`io.modelcontextprotocol/skills`): waits until
+   * every enabled server's startup settled, then gives the ready ones that declared it, sorted by
+   * name, with their `directoryRead` setting. Sends nothing.
+   */
+  readonly skillServers: Effect.Effect<ReadonlyArray<SkillServer>>
+  /** One page of `skills/list` (params `{}` or `{cursor}`); fails when the server did not declare the extension. */
+  readonly listSkills: (
+    server: string,
+    cursor?: string
+  ) => Effect.Effect<McpSkills.ListSkillsResult, Errors.ResourceFailure>
+  /** One `skills/get` with params `{uri}` (the URI of the skill's `SKILL.md`): the current entry. */
+  readonly getSkill: (server: string, uri: string) => Effect.Effect<McpSkills.Skill, Errors.ResourceFailure>
+  /** One page of `resources/directory/read`; fails unless the server declared `directoryRead: true`. */
+  readonly readResourceDirectory: (
+    server: string,
+    uri: string,
+    cursor?: string
+  ) => Effect.Effect<McpSkills.ReadDirectoryResult, Errors.ResourceFailure>
+}
+
+/** A ready server that declared the skills extension. */
+export interface SkillServer {
+  readonly server: string
+  /** The server serves `resources/directory/read`. */
+  readonly directoryRead: boolean
 }
 
 /** How a read may be cached beyond what the server said. */
@@ -238,7 +264,11 @@ export const make = (setup: Setup): Effect.Effect<Service, never, Scope.Scope | 
       listAllResourceTemplates: (include) => onLatest((set) => set.listAllResourceTemplates(include)),
       listTools: (server) => onLatest((set) => set.listTools(server)),
       toolInfo: (server, tool) => onLatest((set) => set.toolInfo(server, tool)),
-      callTool: (server, tool, args) => onLatest((set) => set.callTool(server, tool, args))
+      callTool: (server, tool, args) => onLatest((set) => set.callTool(server, tool, args)),
+      skillServers: onLatest((set) => set.skillServers),
+      listSkills: (server, cursor) => onLatest((set) => set.listSkills(server, cursor)),
+      getSkill: (server, uri) => onLatest((set) => set.getSkill(server, uri)),
+      readResourceDirectory: (server, uri, cursor) => onLatest((set) => set.readResourceDirectory(server, uri, cursor))
     }
     return service
   })

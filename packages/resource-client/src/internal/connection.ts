@@ -3,7 +3,7 @@
  * run time): opening it (transport, era negotiation, handshake) and closing it. The transport choice
  * is in `transports.ts`, the request path in `request.ts`, what failures mean in `failures.ts`.
  */
-import { type Errors, Messages } from "@mcp-resources/protocol"
+import { type Errors, McpSkills, Messages } from "@mcp-resources/protocol"
 import { Client, type PriorDiscovery, SdkHttpError, SdkErrorCode, type Transport } from "@modelcontextprotocol/client"
 import { Deferred, Effect, type Either, Queue, type Scope } from "effect"
 import type { ServerEntry } from "../ServerEntry.js"
@@ -34,6 +34,8 @@ export const modernRevision = "2026-07-28"
 export interface Capabilities {
   readonly resources: boolean
   readonly tools: boolean
+  /** The server's declaration of the skills extension (`io.modelcontextprotocol/skills`), when it made one. */
+  readonly skills: McpSkills.Declaration | undefined
 }
 
 /**
@@ -210,7 +212,8 @@ export const open = (
     const declared = client.getServerCapabilities()
     const capabilities: Capabilities = {
       resources: declared?.resources !== undefined,
-      tools: declared?.tools !== undefined
+      tools: declared?.tools !== undefined,
+      skills: McpSkills.declarationOf(declared?.extensions)
     }
     const memory = entry.transport._tag === "memory"
     const wire: Wire = { client, memory, closedReason, inFlight, trace }
