@@ -82,6 +82,8 @@ export interface Config {
   readonly mcp: McpLimits
   /** `[tools]`: the tool profile and its limits. */
   readonly tools: ToolsConfig
+  /** `[skills]`: `extension` gates discovery of the skills extension (`io.modelcontextprotocol/skills`); absent = on. */
+  readonly skills?: { readonly extension: boolean }
 }
 
 /**
@@ -142,7 +144,8 @@ export const empty: Config = {
   persistence: { driver: "sqlite" },
   cache: cacheDefaults,
   mcp: mcpDefaults,
-  tools: toolsDefaults
+  tools: toolsDefaults,
+  skills: { extension: true }
 }
 
 const StringMap = Schema.Record({ key: Schema.String, value: Schema.String })
@@ -235,7 +238,8 @@ export const RawConfig = Schema.Struct({
       threadless_wait_sec: opt(Seconds)
     })
   ),
-  tools: opt(Schema.Struct({ profile: opt(Schema.Literal(...toolProfiles)), max_image_bytes: opt(ImageBytes) }))
+  tools: opt(Schema.Struct({ profile: opt(Schema.Literal(...toolProfiles)), max_image_bytes: opt(ImageBytes) })),
+  skills: opt(Schema.Struct({ extension: opt(Schema.Boolean) }))
 })
 /** The raw file, keys as written. */
 export type RawConfig = typeof RawConfig.Type
@@ -396,6 +400,7 @@ export const decode = (raw: unknown, file: string): Either.Either<Config, Config
       threadlessConcurrency: r.mcp?.threadless_concurrency ?? mcpDefaults.threadlessConcurrency,
       threadlessWaitSec: r.mcp?.threadless_wait_sec ?? mcpDefaults.threadlessWaitSec
     },
+    skills: { extension: r.skills?.extension ?? true },
     tools: {
       profile: r.tools?.profile ?? toolsDefaults.profile,
       maxImageBytes: r.tools?.max_image_bytes ?? toolsDefaults.maxImageBytes
