@@ -28,8 +28,9 @@ import {
   Layer,
   Option,
   PubSub,
+  type Queue,
   Schema,
-  Stream,
+  type Scope,
   SynchronizedRef
 } from "effect"
 import * as Discovery from "./Discovery.js"
@@ -118,15 +119,12 @@ export interface Service {
   readonly read: (server: string, uri: string) => Effect.Effect<FileRead, ReadFailure>
   /** The direct children of a skill directory (`skill://path` or a subdirectory), within the held manifest. */
   readonly readDirectory: (server: string, uri: string) => Effect.Effect<DirectoryListing, ReadFailure>
-  /** Every change of a held skill's file set, from now on. */
-  readonly changes: Stream.Stream<Changed>
+  /** Subscribes to the changes of held skills' file sets, from now on, until the scope closes. */
+  readonly changes: Effect.Effect<Queue.Dequeue<Changed>, never, Scope.Scope>
 }
 
 /** The service tag. Layer: {@link layer} (over `ResourceClient`). */
-export class ExtensionSkills extends Context.Tag("@mcp-resources/skills/ExtensionSkills")<
-  ExtensionSkills,
-  Service
->() {}
+export class ExtensionSkills extends Context.Tag("@mcp-resources/skills/ExtensionSkills")<ExtensionSkills, Service>() {}
 
 const key = (server: string, uri: string): string => `${server}\u0000${uri}`
 
@@ -402,7 +400,9 @@ export const make = Effect.gen(function* () {
     if (cached !== undefined && skill.resources !== "dynamic") return cached
     const fetched = yield* fetchFile(server, uri)
     if (skill.resources === "dynamic" && fetched.bytes.length > McpSkills.maxBytes) {
-      return yield* new Errors.AccessError({ message: `${skill.uri}: ${ExtensionMessages.tooLarge(fetched.bytes.length)}` })
+      return yield* new Errors.AccessError({
+        message: `${skill.uri}: ${ExtensionMessages.tooLarge(fetched.bytes.length)}`
+      })
     }
     let problem = mismatchOf(skill, uri, fetched.bytes)
     if (problem !== null) {
@@ -440,7 +440,8 @@ export const make = Effect.gen(function* () {
       const slash = rest.indexOf("/")
       const name = slash === -1 ? rest : rest.slice(0, slash)
       const child = `${prefix}${name}`
-      if (!found.has(child)) found.set(child, { uri: child, name, mimeType: slash === -1 ? "" : McpSkills.directoryMimeType })
+      if (!found.has(child))
+        found.set(child, { uri: child, name, mimeType: slash === -1 ? "" : McpSkills.directoryMimeType })
     }
     return found
   }
@@ -478,7 +479,7 @@ export const make = Effect.gen(function* () {
     return { server, uri: directory, resources }
   })
 
-  return ExtensionSkills.of({ list, read, readDirectory, changes: Stream.fromPubSub(events) })
+  return ExtensionSkills.of({ list, read, readDirectory, changes: PubSub.subscribe(events) })
 })
 
 /** The service over the `ResourceClient` of the context; the config is read at each call. */
@@ -500,6 +501,6 @@ export const layerWithoutClient: Layer.Layer<ExtensionSkills> = Layer.succeed(
       Effect.fail(
         new Errors.TransportError({ kind: "unavailable", message: "session MCP resource client is not configured" })
       ),
-    changes: Stream.empty
+    changes: Effect.flatMap(PubSub.unbounded<Changed>(), PubSub.subscribe)
   })
 )
