@@ -137,7 +137,10 @@ export const bodies = (): Readonly<Record<string, string>> => {
   )
   out.capabilities = table(
     ["capability", "values today"],
-    [["`toolProfiles`", AppServer.toolProfiles.map((p) => `\`${p}\``).join(", ")]]
+    [
+      ["`toolProfiles`", AppServer.toolProfiles.map((p) => `\`${p}\``).join(", ")],
+      ["`skillsExtension`", "`true`"]
+    ]
   )
   out.limits = table(
     ["limit", "value"],
