@@ -4,13 +4,14 @@
  */
 import { ResourceClient, ServerEntry, TokenStore } from "@mcp-resources/resource-client"
 import { OriginStore } from "@mcp-resources/resource-origins"
-import { Skills } from "@mcp-resources/skills"
+import { ExtensionSkills, Skills } from "@mcp-resources/skills"
 import { ThreadStore } from "@mcp-resources/thread-store"
 import { Effect, Layer } from "effect"
 import * as AppOptions from "./AppOptions.js"
 import * as Connections from "./Connections.js"
 import * as Elicitation from "./Elicitation.js"
 import { loadConfig } from "./handlers/config.js"
+import { subscribersLayer } from "./handlers/skillsExtension.js"
 import * as JsonRpcServer from "./JsonRpcServer.js"
 import { loggerLayer } from "./Logging.js"
 import * as StdioServerTransport from "./StdioServerTransport.js"
@@ -59,7 +60,11 @@ export const layer = (
         AppOptions.layer(options),
         StopSignal.layer
       ).pipe(Layer.provideMerge(client))
-      const threads = Threads.layer.pipe(Layer.provideMerge(services))
+      const extension = subscribersLayer.pipe(
+        Layer.provideMerge(ExtensionSkills.layer),
+        Layer.provideMerge(services)
+      )
+      const threads = Threads.layer.pipe(Layer.provideMerge(extension))
       const bound = Elicitation.layerBind.pipe(Layer.provideMerge(threads))
       const server = JsonRpcServer.layer.pipe(Layer.provideMerge(bound))
       const transports = Layer.mergeAll(

@@ -4,7 +4,8 @@
  */
 import { Either, type ParseResult, Schema, SchemaAST } from "effect"
 import * as Config from "./Config.js"
-import { ResourceContents } from "./Mcp.js"
+import { JsonObject, ResourceContents } from "./Mcp.js"
+import * as McpSkills from "./McpSkills.js"
 import { McpToolCallItem } from "./ToolCallItem.js"
 import { ToolSpec } from "./ToolPayload.js"
 import { TruncationPolicy } from "./Truncation.js"
@@ -107,6 +108,12 @@ export const ServerCapabilities = Schema.Struct({
       description:
         "True: `mcpServer/oauth/login` logs in to an OAuth HTTP server, `mcpServer/oauth/loginCompleted` reports the end, `mcpServer/list` shows `auth`."
     })
+  ),
+  skillsExtension: opt(
+    Schema.Boolean.annotations({
+      description:
+        "The server offers skills/extension/list, skills/extension/read and skills/extension/changed (skills over MCP)."
+    })
   )
 }).annotations({ identifier: "ServerCapabilities" })
 /** The optional capabilities this server offers. */
@@ -116,7 +123,8 @@ export type ServerCapabilities = typeof ServerCapabilities.Type
 export const serverCapabilities: ServerCapabilities = {
   toolProfiles: toolProfiles,
   serverRequests: ["mcpServer/elicitation/request"],
-  oauthLogin: true
+  oauthLogin: true,
+  skillsExtension: true
 }
 
 /** `initialize` params. */
@@ -349,6 +357,46 @@ export const SkillsReadResult = Schema.Struct({
   next_cursor: Schema.Null
 })
 
+/** An entry of `skills/extension/list`: a skill of a server that declares the MCP skills extension. */
+export const ExtensionSkillEntry = Schema.Struct({
+  server: Schema.String.annotations({ description: "The configured name of the server the skill comes from." }),
+  uri: Schema.String.annotations({ description: "The URI of the skill's SKILL.md; (server, uri) is the identity." }),
+  name: Schema.String.annotations({
+    description: "The name shown to the model: {server}/{name}, or {server}/{skill path} when a server lists a name twice."
+  }),
+  frontmatter: JsonObject.annotations({ description: "The SKILL.md frontmatter verbatim (name, description, ...)." }),
+  resources: McpSkills.Manifest,
+  allowedTools: Schema.Unknown.annotations({
+    description: "The frontmatter's allowed-tools, shown only: it is never applied; null when absent."
+  }),
+  problem: Schema.NullOr(Schema.String).annotations({
+    description: "Why the skill cannot be read (more than 512 files or 16 MiB); null when it can."
+  })
+}).annotations({ identifier: "ExtensionSkillEntry" })
+/** `skills/extension/list` params: none. */
+export const SkillsExtensionListParams = Schema.Struct({})
+/** `skills/extension/list` result. */
+export const SkillsExtensionListResult = Schema.Struct({
+  skills: Schema.Array(ExtensionSkillEntry),
+  warnings: Schema.Array(Schema.String)
+})
+/** `skills/extension/read` params: one listed file of a skill of `server`. */
+export const SkillsExtensionReadParams = Schema.Struct({ server: Schema.String, uri: Schema.String })
+/** `skills/extension/read` result: the verified file as text, or its bytes as base64 `blob`. */
+export const SkillsExtensionReadResult = Schema.Struct({
+  server: Schema.String,
+  uri: Schema.String,
+  skill: Schema.String.annotations({ description: "The URI of the SKILL.md of the skill the file belongs to." }),
+  mimeType: Schema.NullOr(Schema.String),
+  text: opt(Schema.String),
+  blob: opt(Schema.String),
+  verified: Schema.Boolean.annotations({
+    description: "Checked against the manifest's size and digest; false for a skill whose manifest is dynamic."
+  })
+})
+/** `skills/extension/changed` notification params: the file set of a skill changed; drop its approvals. */
+export const SkillsExtensionChangedNotification = Schema.Struct({ server: Schema.String, uri: Schema.String })
+
 /** `turn/started` notification params. */
 export const TurnStartedNotification = Schema.Struct({ threadId: Schema.String, turnId: Schema.String })
 /** `item/started` and `item/completed` notification params. */
@@ -418,7 +466,8 @@ export const notifications = {
   "item/started": ItemNotification,
   "item/completed": ItemNotification,
   "thread/rolledBack": ThreadRolledBackNotification,
-  "mcpServer/oauth/loginCompleted": McpServerOAuthLoginCompletedNotification
+  "mcpServer/oauth/loginCompleted": McpServerOAuthLoginCompletedNotification,
+  "skills/extension/changed": SkillsExtensionChangedNotification
 } as const
 /** A notification method the app-server sends. */
 export type NotificationMethod = keyof typeof notifications
@@ -442,7 +491,9 @@ export const methods = {
   "mcpServer/list": McpServerListParams,
   "mcpServer/oauth/login": McpServerOAuthLoginParams,
   "skills/list": SkillsListParams,
-  "skills/read": SkillsReadParams
+  "skills/read": SkillsReadParams,
+  "skills/extension/list": SkillsExtensionListParams,
+  "skills/extension/read": SkillsExtensionReadParams
 } as const
 /** A method the app-server answers. */
 export type Method = keyof typeof methods
@@ -468,7 +519,9 @@ export const results = {
   "mcpServer/list": McpServerListResult,
   "mcpServer/oauth/login": McpServerOAuthLoginResult,
   "skills/list": SkillsListResult,
-  "skills/read": SkillsReadResult
+  "skills/read": SkillsReadResult,
+  "skills/extension/list": SkillsExtensionListResult,
+  "skills/extension/read": SkillsExtensionReadResult
 } as const satisfies Record<Method, Schema.Schema.Any>
 /** The result of a method. */
 export type Result<M extends Method> = (typeof results)[M]["Type"]

@@ -118,6 +118,8 @@ export interface Config {
   readonly resources?: ResourceRulesConfig
   /** `[hooks]`: command hooks around every model tool call; absent: none. */
   readonly hooks?: HooksConfig
+  /** `[skills]`: `extension` gates discovery of the skills extension (`io.modelcontextprotocol/skills`); absent = on. */
+  readonly skills?: { readonly extension: boolean }
 }
 
 /**
@@ -188,7 +190,8 @@ export const empty: Config = {
   persistence: { driver: "sqlite" },
   cache: cacheDefaults,
   mcp: mcpDefaults,
-  tools: toolsDefaults
+  tools: toolsDefaults,
+  skills: { extension: true }
 }
 
 const StringMap = Schema.Record({ key: Schema.String, value: Schema.String })
@@ -304,7 +307,8 @@ export const RawConfig = Schema.Struct({
   resources: opt(RawResourceRules),
   hooks: opt(
     Schema.Struct({ before_tool: opt(Schema.Array(RawHookCommand)), after_tool: opt(Schema.Array(RawHookCommand)) })
-  )
+  ),
+  skills: opt(Schema.Struct({ extension: opt(Schema.Boolean) }))
 })
 /** The raw file, keys as written. */
 export type RawConfig = typeof RawConfig.Type
@@ -513,6 +517,7 @@ export const decode = (raw: unknown, file: string): Either.Either<Config, Config
       threadlessWaitSec: r.mcp?.threadless_wait_sec ?? mcpDefaults.threadlessWaitSec,
       elicitationTimeoutSec: r.mcp?.elicitation_timeout_sec ?? mcpDefaults.elicitationTimeoutSec
     },
+    skills: { extension: r.skills?.extension ?? true },
     tools: {
       profile: r.tools?.profile ?? toolsDefaults.profile,
       maxImageBytes: r.tools?.max_image_bytes ?? toolsDefaults.maxImageBytes

@@ -4,7 +4,7 @@
  *
  * CONTRACT (other packages code against exactly these names and shapes).
  */
-import { type Config, Errors, type Mcp, Messages } from "@mcp-resources/protocol"
+import { type Config, Errors, type Mcp, type McpSkills, Messages } from "@mcp-resources/protocol"
 import { Context, Effect, Layer, type Option, type Scope } from "effect"
 import * as Cache from "./internal/cache.js"
 import * as Lifetimes from "./internal/connectionSet.js"
@@ -103,6 +103,25 @@ export interface ConnectionSet {
   ) => Effect.Effect<ReadonlyArray<Mcp.ResourceTemplate>, Errors.ResourceFailure>
   /** One `completion/complete` for an argument of a resource template (`ref/resource`). */
   readonly complete: (server: string, request: CompleteRequest) => Effect.Effect<Mcp.Completion, Errors.ResourceFailure>
+  /**
+   * The servers that declared the skills extension (`io.modelcontextprotocol/skills`): waits until
+   * every enabled server's startup settled, then gives the ready ones that declared it, sorted by
+   * name, with their `directoryRead` setting. Sends nothing.
+   */
+  readonly skillServers: Effect.Effect<ReadonlyArray<SkillServer>>
+  /** One page of `skills/list` (params `{}` or `{cursor}`); fails when the server did not declare the extension. */
+  readonly listSkills: (
+    server: string,
+    cursor?: string
+  ) => Effect.Effect<McpSkills.ListSkillsResult, Errors.ResourceFailure>
+  /** One `skills/get` with params `{uri}` (the URI of the skill's `SKILL.md`): the current entry. */
+  readonly getSkill: (server: string, uri: string) => Effect.Effect<McpSkills.Skill, Errors.ResourceFailure>
+  /** One page of `resources/directory/read`; fails unless the server declared `directoryRead: true`. */
+  readonly readResourceDirectory: (
+    server: string,
+    uri: string,
+    cursor?: string
+  ) => Effect.Effect<McpSkills.ReadDirectoryResult, Errors.ResourceFailure>
 }
 
 /** A feature a server may declare that callers branch on. */
@@ -119,6 +138,13 @@ export interface CompleteRequest {
   readonly argument: { readonly name: string; readonly value: string }
   /** The values of the template's other variables, sent as `context.arguments`. */
   readonly context?: Readonly<Record<string, string>>
+}
+
+/** A ready server that declared the skills extension. */
+export interface SkillServer {
+  readonly server: string
+  /** The server serves `resources/directory/read`. */
+  readonly directoryRead: boolean
 }
 
 /** How a read may be cached beyond what the server said. */
@@ -271,7 +297,11 @@ export const make = (setup: Setup): Effect.Effect<Service, never, Scope.Scope | 
       callTool: (server, tool, args) => onLatest((set) => set.callTool(server, tool, args)),
       supports: (server, feature) => lifetimes.latest().view.supports(server, feature),
       resourceTemplates: (server) => onLatest((set) => set.resourceTemplates(server)),
-      complete: (server, request) => onLatest((set) => set.complete(server, request))
+      complete: (server, request) => onLatest((set) => set.complete(server, request)),
+      skillServers: onLatest((set) => set.skillServers),
+      listSkills: (server, cursor) => onLatest((set) => set.listSkills(server, cursor)),
+      getSkill: (server, uri) => onLatest((set) => set.getSkill(server, uri)),
+      readResourceDirectory: (server, uri, cursor) => onLatest((set) => set.readResourceDirectory(server, uri, cursor))
     }
     return service
   })

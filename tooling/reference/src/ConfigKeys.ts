@@ -190,6 +190,12 @@ export const keys: Readonly<Record<string, KeyDoc>> = {
     default: json(Config.empty.orchestrator.skillsEnabled),
     meaning: "`false`: `skills/list` is empty and `skills/read` fails."
   },
+  skills: { default: "—", meaning: "Skills over MCP (the skills extension), beside the Codex catalog." },
+  "skills.extension": {
+    default: "`true`",
+    meaning:
+      "`false`: `skills/extension/list` is empty and `skills/extension/read` fails; no `skills/list` request is sent to any server. `orchestrator.skills.enabled` does not gate it."
+  },
   apps: { default: "—", meaning: "The apps server and its connectors." },
   "apps.server_name": {
     default: json(Config.empty.apps.serverName),

@@ -143,7 +143,9 @@ export const bodies = (): Readonly<Record<string, string>> => {
     ["capability", "values today"],
     [
       ["`toolProfiles`", AppServer.toolProfiles.map((p) => `\`${p}\``).join(", ")],
-      ["`serverRequests`", (AppServer.serverCapabilities.serverRequests ?? []).map((m) => `\`${m}\``).join(", ")]
+      ["`serverRequests`", (AppServer.serverCapabilities.serverRequests ?? []).map((m) => `\`${m}\``).join(", ")],
+      ["`oauthLogin`", "`true`"],
+      ["`skillsExtension`", "`true`"]
     ]
   )
   out.limits = table(

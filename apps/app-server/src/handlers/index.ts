@@ -1,7 +1,7 @@
 /** The method table: every method of app-server-protocol.md section 3 except `initialize` (handled per connection). */
 import type { ResourceClient } from "@mcp-resources/resource-client"
 import type { OriginStore } from "@mcp-resources/resource-origins"
-import type { Skills } from "@mcp-resources/skills"
+import type { ExtensionSkills, Skills } from "@mcp-resources/skills"
 import type { AppOptions } from "../AppOptions.js"
 import type { Method } from "../Method.js"
 import type { Threads } from "../Threads.js"
@@ -10,6 +10,7 @@ import { oauthMethods } from "./oauth.js"
 import { resourceMethods } from "./resources.js"
 import { resourceTemplateMethods } from "./resourceTemplates.js"
 import { skillMethods } from "./skills.js"
+import { type SkillsExtensionSubscribers, skillsExtensionMethods } from "./skillsExtension.js"
 import { threadMethods } from "./threads.js"
 import { toolMethods } from "./tools.js"
 import { turnMethods } from "./turns.js"
@@ -22,11 +23,19 @@ const table = {
   ...resourceTemplateMethods,
   ...configMethods,
   ...skillMethods,
-  ...oauthMethods
+  ...oauthMethods,
+  ...skillsExtensionMethods
 }
 
 /** What the handlers need from the main layer. */
-export type Environment = Threads | ResourceClient.ResourceClient | OriginStore.OriginStore | Skills.Skills | AppOptions
+export type Environment =
+  | Threads
+  | ResourceClient.ResourceClient
+  | OriginStore.OriginStore
+  | Skills.Skills
+  | ExtensionSkills.ExtensionSkills
+  | SkillsExtensionSubscribers
+  | AppOptions
 
 /** Every method by name (each entry's key is its definition's name: checked when the module loads). */
 export const methods: Readonly<Record<string, Method<Environment>>> = table

@@ -3,7 +3,7 @@
  * run time): opening it (transport, era negotiation, handshake) and closing it. The transport choice
  * is in `transports.ts`, the request path in `request.ts`, what failures mean in `failures.ts`.
  */
-import { type Errors, Messages } from "@mcp-resources/protocol"
+import { type Errors, McpSkills, Messages } from "@mcp-resources/protocol"
 import { Client, type PriorDiscovery, SdkHttpError, SdkErrorCode, type Transport } from "@modelcontextprotocol/client"
 import { Deferred, Effect, type Either, FiberSet, Queue, type Scope } from "effect"
 import type * as ServerRequests from "../ServerRequests.js"
@@ -40,6 +40,8 @@ export interface Capabilities {
   readonly completions: boolean
   /** `resources.subscribe` declared: `resources/subscribe` may be sent. */
   readonly subscribe: boolean
+  /** The server's declaration of the skills extension (`io.modelcontextprotocol/skills`), when it made one. */
+  readonly skills: McpSkills.Declaration | undefined
 }
 
 /**
@@ -279,7 +281,8 @@ export const open = (
       resources: declared?.resources !== undefined,
       tools: declared?.tools !== undefined,
       completions: declared?.completions !== undefined,
-      subscribe: declared?.resources?.subscribe === true
+      subscribe: declared?.resources?.subscribe === true,
+      skills: McpSkills.declarationOf(declared?.extensions)
     }
     const memory = entry.transport._tag === "memory"
     const wire: Wire = {

@@ -2,7 +2,7 @@
  * A connection set: the servers of one setup with their handles and the operations of
  * resource-tools.md 1.4 and 2.2, answered from the result cache where the server allowed it.
  */
-import { type Config, Errors, Mcp, Messages } from "@mcp-resources/protocol"
+import { type Config, Errors, Mcp, McpSkills, Messages } from "@mcp-resources/protocol"
 import { Deferred, Effect, Option } from "effect"
 import * as Pagination from "../Pagination.js"
 import {
@@ -53,6 +53,16 @@ const decodeListResourceTemplates = decodeResult(Mcp.ListResourceTemplatesResult
 const decodeReadResource = withFastPath(decodeResultEither(Mcp.ReadResourceResult, "resources/read"))
 const decodeCallTool = decodeResult(Mcp.CallToolResult, "tools/call")
 const decodeComplete = decodeResultEither(Mcp.CompleteResult, "completion/complete")
+const decodeListSkills = decodeResult(McpSkills.ListSkillsResult, "skills/list")
+const decodeGetSkill = decodeResult(McpSkills.GetSkillResult, "skills/get")
+const decodeReadDirectory = decodeResult(McpSkills.ReadDirectoryResult, "resources/directory/read")
+
+/** The context of a failed request of the skills extension: `{method} failed for \`{server}\`` (and the URI). */
+const skillsRequestContext = (method: string, server: string, uri?: string): string =>
+  uri === undefined ? `${method} failed for \`${server}\`` : `${method} failed for \`${server}\` (${uri})`
+
+const notDeclared = (server: string, what: string) =>
+  new Errors.TransportError({ kind: "unavailable", message: `MCP server '${server}' does not declare ${what}` })
 
 type ListMethod = "resources/list" | "resources/templates/list"
 
@@ -486,6 +496,62 @@ export const make = (options: Options): SetImpl => {
     )
   })
 
+  /** A ready server that declared the skills extension (`directoryRead` too, when `directory` is set). */
+  const skillsReady = (server: string, directory: boolean) =>
+    Effect.flatMap(ready(server), (found) => {
+      const declaration = found.connection.capabilities.skills
+      if (declaration === undefined) return Effect.fail(notDeclared(server, `the ${McpSkills.extensionId} extension`))
+      if (directory && !declaration.directoryRead) {
+        return Effect.fail(notDeclared(server, `${McpSkills.extensionId} directoryRead`))
+      }
+      return Effect.succeed(found)
+    })
+
+  const skillsRequest = <A>(
+    server: string,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    decode: (raw: unknown) => Effect.Effect<A, Errors.TransportError>,
+    uri: string | undefined,
+    directory = false
+  ) =>
+    Effect.flatMap(skillsReady(server, directory), ({ connection, handle }) =>
+      connection.request(method, params, Server.millis(handle.entry.toolTimeoutSec)).pipe(
+        Effect.flatMap(decode),
+        Effect.mapError((error) => Errors.withContext(error, skillsRequestContext(method, server, uri)))
+      )
+    )
+
+  const skillServers = Effect.gen(function* () {
+    yield* Effect.forEach([...handles.values()], (handle) => Deferred.await(handle.settled), {
+      concurrency: "unbounded",
+      discard: true
+    })
+    const found: Array<{ readonly server: string; readonly directoryRead: boolean }> = []
+    for (const [name, handle] of handles) {
+      const state = handle.state
+      if (state._tag !== "ready" || state.connection.capabilities.skills === undefined) continue
+      found.push({ server: name, directoryRead: state.connection.capabilities.skills.directoryRead })
+    }
+    return found.sort((a, b) => compareBytewise(a.server, b.server))
+  })
+
+  const listSkills = (server: string, cursor?: string) =>
+    skillsRequest(server, "skills/list", cursor === undefined ? {} : { cursor }, decodeListSkills, undefined)
+
+  const getSkill = (server: string, uri: string) =>
+    Effect.map(skillsRequest(server, "skills/get", { uri }, decodeGetSkill, uri), (result) => result.skill)
+
+  const readResourceDirectory = (server: string, uri: string, cursor?: string) =>
+    skillsRequest(
+      server,
+      "resources/directory/read",
+      cursor === undefined ? { uri } : { uri, cursor },
+      decodeReadDirectory,
+      uri,
+      true
+    )
+
   const servers = (): ReadonlyArray<ServerStatus> =>
     setup.servers
       .map((entry): ServerStatus => {
@@ -524,7 +590,11 @@ export const make = (options: Options): SetImpl => {
     callTool: (server, tool, args) => held(callTool(server, tool, args)),
     supports,
     resourceTemplates: (server) => held(resourceTemplates(server)),
-    complete: (server, request) => held(complete(server, request))
+    complete: (server, request) => held(complete(server, request)),
+    skillServers: held(skillServers),
+    listSkills: (server, cursor) => held(listSkills(server, cursor)),
+    getSkill: (server, uri) => held(getSkill(server, uri)),
+    readResourceDirectory: (server, uri, cursor) => held(readResourceDirectory(server, uri, cursor))
   }
   return { view, setup, handles, partitions }
 }
