@@ -237,7 +237,6 @@ const loadConfig = (configPath: string | undefined) => {
     : Effect.succeed(ProtocolConfig.empty)
 }
 
-const toolFor = (command: Exclude<Command, { _tag: "serve" | "audit" }>): { name: string; arguments: string } => {
 const toolFor = (
   command: Extract<Command, { _tag: "tools" | "list" | "templates" | "read" }>
 ): { name: string; arguments: string } => {
@@ -284,7 +283,7 @@ export const readable = (command: Command["_tag"], output: string): string => {
   return lines.join("\n")
 }
 
-const toolFor = (command: Extract<Command, { _tag: "tools" | "list" | "templates" | "read" }>): { name: string; arguments: string } => {
+const runTools = (command: Extract<Command, { _tag: "tools" | "list" | "templates" | "read" }>) =>
   Effect.gen(function* () {
     const config = yield* loadConfig(command.configPath)
     return yield* Effect.scoped(
@@ -349,7 +348,9 @@ export const run = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
       yield* Effect.promise(() => import("./main.js"))
       return yield* Effect.never
     }
-const runTools = (command: Extract<Command, { _tag: "tools" | "list" | "templates" | "read" }>) =>
+    if (command._tag === "audit") return yield* runAudit(command)
+    if (command._tag === "login" || command._tag === "logout") return yield* runLogin(command)
+    return yield* runTools(command as Extract<Command, { _tag: "tools" | "list" | "templates" | "read" }>)
   }).pipe(
     Effect.catchAll((error) =>
       Console.error(
