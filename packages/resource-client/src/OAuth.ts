@@ -222,7 +222,7 @@ export const authState = (entry: ServerEntry, error: string | undefined): Effect
   Effect.gen(function* () {
     const transport = entry.transport
     if (transport._tag !== "http" || !usesOAuth(transport)) return "none"
-    if (error !== undefined && error.includes(Messages.authorizationRequired(entry.name))) return "loginRequired"
+    if (error?.includes(Messages.authorizationRequired(entry.name))) return "loginRequired"
     const store = yield* TokenStore
     const stored = yield* store
       .get({ server: entry.name, url: transport.url })
