@@ -243,7 +243,8 @@ export const stringObject = (
   if (!present(raw, field)) return Either.right({})
   const value = raw[field]
   if (Messages.jsonKind(value) !== "object") return parameterError(messages.notStringObject(field, value))
-  const values: Record<string, string> = {}
+  // no prototype: a variable named `__proto__` is a value like any other
+  const values: Record<string, string> = Object.create(null) as Record<string, string>
   for (const [name, entry] of Object.entries(value as Record<string, unknown>)) {
     if (typeof entry !== "string") return parameterError(messages.notStringValue(field, name, entry))
     values[name] = entry
