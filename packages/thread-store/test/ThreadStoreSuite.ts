@@ -141,6 +141,37 @@ export const threadStoreSuite = (
       })
     )
 
+    it.scoped(
+      "a toolAudited record (docs/policy.md) is stored and read back with the items, before and after a compaction",
+      () =>
+        Effect.gen(function* () {
+          const { store } = yield* fresh
+          yield* store.create(thread("au"))
+          const audited: ThreadEvent.ThreadEvent = {
+            _tag: "toolAudited",
+            turnId: "t1",
+            audit: {
+              callId: "c1",
+              tool: "read_mcp_resource",
+              server: "srv",
+              rules: [{ uri: "file:///home/x", allowed: false, pattern: "file:///home/**" }],
+              hidden: 0,
+              listed: [],
+              before: [{ hook: "before_tool[0]", decision: "rewrite", arguments: { uri: "file:///repo/b" } }],
+              after: [{ hook: "after_tool[0]", decision: "redact", redactions: 2 }],
+              serverRequest: false,
+              success: false
+            }
+          }
+          const events = [ev.turn("t1"), ev.item("t1", "c1"), audited, ev.compacted(checkpoint), audited]
+          yield* appendAll(store, "au", events)
+          assert.deepStrictEqual(
+            (yield* store.since("au", 0)).map((r) => r.event),
+            events
+          )
+        })
+    )
+
     it.scoped("append numbers records 1, 2, 3 and load returns them in order", () =>
       Effect.gen(function* () {
         const { store } = yield* fresh
