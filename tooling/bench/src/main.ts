@@ -47,11 +47,14 @@ const scenarios: ReadonlyArray<Scenario> = [
   { id: 6, title: "start-up", load: () => import("./scenarios/startup.js") },
   { id: 7, title: "bundled start-up", load: () => import("./scenarios/bundledStartup.js") },
   { id: 8, title: "cache", load: () => import("./scenarios/cache.js") },
-  { id: 9, title: "extended windows", load: () => import("./scenarios/extendedWindows.js") }
+  { id: 9, title: "extended windows", load: () => import("./scenarios/extendedWindows.js") },
+  { id: 10, title: "peers: aggregate listing", load: () => import("./scenarios/peerListing.js") },
+  { id: 11, title: "peers: reads", load: () => import("./scenarios/peerReads.js") },
+  { id: 12, title: "peers: many servers", load: () => import("./scenarios/manyServers.js") }
 ]
 
 const cpuModel = (): string => Os.cpus()[0]?.model ?? "unknown CPU"
-const ctx: Context = { quick, log: (line) => process.stderr.write(`${line}\n`) }
+const ctx: Context = { quick, runs: quick ? 1 : 5, log: (line) => process.stderr.write(`${line}\n`) }
 
 const main = async (): Promise<void> => {
   ctx.log(

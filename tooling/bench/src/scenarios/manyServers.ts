@@ -1,0 +1,3 @@
+export const run = async (): Promise<never> => {
+  throw new Error("todo")
+}
