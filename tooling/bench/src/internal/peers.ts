@@ -37,7 +37,8 @@ const startupTimeoutSec = 300
 /** The config our side runs on: every server as a stdio entry, all started at once. */
 export const configOf = (
   servers: ReadonlyArray<Server>,
-  profile: "codex" | "extended" = "codex"
+  profile: "codex" | "extended" = "codex",
+  cache = true
 ): ConfigTypes.Config => {
   const mcp_servers = Object.fromEntries(
     servers.map(({ name, spec }) => {
@@ -49,7 +50,12 @@ export const configOf = (
     })
   )
   const decoded = Config.decode(
-    { mcp_servers, mcp: { startup_concurrency: Math.max(1, servers.length) }, tools: { profile } },
+    {
+      mcp_servers,
+      mcp: { startup_concurrency: Math.max(1, servers.length) },
+      tools: { profile },
+      cache: { enabled: cache }
+    },
     "bench.toml"
   )
   if (Either.isLeft(decoded)) throw new Error(`bench config: ${decoded.left.message}`)
@@ -59,9 +65,10 @@ export const configOf = (
 /** Ours: a `ResourceClient` over the stdio servers, every one ready. */
 export const connectOurs = (
   servers: ReadonlyArray<Server>,
-  profile: "codex" | "extended" = "codex"
+  profile: "codex" | "extended" = "codex",
+  cache = true
 ): Promise<Stack> => {
-  const config = configOf(servers, profile)
+  const config = configOf(servers, profile, cache)
   return makeStackOf(config.mcpServers, config)
 }
 
