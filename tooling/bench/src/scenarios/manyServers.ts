@@ -3,8 +3,9 @@
  * time from spawn to every server ready and the resident memory per server connection, of the
  * app-server (`apps/app-server/dist/main.js`, ready = every server `ready` in `mcpServer/list`) against
  * a process connecting the same 50 with the raw v2 SDK client (`src/rawHost.ts`, `Promise.all`, ready =
- * its one line). Memory per connection = (VmRSS with 50 servers - VmRSS with none) / 50, read from
- * `/proc/PID/status` when ready. Target: both within 1.2x of the raw SDK at the median of repeated runs.
+ * its one line). Memory per connection = (heapUsed + external with 50 servers - the same with none) /
+ * 50, after a forced GC in the process (`src/memoryProbe.ts`, preloaded into both sides); VmRSS from
+ * `/proc/PID/status` at ready is reported too. Target: both within 1.2x of the raw SDK at the median of repeated runs.
  */
 import { spawn } from "node:child_process"
 import * as Fs from "node:fs"
@@ -21,6 +22,24 @@ import { appServerMain } from "./startup.js"
 
 const serverCount = 50
 const rawHostMain = fileURLToPath(new URL("../rawHost.js", import.meta.url))
+const probeArgs = ["--expose-gc", "--import", new URL("../memoryProbe.js", import.meta.url).href]
+let probes = 0
+
+/**
+ * Heap + external of a process after a forced GC: signals its preloaded memory probe and waits (polling
+ * the file every 10 ms, at most 60 s) for the answer.
+ */
+const probeMemory = async (pid: number, file: string): Promise<number> => {
+  process.kill(pid, "SIGUSR2")
+  const deadline = performance.now() + 60_000
+  while (!Fs.existsSync(file)) {
+    if (performance.now() > deadline) throw new Error(`no memory probe answer from ${pid}`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  const m = JSON.parse(Fs.readFileSync(file, "utf8")) as { heapUsed: number; external: number }
+  Fs.rmSync(file)
+  return m.heapUsed + m.external
+}
 const readyTimeoutMs = 900_000
 
 const light = (name: string): FixtureSpec => ({
@@ -39,18 +58,22 @@ const rssOf = (pid: number): number => {
 interface Sample {
   readonly readyMs: number
   readonly rss: number
+  /** heapUsed + external after a forced GC. */
+  readonly heap: number
 }
 
 /** The raw host: spawn to its `{"ready":N}` line; RSS then; then stdin ends and it exits. */
-const rawHost = (count: number): Promise<Sample> =>
+const rawHost = (dir: string, count: number): Promise<Sample> =>
   new Promise((resolve, reject) => {
     const servers = Array.from({ length: count }, (_, i) => stdioCommand(light(`srv${i}`)))
+    const probe = Path.join(dir, `probe-${probes++}.json`)
     const started = performance.now()
-    const child = spawn(process.execPath, [rawHostMain], {
+    const child = spawn(process.execPath, [...probeArgs, rawHostMain], {
       stdio: ["pipe", "pipe", "pipe"],
-      env: { ...process.env, RAW_HOST_SERVERS: JSON.stringify(servers) }
+      env: { ...process.env, RAW_HOST_SERVERS: JSON.stringify(servers), BENCH_MEMORY_PROBE: probe }
     })
     let sample: Sample | undefined
+    let seen = false
     let stderr = ""
     child.stderr.on("data", (chunk: Buffer) => {
       stderr += chunk.toString("utf8")
@@ -59,15 +82,27 @@ const rawHost = (count: number): Promise<Sample> =>
     const splitter = new LineSplitter(1024 * 1024)
     child.stdout.on("data", (chunk: Buffer) => {
       const first = splitter.push(chunk)[0]
-      if (first === undefined || sample !== undefined) return
+      if (first === undefined || seen) return
+      seen = true
       const readyMs = performance.now() - started
-      sample = { readyMs, rss: rssOf(child.pid!) }
-      child.stdin.end()
+      const rss = rssOf(child.pid!)
+      probeMemory(child.pid!, probe).then(
+        (heap) => {
+          sample = { readyMs, rss, heap }
+          child.stdin.end()
+        },
+        (error: unknown) => {
+          failure = error
+          child.stdin.end()
+        }
+      )
     })
+    let failure: unknown
     child.once("error", reject)
     child.once("exit", (code) => {
       clearTimeout(timer)
-      if (sample === undefined) reject(new Error(`raw host exited (${code}) before ready: ${stderr.slice(-500)}`))
+      if (failure !== undefined) reject(failure)
+      else if (sample === undefined) reject(new Error(`raw host exited (${code}) before ready: ${stderr.slice(-500)}`))
       else resolve(sample)
     })
   })
@@ -82,11 +117,13 @@ const appServer = async (dir: string, count: number, round: number): Promise<Sam
     })
   )
   Fs.writeFileSync(config, JSON.stringify({ mcp_servers, mcp: { startup_concurrency: Math.max(1, count) } }))
+  const probe = Path.join(dir, `probe-${probes++}.json`)
   const started = performance.now()
   const client = await PromiseClient.connectStdio(
     {
       command: process.execPath,
-      args: [appServerMain, "--config", config, "--data-dir", Path.join(dir, `data-${count}-${round}`)],
+      env: { ...process.env, BENCH_MEMORY_PROBE: probe },
+      args: [...probeArgs, appServerMain, "--config", config, "--data-dir", Path.join(dir, `data-${count}-${round}`)],
       stderr: "ignore"
     },
     { requestTimeoutMs: readyTimeoutMs }
@@ -106,7 +143,8 @@ const appServer = async (dir: string, count: number, round: number): Promise<Sam
       await new Promise((resolve) => setTimeout(resolve, 10))
     }
     const readyMs = performance.now() - started
-    return { readyMs, rss: rssOf(client.pid!) }
+    const rss = rssOf(client.pid!)
+    return { readyMs, rss, heap: await probeMemory(client.pid!, probe) }
   } finally {
     await client.close()
   }
@@ -124,20 +162,21 @@ export const run = async (ctx: Context): Promise<Output> => {
     for (let r = 0; r < ctx.runs; r++) {
       // alternate which side goes first
       const first = r % 2 === 0
-      const raw0 = await rawHost(0)
+      const raw0 = await rawHost(dir, 0)
       const ours0 = await appServer(dir, 0, r)
-      const raw = first ? await rawHost(serverCount) : undefined
+      const raw = first ? await rawHost(dir, serverCount) : undefined
       const ours = await appServer(dir, serverCount, r)
-      const rawLate = raw ?? (await rawHost(serverCount))
+      const rawLate = raw ?? (await rawHost(dir, serverCount))
       runs.push({ ours, ours0, raw: rawLate, raw0 })
       ctx.log(
         `   run ${r + 1}: app-server ${ours.readyMs.toFixed(0)} ms ${fmtBytes(ours.rss)} (empty ${ours0.readyMs.toFixed(0)} ms ${fmtBytes(ours0.rss)}), raw ${rawLate.readyMs.toFixed(0)} ms ${fmtBytes(rawLate.rss)} (empty ${raw0.readyMs.toFixed(0)} ms ${fmtBytes(raw0.rss)})`
       )
     }
-    const perConn = (s: Sample, s0: Sample) => (s.rss - s0.rss) / serverCount
+    const perConn = (s: Sample, s0: Sample) => (s.heap - s0.heap) / serverCount
+    const rssPerConn = (s: Sample, s0: Sample) => (s.rss - s0.rss) / serverCount
     const timeRatios = runs.map((x) => x.ours.readyMs / x.raw.readyMs)
     const addedRatios = runs.map((x) => (x.ours.readyMs - x.ours0.readyMs) / (x.raw.readyMs - x.raw0.readyMs))
-    // RSS at one instant is noisy (a GC between two samples can make the difference negative): a run
+    // even after a forced GC a difference can come out negative on a loaded machine: a run
     // whose per-connection figure is not positive on both sides gives no memory ratio
     const memRatios = runs
       .filter((x) => perConn(x.ours, x.ours0) > 0 && perConn(x.raw, x.raw0) > 0)
@@ -150,7 +189,7 @@ export const run = async (ctx: Context): Promise<Output> => {
       n: runs.length,
       median: med(runs.map((x) => x.raw.readyMs)),
       memory: med(runs.map((x) => perConn(x.raw, x.raw0))),
-      extra: "memory = VmRSS per connection"
+      extra: "memory = heap + external per connection after a forced GC"
     })
     rows.push({
       scenario,
@@ -163,7 +202,7 @@ export const run = async (ctx: Context): Promise<Output> => {
       memory: med(runs.map((x) => perConn(x.ours, x.ours0))),
       extra:
         memRatios.length === 0
-          ? "memory ratio not measurable (RSS delta not positive)"
+          ? "memory ratio not measurable (delta not positive)"
           : `memory ratio ${med(memRatios).toFixed(2)}x [${spreadOf(memRatios).min.toFixed(2)}-${spreadOf(memRatios).max.toFixed(2)}, ${memRatios.length} runs]`
     })
     const name = `${serverCount} stdio servers`
@@ -172,7 +211,7 @@ export const run = async (ctx: Context): Promise<Output> => {
       results.push(atMostOverRuns(name, "memory per server connection, app-server / raw SDK", memRatios, 1.2))
     else
       notes.push(
-        "memory per server connection not measurable in this run: the RSS with 50 servers was not above the RSS with none on both sides"
+        "memory per server connection not measurable in this run: the memory with 50 servers was not above the memory with none on both sides"
       )
     results.push(infoOverRuns(name, "time the 50 servers add, app-server / raw SDK", addedRatios))
     results.push(
@@ -187,6 +226,20 @@ export const run = async (ctx: Context): Promise<Output> => {
         name,
         "raw SDK memory per server connection (bytes)",
         runs.map((x) => perConn(x.raw, x.raw0))
+      )
+    )
+    results.push(
+      infoOverRuns(
+        name,
+        "app-server VmRSS per server connection (bytes)",
+        runs.map((x) => rssPerConn(x.ours, x.ours0))
+      )
+    )
+    results.push(
+      infoOverRuns(
+        name,
+        "raw SDK VmRSS per server connection (bytes)",
+        runs.map((x) => rssPerConn(x.raw, x.raw0))
       )
     )
     return { rows, results, notes }
