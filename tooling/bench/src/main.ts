@@ -2,14 +2,24 @@
  * `pnpm bench`: runs the scenarios of the benchmark issue, prints the table and the target checks, and
  * writes `tooling/bench/results.json`. Flags: `--quick` (few iterations, for developing; does not
  * write results.json), `--only 1,3` (scenario numbers), `--out FILE`, `--markdown FILE` (the table as
- * Markdown, for BENCHMARKS.md).
+ * Markdown, for BENCHMARKS.md), `--runs N` (repeated runs of every targeted scenario: 5, 1 with
+ * `--quick`).
  */
 import { spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import { fileURLToPath } from "node:url"
 import type { Context, Scenario } from "./internal/scenario.js"
-import { type Output, type Result, type Row, renderMarkdown, renderResults, renderTable } from "./internal/report.js"
+import {
+  type Output,
+  type Result,
+  type Row,
+  renderMarkdown,
+  renderResults,
+  renderTable,
+  round,
+  spreadOf
+} from "./internal/report.js"
 
 // The memory scenario needs a forced GC: re-execute this script once with --expose-gc.
 if ((globalThis as { gc?: unknown }).gc === undefined) {
@@ -37,6 +47,46 @@ const only = flag("--only")
   .filter((n) => Number.isInteger(n))
 const out = flag("--out") ?? (quick ? undefined : fileURLToPath(new URL("../results.json", import.meta.url)))
 
+/**
+ * Scenarios that do not repeat themselves run whole `ctx.runs` times (each run interleaved with its
+ * baselines as before); their results are merged here: a figure's value is the median of the runs'
+ * values, with min and max, and a target is decided on that median. The rows are the last run's, with
+ * the spread of each row's ratio over the runs.
+ */
+const selfRepeating = new Set([5, 10, 11, 12])
+
+const decide = (target: string | null, value: number): boolean | null => {
+  if (target === null) return null
+  const [op, bound] = target.split(" ")
+  return op === "<=" ? value <= Number(bound) : op === ">=" ? value >= Number(bound) : null
+}
+
+const merge = (outputs: ReadonlyArray<Output>): Output => {
+  if (outputs.length === 1) return outputs[0]!
+  const last = outputs[outputs.length - 1]!
+  const results = last.results.map((r): Result => {
+    const values = outputs
+      .map((o) => o.results.find((x) => x.name === r.name && x.metric === r.metric)?.value)
+      .filter((v): v is number => v !== undefined && Number.isFinite(v))
+    const s = spreadOf(values)
+    return {
+      ...r,
+      value: round(s.median),
+      met: decide(r.target, s.median),
+      runs: s.runs,
+      min: round(s.min),
+      max: round(s.max)
+    }
+  })
+  const rows = last.rows.map((row): Row => {
+    const ratios = outputs
+      .map((o) => o.rows.find((x) => x.scenario === row.scenario && x.task === row.task)?.ratio)
+      .filter((v): v is number => v !== undefined && Number.isFinite(v))
+    return ratios.length > 1 ? { ...row, spread: spreadOf(ratios) } : row
+  })
+  return { rows, results, notes: outputs.flatMap((o, i) => o.notes.map((n) => `run ${i + 1}: ${n}`)) }
+}
+
 /** The scenarios, in the issue's priority order; each module is loaded only when it runs. */
 const scenarios: ReadonlyArray<Scenario> = [
   { id: 1, title: "tool overhead", load: () => import("./scenarios/toolOverhead.js") },
@@ -47,11 +97,16 @@ const scenarios: ReadonlyArray<Scenario> = [
   { id: 6, title: "start-up", load: () => import("./scenarios/startup.js") },
   { id: 7, title: "bundled start-up", load: () => import("./scenarios/bundledStartup.js") },
   { id: 8, title: "cache", load: () => import("./scenarios/cache.js") },
-  { id: 9, title: "extended windows", load: () => import("./scenarios/extendedWindows.js") }
+  { id: 9, title: "extended windows", load: () => import("./scenarios/extendedWindows.js") },
+  { id: 10, title: "peers: aggregate listing", load: () => import("./scenarios/peerListing.js") },
+  { id: 11, title: "peers: reads", load: () => import("./scenarios/peerReads.js") },
+  { id: 12, title: "peers: many servers", load: () => import("./scenarios/manyServers.js") }
 ]
 
 const cpuModel = (): string => Os.cpus()[0]?.model ?? "unknown CPU"
-const ctx: Context = { quick, log: (line) => process.stderr.write(`${line}\n`) }
+const runsFlag = Number(flag("--runs"))
+const runs = Number.isInteger(runsFlag) && runsFlag > 0 ? runsFlag : quick ? 1 : 5
+const ctx: Context = { quick, runs, log: (line) => process.stderr.write(`${line}\n`) }
 
 const main = async (): Promise<void> => {
   ctx.log(
@@ -67,7 +122,13 @@ const main = async (): Promise<void> => {
     const started = performance.now()
     try {
       const module = await scenario.load()
-      const output: Output = await module.run(ctx)
+      const outputs: Array<Output> = []
+      const times = selfRepeating.has(scenario.id) ? 1 : ctx.runs
+      for (let r = 0; r < times; r++) {
+        if (times > 1) ctx.log(`   -- run ${r + 1} of ${times}`)
+        outputs.push(await module.run(ctx))
+      }
+      const output = merge(outputs)
       rows.push(...output.rows)
       results.push(...output.results)
       notes.push(...output.notes.map((n) => `${scenario.id}: ${n}`))

@@ -14,7 +14,32 @@ export interface Row {
   readonly ratioLabel?: string
   readonly memory?: number | undefined
   readonly extra?: string
+  /** The ratio over repeated runs (each run its own ratio of medians): min / median / max. */
+  readonly spread?: Spread
 }
+
+/** Min / median / max of a figure over repeated runs. */
+export interface Spread {
+  readonly runs: number
+  readonly min: number
+  readonly median: number
+  readonly max: number
+}
+
+/** The spread of per-run values. */
+export const spreadOf = (values: ReadonlyArray<number>): Spread => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length / 2
+  return {
+    runs: sorted.length,
+    min: sorted[0] ?? Number.NaN,
+    median: sorted.length % 2 === 1 ? sorted[Math.floor(mid)]! : (sorted[mid - 1]! + sorted[mid]!) / 2,
+    max: sorted[sorted.length - 1] ?? Number.NaN
+  }
+}
+
+const fmtSpread = (s: Spread | undefined): string =>
+  s === undefined || s.runs < 2 ? "" : ` [${s.min.toFixed(2)}-${s.max.toFixed(2)}, ${s.runs} runs]`
 
 /** The row of a measured task: its median and p95, and its ratio to the scenario's baseline median. */
 export const rowOf = (
@@ -39,6 +64,10 @@ export interface Result {
   readonly value: number
   readonly target: string | null
   readonly met: boolean | null
+  /** Over repeated runs: `value` is the median of the runs' values, these are the extremes. */
+  readonly runs?: number
+  readonly min?: number
+  readonly max?: number
 }
 
 /** A scenario's whole output. */
@@ -66,6 +95,39 @@ export const atLeast = (name: string, metric: string, value: number, bound: numb
   met: value >= bound
 })
 
+/**
+ * A target check over repeated runs: `median(values) <= bound` ("met" is decided on the median), with
+ * the min and max of the runs recorded.
+ */
+export const atMostOverRuns = (name: string, metric: string, values: ReadonlyArray<number>, bound: number): Result => {
+  const s = spreadOf(values)
+  return {
+    name,
+    metric,
+    value: round(s.median),
+    target: `<= ${bound}`,
+    met: s.median <= bound,
+    runs: s.runs,
+    min: round(s.min),
+    max: round(s.max)
+  }
+}
+
+/** A figure without a target, over repeated runs (median, with min and max). */
+export const infoOverRuns = (name: string, metric: string, values: ReadonlyArray<number>): Result => {
+  const s = spreadOf(values)
+  return {
+    name,
+    metric,
+    value: round(s.median),
+    target: null,
+    met: null,
+    runs: s.runs,
+    min: round(s.min),
+    max: round(s.max)
+  }
+}
+
 /** A figure without a target. */
 export const info = (name: string, metric: string, value: number): Result => ({
   name,
@@ -89,7 +151,9 @@ export const renderTable = (rows: ReadonlyArray<Row>): string => {
     r.n === undefined ? "" : String(r.n),
     r.median === undefined ? "" : fmtMs(r.median),
     r.p95 === undefined ? "" : fmtMs(r.p95),
-    r.ratio === undefined ? "" : `${r.ratio.toFixed(2)}x${r.ratioLabel ? ` ${r.ratioLabel}` : ""}`,
+    r.ratio === undefined
+      ? ""
+      : `${r.ratio.toFixed(2)}x${r.ratioLabel ? ` ${r.ratioLabel}` : ""}${fmtSpread(r.spread)}`,
     r.memory === undefined ? "" : fmtBytes(r.memory),
     r.extra ?? ""
   ])
@@ -103,12 +167,15 @@ export const renderTable = (rows: ReadonlyArray<Row>): string => {
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...cells.map(line)].join("\n")
 }
 
+const runsText = (r: Result): string =>
+  r.runs === undefined ? "" : ` (median of ${r.runs} runs; min ${r.min}, max ${r.max})`
+
 /** The result records, as text. */
 export const renderResults = (results: ReadonlyArray<Result>): string =>
   results
     .map(
       (r) =>
-        `${r.met === null ? "   info" : r.met ? "    MET" : " MISSED"}  ${r.name}: ${r.metric} = ${r.value}${r.target === null ? "" : ` (target ${r.target})`}`
+        `${r.met === null ? "   info" : r.met ? "    MET" : " MISSED"}  ${r.name}: ${r.metric} = ${r.value}${runsText(r)}${r.target === null ? "" : ` (target ${r.target})`}`
     )
     .join("\n")
 
@@ -124,15 +191,15 @@ export const renderMarkdown = (
     "| --- | --- | ---: | ---: | ---: | --- | ---: | --- |",
     ...rows.map(
       (r) =>
-        `| ${esc(r.scenario)} | ${esc(r.task)} | ${r.n ?? ""} | ${r.median === undefined ? "" : fmtMs(r.median)} | ${r.p95 === undefined ? "" : fmtMs(r.p95)} | ${r.ratio === undefined ? "" : `${r.ratio.toFixed(2)}x${r.ratioLabel ? ` ${r.ratioLabel}` : ""}`} | ${r.memory === undefined ? "" : fmtBytes(r.memory)} | ${esc(r.extra ?? "")} |`
+        `| ${esc(r.scenario)} | ${esc(r.task)} | ${r.n ?? ""} | ${r.median === undefined ? "" : fmtMs(r.median)} | ${r.p95 === undefined ? "" : fmtMs(r.p95)} | ${r.ratio === undefined ? "" : `${r.ratio.toFixed(2)}x${r.ratioLabel ? ` ${r.ratioLabel}` : ""}${fmtSpread(r.spread)}`} | ${r.memory === undefined ? "" : fmtBytes(r.memory)} | ${esc(r.extra ?? "")} |`
     )
   ].join("\n")
   const checks = [
-    "| result | metric | value | target | met |",
-    "| --- | --- | ---: | --- | --- |",
+    "| result | metric | value (median of runs) | min - max (runs) | target | met |",
+    "| --- | --- | ---: | --- | --- | --- |",
     ...results.map(
       (r) =>
-        `| ${esc(r.name)} | ${esc(r.metric)} | ${r.value} | ${r.target ?? ""} | ${r.met === null ? "info" : r.met ? "**met**" : "**missed**"} |`
+        `| ${esc(r.name)} | ${esc(r.metric)} | ${r.value} | ${r.runs === undefined ? "1 run" : `${r.min} - ${r.max} (${r.runs})`} | ${r.target ?? ""} | ${r.met === null ? "info" : r.met ? "**met**" : "**missed**"} |`
     )
   ].join("\n")
   return `${table}\n\n${checks}\n${notes.length === 0 ? "" : `\n${notes.map((n) => `- ${esc(n)}`).join("\n")}\n`}`

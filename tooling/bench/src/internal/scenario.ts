@@ -5,6 +5,8 @@ import type { Output } from "./report.js"
 export interface Context {
   /** Few iterations: for developing the bench, not for recording numbers. */
   readonly quick: boolean
+  /** Repeated runs of a targeted scenario (each interleaved with its baselines): 1 with --quick, else 5. */
+  readonly runs: number
   /** Progress to standard error. */
   readonly log: (line: string) => void
 }
