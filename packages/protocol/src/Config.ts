@@ -82,7 +82,22 @@ export interface Config {
   readonly mcp: McpLimits
   /** `[tools]`: the tool profile and its limits. */
   readonly tools: ToolsConfig
+  /** `[widgets]`: the MCP Apps widget host (`mcp/widget/*`, `mcp-resources widgets`); absent means the defaults. */
+  readonly widgets?: WidgetsConfig
 }
+
+/** `[widgets]`: the widget methods and the ports of `mcp-resources widgets` (0: any free port). */
+export interface WidgetsConfig {
+  /** `enabled`: whether `mcp/widget/*` answer (default true). */
+  readonly enabled: boolean
+  /** `page_port`: the loopback port of the host page (default 0). */
+  readonly pagePort: number
+  /** `sandbox_port`: the loopback port of the sandbox proxy, a second origin (default 0). */
+  readonly sandboxPort: number
+}
+
+/** The `[widgets]` defaults. */
+export const widgetsDefaults: WidgetsConfig = { enabled: true, pagePort: 0, sandboxPort: 0 }
 
 /**
  * The tool profiles: `codex` (the resource tools and outputs of the Codex contract, byte for byte) and
@@ -202,6 +217,10 @@ export const RawDesktopServer = Schema.Struct({
   enabled: opt(Schema.Boolean)
 })
 
+const Port = Schema.Int.pipe(
+  Schema.filter((n) => (n >= 0 && n <= 65535) || "must be a port number with 0 <= p <= 65535 (0: any free port)")
+)
+
 /** The raw file, keys as written. */
 export const RawConfig = Schema.Struct({
   mcp_servers: opt(Schema.Record({ key: Schema.String, value: RawServer })),
@@ -235,7 +254,8 @@ export const RawConfig = Schema.Struct({
       threadless_wait_sec: opt(Seconds)
     })
   ),
-  tools: opt(Schema.Struct({ profile: opt(Schema.Literal(...toolProfiles)), max_image_bytes: opt(ImageBytes) }))
+  tools: opt(Schema.Struct({ profile: opt(Schema.Literal(...toolProfiles)), max_image_bytes: opt(ImageBytes) })),
+  widgets: opt(Schema.Struct({ enabled: opt(Schema.Boolean), page_port: opt(Port), sandbox_port: opt(Port) }))
 })
 /** The raw file, keys as written. */
 export type RawConfig = typeof RawConfig.Type
@@ -399,7 +419,16 @@ export const decode = (raw: unknown, file: string): Either.Either<Config, Config
     tools: {
       profile: r.tools?.profile ?? toolsDefaults.profile,
       maxImageBytes: r.tools?.max_image_bytes ?? toolsDefaults.maxImageBytes
-    }
+    },
+    ...(r.widgets === undefined
+      ? {}
+      : {
+          widgets: {
+            enabled: r.widgets.enabled ?? widgetsDefaults.enabled,
+            pagePort: r.widgets.page_port ?? widgetsDefaults.pagePort,
+            sandboxPort: r.widgets.sandbox_port ?? widgetsDefaults.sandboxPort
+          }
+        })
   })
 }
 

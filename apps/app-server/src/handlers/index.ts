@@ -11,6 +11,7 @@ import { skillMethods } from "./skills.js"
 import { threadMethods } from "./threads.js"
 import { toolMethods } from "./tools.js"
 import { turnMethods } from "./turns.js"
+import { widgetMethods } from "./widgets.js"
 
 const table = {
   ...threadMethods,
@@ -18,7 +19,8 @@ const table = {
   ...toolMethods,
   ...resourceMethods,
   ...configMethods,
-  ...skillMethods
+  ...skillMethods,
+  ...widgetMethods
 }
 
 /** What the handlers need from the main layer. */
