@@ -21,6 +21,7 @@ commands:
   list [--server S] [--cursor C]      list_mcp_resources (all servers without --server)
   templates [--server S] [--cursor C] list_mcp_resource_templates
   read SERVER URI                     read_mcp_resource
+  widgets [--data-dir D]              serve the MCP Apps widget host page and the app-server on loopback
 
 options:
   --config PATH   TOML or JSON config (default ./mcp-resources.toml if it exists, else no servers)
@@ -32,6 +33,7 @@ export class CliUsageError extends Error {}
 /** A parsed CLI command. */
 export type Command =
   | { readonly _tag: "serve"; readonly args: ReadonlyArray<string> }
+  | { readonly _tag: "widgets"; readonly configPath: string; readonly dataDir?: string }
   | {
       readonly _tag: "tools" | "list" | "templates" | "read"
       readonly configPath: string | undefined
@@ -45,6 +47,7 @@ export type Command =
 export const parseCommand = (argv: ReadonlyArray<string>): Command => {
   const [name, ...rest] = argv
   if (name === "serve") return { _tag: "serve", args: rest }
+  if (name === "widgets") return parseWidgets(rest)
   if (name !== "tools" && name !== "list" && name !== "templates" && name !== "read") {
     throw new CliUsageError(name === undefined ? "a command is required" : `unknown command: ${name}`)
   }
@@ -81,6 +84,27 @@ export const parseCommand = (argv: ReadonlyArray<string>): Command => {
   }
 }
 
+const parseWidgets = (rest: ReadonlyArray<string>): Command => {
+  let configPath: string | undefined
+  let dataDir: string | undefined
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!
+    const value = () => {
+      const v = rest[++i]
+      if (v === undefined) throw new CliUsageError(`${arg} requires a value`)
+      return v
+    }
+    if (arg === "--config") configPath = value()
+    else if (arg === "--data-dir") dataDir = value()
+    else
+      throw new CliUsageError(
+        arg.startsWith("--") ? `unknown option for widgets: ${arg}` : `unexpected argument: ${arg}`
+      )
+  }
+  if (configPath === undefined) throw new CliUsageError("widgets requires --config PATH")
+  return { _tag: "widgets", configPath, ...(dataDir !== undefined ? { dataDir } : {}) }
+}
+
 const loadConfig = (configPath: string | undefined) => {
   if (configPath !== undefined) return ProtocolConfig.load(configPath)
   return NodeFs.existsSync("mcp-resources.toml")
@@ -88,7 +112,9 @@ const loadConfig = (configPath: string | undefined) => {
     : Effect.succeed(ProtocolConfig.empty)
 }
 
-const toolFor = (command: Exclude<Command, { _tag: "serve" }>): { name: string; arguments: string } => {
+type ToolCommand = Exclude<Command, { _tag: "serve" } | { _tag: "widgets" }>
+
+const toolFor = (command: ToolCommand): { name: string; arguments: string } => {
   const args: Record<string, string> = {}
   if (command.server !== undefined) args.server = command.server
   if (command.cursor !== undefined) args.cursor = command.cursor
@@ -132,7 +158,7 @@ export const readable = (command: Command["_tag"], output: string): string => {
   return lines.join("\n")
 }
 
-const runTools = (command: Exclude<Command, { _tag: "serve" }>) =>
+const runTools = (command: ToolCommand) =>
   Effect.gen(function* () {
     const config = yield* loadConfig(command.configPath)
     return yield* Effect.scoped(
@@ -189,12 +215,20 @@ export const run = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
       yield* Effect.promise(() => import("./main.js"))
       return yield* Effect.never
     }
+    if (command._tag === "widgets") {
+      const config = yield* ProtocolConfig.load(command.configPath)
+      const { run: runWidgets } = yield* Effect.promise(() => import("./cli/widgets.js"))
+      return yield* Effect.tryPromise({
+        try: () => runWidgets({ ...command, config }),
+        catch: (e) => (e instanceof Error ? e : new Error(String(e)))
+      })
+    }
     return yield* runTools(command)
   }).pipe(
     Effect.catchAll((error) =>
       Console.error(
         error instanceof CliUsageError ? `mcp-resources: ${error.message}\n${usage}` : `mcp-resources: ${error.message}`
-      ).pipe(Effect.as(error instanceof CliUsageError || error._tag === "ConfigError" ? 2 : 1))
+      ).pipe(Effect.as(error instanceof CliUsageError || ("_tag" in error && error._tag === "ConfigError") ? 2 : 1))
     ),
     Effect.provide(loggerLayer)
   )

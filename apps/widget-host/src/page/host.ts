@@ -137,8 +137,9 @@ const main = async () => {
       durationMs: null
     })
   }
-  await Promise.all(widgets.map((w) => renderWidget(w.callId)))
   setStatus("ready")
+  // each widget box says when its view is initialized (`data-initialized`) or why it failed (`data-error`)
+  for (const w of widgets) void renderWidget(w.callId)
 }
 
 main().catch((e: unknown) => setStatus(`failed: ${e instanceof Error ? e.message : String(e)}`))
