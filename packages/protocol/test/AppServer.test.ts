@@ -41,7 +41,11 @@ describe("AppServer schemas", () => {
       "config/mcpServer/reload",
       "mcpServer/list",
       "skills/list",
-      "skills/read"
+      "skills/read",
+      "mcp/widget/list",
+      "mcp/widget/read",
+      "mcp/widget/callTool",
+      "mcp/widget/readResource"
     ])
     assert.deepStrictEqual(Object.keys(AppServer.results), Object.keys(AppServer.methods))
     assert.isTrue(AppServer.isMethod("skills/read"))
