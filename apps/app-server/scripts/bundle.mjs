@@ -63,7 +63,7 @@ await esbuild.build({
   target: "node20",
   minify: true,
   legalComments: "eof",
-  external: ["better-sqlite3", "pg", "pg-native", "ws"],
+  external: ["better-sqlite3", "pg", "pg-native", "ws", "@mcp-resources/widget-host"],
   // `import.meta.url` of the bundled modules is the bundle's own URL (two levels under the package, as
   // `dist/handlers/initialize.js` is, so that its `../../package.json` is still this package's).
   define: { "import.meta.url": "__bundleUrl" },

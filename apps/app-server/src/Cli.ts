@@ -29,6 +29,7 @@ commands:
   audit THREAD [--data-dir DIR]       a thread's record of what was listed, read, denied and changed by hooks
   login SERVER [--timeout SEC]        log in to an OAuth HTTP server (prints the URL, waits for the redirect)
   logout SERVER                       remove the stored login of a server
+  widgets [--data-dir D]              serve the MCP Apps widget host page and the app-server on loopback
 
 options:
   --config PATH   TOML or JSON config (default ./mcp-resources.toml if it exists, else no servers)
@@ -42,6 +43,7 @@ export class CliUsageError extends Error {}
 /** A parsed CLI command. */
 export type Command =
   | { readonly _tag: "serve"; readonly args: ReadonlyArray<string> }
+  | { readonly _tag: "widgets"; readonly configPath: string; readonly dataDir?: string }
   | {
       readonly _tag: "audit"
       readonly configPath: string | undefined
@@ -71,6 +73,7 @@ export const parseCommand = (argv: ReadonlyArray<string>): Command => {
   if (name === "serve") return { _tag: "serve", args: rest }
   if (name === "audit") return parseAudit(rest)
   if (name === "login" || name === "logout") return parseLogin(name, rest)
+  if (name === "widgets") return parseWidgets(rest)
   if (name !== "tools" && name !== "list" && name !== "templates" && name !== "read") {
     throw new CliUsageError(name === undefined ? "a command is required" : `unknown command: ${name}`)
   }
@@ -230,6 +233,27 @@ const runLogin = (command: Extract<Command, { _tag: "login" | "logout" }>) =>
     ).pipe(Effect.provide(store))
   }).pipe(Effect.catchTag("LoginError", (error) => Effect.as(Console.error(`mcp-resources: ${error.message}`), 1)))
 
+const parseWidgets = (rest: ReadonlyArray<string>): Command => {
+  let configPath: string | undefined
+  let dataDir: string | undefined
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!
+    const value = () => {
+      const v = rest[++i]
+      if (v === undefined) throw new CliUsageError(`${arg} requires a value`)
+      return v
+    }
+    if (arg === "--config") configPath = value()
+    else if (arg === "--data-dir") dataDir = value()
+    else
+      throw new CliUsageError(
+        arg.startsWith("--") ? `unknown option for widgets: ${arg}` : `unexpected argument: ${arg}`
+      )
+  }
+  if (configPath === undefined) throw new CliUsageError("widgets requires --config PATH")
+  return { _tag: "widgets", configPath, ...(dataDir !== undefined ? { dataDir } : {}) }
+}
+
 const loadConfig = (configPath: string | undefined) => {
   if (configPath !== undefined) return ProtocolConfig.load(configPath)
   return NodeFs.existsSync("mcp-resources.toml")
@@ -237,9 +261,7 @@ const loadConfig = (configPath: string | undefined) => {
     : Effect.succeed(ProtocolConfig.empty)
 }
 
-const toolFor = (
-  command: Extract<Command, { _tag: "tools" | "list" | "templates" | "read" }>
-): { name: string; arguments: string } => {
+const toolFor = (command: Extract<Command, { _tag: "tools" | "list" | "templates" | "read" }>): { name: string; arguments: string } => {
   const args: Record<string, string> = {}
   if (command.server !== undefined) args.server = command.server
   if (command.cursor !== undefined) args.cursor = command.cursor
@@ -347,6 +369,14 @@ export const run = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
       process.argv = [process.argv[0]!, "mcp-resources-app-server", ...command.args]
       yield* Effect.promise(() => import("./main.js"))
       return yield* Effect.never
+    }
+    if (command._tag === "widgets") {
+      const config = yield* ProtocolConfig.load(command.configPath)
+      const { run: runWidgets } = yield* Effect.promise(() => import("./cli/widgets.js"))
+      return yield* Effect.tryPromise({
+        try: () => runWidgets({ ...command, config }),
+        catch: (e) => (e instanceof Error ? e : new Error(String(e)))
+      })
     }
     if (command._tag === "audit") return yield* runAudit(command)
     if (command._tag === "login" || command._tag === "logout") return yield* runLogin(command)

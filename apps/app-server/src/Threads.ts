@@ -119,6 +119,24 @@ export interface Service {
   readonly hasCall: (thread: Thread, callId: string) => boolean
   /** The connections holding the loaded thread, in the order they started or resumed it (none when not loaded). */
   readonly holders: (threadId: string) => ReadonlyArray<number>
+  /**
+   * The completed item of a call in the thread's current history, with its turn (the store's newest
+   * completion of that call id); `None` when the call is unknown, rolled back or not completed.
+   */
+  readonly completedItem: (
+    thread: Thread,
+    callId: string
+  ) => Effect.Effect<
+    Option.Option<{ readonly turnId: string; readonly item: ToolCallItem.McpToolCallItem }>,
+    ThreadStore.ThreadStoreError
+  >
+  /** The completed items of the thread's current history, each call's newest completion, in completion order. */
+  readonly completedItems: (
+    thread: Thread
+  ) => Effect.Effect<
+    ReadonlyArray<{ readonly turnId: string; readonly item: ToolCallItem.McpToolCallItem }>,
+    ThreadStore.ThreadStoreError
+  >
   /** Holds the latest set as the thread's binding, releasing the previous one (at `turn/start`). */
   readonly rebind: (thread: Thread) => Effect.Effect<void>
   /** Runs `use` with the thread's tool context: its binding (or the latest set before its first turn) and the latest config. */
@@ -558,6 +576,22 @@ export const make = Effect.gen(function* () {
 
   const hasTurn: Service["hasTurn"] = (thread, turnId) => internal(thread).history.some((t) => t.turnId === turnId)
   const hasCall: Service["hasCall"] = (thread, callId) => internal(thread).history.some((t) => t.callIds.has(callId))
+  const completedItems: Service["completedItems"] = (thread) =>
+    Effect.gen(function* () {
+      const t = internal(thread)
+      const records = yield* t.store.since(t.id, 0)
+      const byCall = new Map<string, { readonly turnId: string; readonly item: ToolCallItem.McpToolCallItem }>()
+      for (const { event } of records) {
+        if (event._tag !== "itemCompleted") continue
+        byCall.delete(event.item.id)
+        byCall.set(event.item.id, { turnId: event.turnId, item: event.item })
+      }
+      return [...byCall.values()].filter(({ turnId, item }) => hasTurn(t, turnId) && hasCall(t, item.id))
+    })
+  const completedItem: Service["completedItem"] = (thread, callId) =>
+    hasCall(thread, callId)
+      ? Effect.map(completedItems(thread), (items) => Option.fromNullable(items.find((i) => i.item.id === callId)))
+      : Effect.succeed(Option.none())
 
   const rebind: Service["rebind"] = (thread) =>
     Effect.gen(function* () {
@@ -609,6 +643,8 @@ export const make = Effect.gen(function* () {
     hasTurn,
     hasCall,
     holders: (threadId) => [...(loaded.get(threadId)?.subscribers ?? [])],
+    completedItem,
+    completedItems,
     rebind,
     withToolContext
   })

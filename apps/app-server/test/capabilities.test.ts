@@ -51,7 +51,8 @@ const withCapabilities = {
     toolProfiles: ["codex", "extended"],
     serverRequests: ["mcpServer/elicitation/request"],
     oauthLogin: true,
-    skillsExtension: true
+    skillsExtension: true,
+    widgets: true
   }
 }
 

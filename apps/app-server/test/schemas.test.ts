@@ -37,7 +37,16 @@ describe("the published JSON Schema matches what the server sends", () => {
         const spec = {
           name: "srv",
           resourcePages: [{ result: { resources: [{ uri: "memo://id", name: "memo", mimeType: "text/plain" }] } }],
-          reads: [{ uri: "test://x", result: { contents: [{ uri: "test://x", mimeType: "text/plain", text: "hi" }] } }]
+          reads: [
+            { uri: "test://x", result: { contents: [{ uri: "test://x", mimeType: "text/plain", text: "hi" }] } },
+            {
+              uri: "ui://srv/w.html",
+              result: {
+                contents: [{ uri: "ui://srv/w.html", mimeType: "text/html;profile=mcp-app", text: "<p>w</p>" }]
+              }
+            }
+          ],
+          tools: [{ name: "show", _meta: { ui: { resourceUri: "ui://srv/w.html", prefersBorder: true } } }]
         }
         const config = writeConfig(tempDir(), { mcp_servers: { srv: stdioCommand(spec) } })
         const app = yield* startInitialized({ config })
@@ -71,6 +80,11 @@ describe("the published JSON Schema matches what the server sends", () => {
           name: "read_mcp_resource",
           arguments: "[]"
         })
+        yield* request("tool/call", { threadId, turnId: "t1", callId: "c4", name: "mcp__srv__show", arguments: "{}" })
+        yield* request("mcp/widget/list", { threadId })
+        yield* request("mcp/widget/read", { threadId, callId: "c4" })
+        yield* request("mcp/widget/readResource", { threadId, callId: "c4", uri: "ui://srv/w.html" })
+        yield* request("mcp/widget/callTool", { threadId, callId: "c4", name: "show", arguments: {} })
         yield* request("mcp/resource/read", { threadId, server: "srv", uri: "test://x", connectorId: "c" })
         yield* request("mcpServer/resource/read", { server: "srv", uri: "test://x" })
         yield* request("thread/list", {})

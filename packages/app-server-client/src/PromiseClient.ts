@@ -142,3 +142,10 @@ export const connectWebSocket = (
   webSocket: Transport.WebSocketOptions,
   options: Options = {}
 ): Promise<PromiseClient> => connect(AppServerClient.webSocket(webSocket, toEffectOptions(options)))
+
+/** Connects over a transport opened by `open` (for example `BrowserTransport.browserWebSocket` in a web page). */
+export const connectTransport = (
+  open: Effect.Effect<Transport.Transport, unknown, Scope.Scope>,
+  options: Options = {}
+): Promise<PromiseClient> =>
+  connect(Effect.flatMap(open, (transport) => AppServerClient.make(transport, toEffectOptions(options))))

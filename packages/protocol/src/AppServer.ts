@@ -4,11 +4,12 @@
  */
 import { Either, type ParseResult, Schema, SchemaAST } from "effect"
 import * as Config from "./Config.js"
-import { JsonObject, ResourceContents } from "./Mcp.js"
+import { CallToolResult, JsonObject, ResourceContents } from "./Mcp.js"
 import * as McpSkills from "./McpSkills.js"
 import { McpToolCallItem } from "./ToolCallItem.js"
 import { ToolSpec } from "./ToolPayload.js"
 import { TruncationPolicy } from "./Truncation.js"
+import { WidgetUiMeta } from "./Widget.js"
 import { opt } from "./internal/schema.js"
 
 /** JSON-RPC error codes used by the app-server. */
@@ -50,6 +51,19 @@ export const messages = {
   originCallIdRequiresThreadId: "originCallId requires threadId",
   /** `-32603` when an append lost a race with another process. */
   modifiedConcurrently: (threadId: string) => `thread ${threadId} was modified concurrently`,
+  /** `-32600` from `mcp/widget/*` when `[widgets] enabled = false`. */
+  widgetsDisabled: "widgets are disabled ([widgets] enabled = false)",
+  /** `-32600` from `mcp/widget/*` for a call id with no completed MCP tool call in the thread's current history. */
+  widgetCallNotFound: (callId: string) => `no completed MCP tool call ${callId} in this thread`,
+  /** `-32600` from `mcp/widget/read` for a completed call whose tool names no `ui://` resource. */
+  widgetNoResource: (callId: string) => `MCP tool call ${callId} has no UI resource`,
+  /** `-32600` from `mcp/widget/readResource` for a uri that is not `ui://`. */
+  widgetNotUiUri: (uri: string) => `a widget may read only ui:// resources of its own server, not ${uri}`,
+  /** `-32600` from `mcp/widget/callTool` for a tool its server does not list. */
+  widgetToolNotFound: (server: string, name: string) => `tool ${name} is not a tool of MCP server ${server}`,
+  /** `-32600` from `mcp/widget/callTool` for a tool whose visibility excludes `app`. */
+  widgetToolNotForApps: (name: string) =>
+    `tool ${name} is not available to widgets: its _meta.ui.visibility does not include "app"`,
   /** The error message of a cancelled `tool/call` item. */
   callCancelled: "cancelled",
   /** `-32603` for a result its handler built in another shape than the method's result schema (a bug of the server). */
@@ -114,6 +128,11 @@ export const ServerCapabilities = Schema.Struct({
       description:
         "The server offers skills/extension/list, skills/extension/read and skills/extension/changed (skills over MCP)."
     })
+  ),
+  widgets: opt(
+    Schema.Boolean.annotations({
+      description: "True: the server answers mcp/widget/read, mcp/widget/callTool and mcp/widget/readResource."
+    })
   )
 }).annotations({ identifier: "ServerCapabilities" })
 /** The optional capabilities this server offers. */
@@ -124,7 +143,8 @@ export const serverCapabilities: ServerCapabilities = {
   toolProfiles: toolProfiles,
   serverRequests: ["mcpServer/elicitation/request"],
   oauthLogin: true,
-  skillsExtension: true
+  skillsExtension: true,
+  widgets: true
 }
 
 /** `initialize` params. */
@@ -274,6 +294,52 @@ export const McpResourceCompleteResult = Schema.Struct({
   total: opt(Schema.Number.annotations({ description: "Candidates in all, when the server says." })),
   hasMore: Schema.Boolean
 })
+/** `mcp/widget/list` params. */
+export const WidgetListParams = ThreadIdParams
+/** One widget of `mcp/widget/list`: a completed MCP tool call whose tool names a `ui://` resource. */
+export const WidgetEntry = Schema.Struct({
+  callId: Schema.String,
+  turnId: Schema.String,
+  server: Schema.String,
+  tool: Schema.String,
+  uri: Schema.String
+}).annotations({ identifier: "WidgetEntry" })
+/** `mcp/widget/list` result: the thread's widgets in completion order. */
+export const WidgetListResult = Schema.Struct({ widgets: Schema.Array(WidgetEntry) })
+/** `mcp/widget/read` params: the thread and the completed MCP tool call whose widget to read. */
+export const WidgetReadParams = Schema.Struct({ threadId: Schema.String, callId: Schema.String })
+/**
+ * `mcp/widget/read` result: the call's UI resource (its HTML), the UI metadata of the list entry and
+ * the content item (the content item wins), and the call's input and result for the view.
+ */
+export const WidgetReadResult = Schema.Struct({
+  server: Schema.String,
+  callId: Schema.String,
+  tool: Schema.String,
+  uri: Schema.String,
+  mimeType: Schema.String,
+  html: Schema.String,
+  ui: WidgetUiMeta,
+  toolInput: Schema.Unknown.annotations({ description: "The call's arguments (a JSON object, or null)." }),
+  toolResult: CallToolResult
+})
+/** `mcp/widget/callTool` params: a widget's tool call on behalf of its originating call `callId`. */
+export const WidgetCallToolParams = Schema.Struct({
+  threadId: Schema.String,
+  callId: Schema.String,
+  name: Schema.String.annotations({ description: "The raw MCP tool name of the call's server." }),
+  arguments: opt(JsonObject)
+})
+/** `mcp/widget/callTool` result: the MCP result and the id of the widget-initiated item that records it. */
+export const WidgetCallToolResult = Schema.Struct({ itemId: Schema.String, result: CallToolResult })
+/** `mcp/widget/readResource` params: a widget's read of a `ui://` resource of its call's server. */
+export const WidgetReadResourceParams = Schema.Struct({
+  threadId: Schema.String,
+  callId: Schema.String,
+  uri: Schema.String
+})
+/** `mcp/widget/readResource` result. */
+export const WidgetReadResourceResult = Schema.Struct({ contents: Schema.Array(ResourceContents) })
 
 /** `thread/rollback` params. */
 export const ThreadRollbackParams = Schema.Struct({ threadId: Schema.String, numTurns: NonNegativeInt })
@@ -493,7 +559,11 @@ export const methods = {
   "skills/list": SkillsListParams,
   "skills/read": SkillsReadParams,
   "skills/extension/list": SkillsExtensionListParams,
-  "skills/extension/read": SkillsExtensionReadParams
+  "skills/extension/read": SkillsExtensionReadParams,
+  "mcp/widget/list": WidgetListParams,
+  "mcp/widget/read": WidgetReadParams,
+  "mcp/widget/callTool": WidgetCallToolParams,
+  "mcp/widget/readResource": WidgetReadResourceParams
 } as const
 /** A method the app-server answers. */
 export type Method = keyof typeof methods
@@ -521,7 +591,11 @@ export const results = {
   "skills/list": SkillsListResult,
   "skills/read": SkillsReadResult,
   "skills/extension/list": SkillsExtensionListResult,
-  "skills/extension/read": SkillsExtensionReadResult
+  "skills/extension/read": SkillsExtensionReadResult,
+  "mcp/widget/list": WidgetListResult,
+  "mcp/widget/read": WidgetReadResult,
+  "mcp/widget/callTool": WidgetCallToolResult,
+  "mcp/widget/readResource": WidgetReadResourceResult
 } as const satisfies Record<Method, Schema.Schema.Any>
 /** The result of a method. */
 export type Result<M extends Method> = (typeof results)[M]["Type"]

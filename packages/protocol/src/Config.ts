@@ -120,7 +120,22 @@ export interface Config {
   readonly hooks?: HooksConfig
   /** `[skills]`: `extension` gates discovery of the skills extension (`io.modelcontextprotocol/skills`); absent = on. */
   readonly skills?: { readonly extension: boolean }
+  /** `[widgets]`: the MCP Apps widget host (`mcp/widget/*`, `mcp-resources widgets`); absent means the defaults. */
+  readonly widgets?: WidgetsConfig
 }
+
+/** `[widgets]`: the widget methods and the ports of `mcp-resources widgets` (0: any free port). */
+export interface WidgetsConfig {
+  /** `enabled`: whether `mcp/widget/*` answer (default true). */
+  readonly enabled: boolean
+  /** `page_port`: the loopback port of the host page (default 0). */
+  readonly pagePort: number
+  /** `sandbox_port`: the loopback port of the sandbox proxy, a second origin (default 0). */
+  readonly sandboxPort: number
+}
+
+/** The `[widgets]` defaults. */
+export const widgetsDefaults: WidgetsConfig = { enabled: true, pagePort: 0, sandboxPort: 0 }
 
 /**
  * The tool profiles: `codex` (the resource tools and outputs of the Codex contract, byte for byte) and
@@ -269,6 +284,10 @@ export const RawDesktopServer = Schema.Struct({
   enabled: opt(Schema.Boolean)
 })
 
+const Port = Schema.Int.pipe(
+  Schema.filter((n) => (n >= 0 && n <= 65535) || "must be a port number with 0 <= p <= 65535 (0: any free port)")
+)
+
 /** The raw file, keys as written. */
 export const RawConfig = Schema.Struct({
   mcp_servers: opt(Schema.Record({ key: Schema.String, value: RawServer })),
@@ -308,7 +327,8 @@ export const RawConfig = Schema.Struct({
   hooks: opt(
     Schema.Struct({ before_tool: opt(Schema.Array(RawHookCommand)), after_tool: opt(Schema.Array(RawHookCommand)) })
   ),
-  skills: opt(Schema.Struct({ extension: opt(Schema.Boolean) }))
+  skills: opt(Schema.Struct({ extension: opt(Schema.Boolean) })),
+  widgets: opt(Schema.Struct({ enabled: opt(Schema.Boolean), page_port: opt(Port), sandbox_port: opt(Port) }))
 })
 /** The raw file, keys as written. */
 export type RawConfig = typeof RawConfig.Type
@@ -523,7 +543,16 @@ export const decode = (raw: unknown, file: string): Either.Either<Config, Config
       maxImageBytes: r.tools?.max_image_bytes ?? toolsDefaults.maxImageBytes
     },
     ...(r.resources !== undefined ? { resources: rulesOf(r.resources) } : {}),
-    ...(hooks !== undefined ? { hooks: hooks.right } : {})
+    ...(hooks !== undefined ? { hooks: hooks.right } : {}),
+    ...(r.widgets === undefined
+      ? {}
+      : {
+          widgets: {
+            enabled: r.widgets.enabled ?? widgetsDefaults.enabled,
+            pagePort: r.widgets.page_port ?? widgetsDefaults.pagePort,
+            sandboxPort: r.widgets.sandbox_port ?? widgetsDefaults.sandboxPort
+          }
+        })
   })
 }
 

@@ -21,7 +21,15 @@ export const McpToolCallItem = Schema.Struct({
   durationMs: Schema.NullOr(Schema.Number),
   connectorId: opt(Schema.String),
   linkId: opt(Schema.String),
-  mcpAppResourceUri: opt(Schema.String)
+  mcpAppResourceUri: opt(Schema.String),
+  initiator: opt(
+    Schema.Literal("widget").annotations({
+      description: "Set on a call a widget made (mcp/widget/callTool); absent on the model's calls."
+    })
+  ),
+  originCallId: opt(
+    Schema.String.annotations({ description: "With initiator widget: the call whose widget made this call." })
+  )
 }).annotations({ identifier: "McpToolCallItem" })
 /** The MCP tool-call item. */
 export type McpToolCallItem = typeof McpToolCallItem.Type

@@ -43,7 +43,11 @@ describe("AppServer schemas", () => {
       "mcpServer/list",
       "mcpServer/oauth/login",
       "skills/list",
-      "skills/read"
+      "skills/read",
+      "mcp/widget/list",
+      "mcp/widget/read",
+      "mcp/widget/callTool",
+      "mcp/widget/readResource"
     ])
     assert.deepStrictEqual(Object.keys(AppServer.results), Object.keys(AppServer.methods))
     assert.isTrue(AppServer.isMethod("skills/read"))

@@ -163,6 +163,24 @@ export const keys: Readonly<Record<string, KeyDoc>> = {
     default: json(Config.hookDefaultTimeoutSec),
     meaning: "As `hooks.before_tool[].timeout_sec`."
   },
+  widgets: {
+    default: "—",
+    meaning:
+      "The MCP Apps widget host: the `mcp/widget/*` methods and `mcp-resources widgets` ([widgets.md](widgets.md))."
+  },
+  "widgets.enabled": {
+    default: json(Config.widgetsDefaults.enabled),
+    meaning: "`false`: every `mcp/widget/*` method is refused (`widgets are disabled ([widgets] enabled = false)`)."
+  },
+  "widgets.page_port": {
+    default: `${json(Config.widgetsDefaults.pagePort)} (any free port)`,
+    meaning:
+      "`mcp-resources widgets`: the loopback port of the host page (its origin is the only one the app-server allows)."
+  },
+  "widgets.sandbox_port": {
+    default: `${json(Config.widgetsDefaults.sandboxPort)} (any free port)`,
+    meaning: "`mcp-resources widgets`: the loopback port of the sandbox proxy, the widgets' separate origin."
+  },
   mcpServers: {
     default: "no servers",
     meaning: "JSON files only: the desktop hosts' form, instead of `mcp_servers` (never both)."

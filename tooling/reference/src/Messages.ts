@@ -354,6 +354,54 @@ export const appServer: ReadonlyArray<MessageDoc & { readonly code: number | und
   },
   {
     ...m(
+      "widgetsDisabled",
+      AppServer.messages.widgetsDisabled,
+      "any `mcp/widget/*` method with `[widgets] enabled = false`"
+    ),
+    code: -32600
+  },
+  {
+    ...m(
+      "widgetCallNotFound",
+      AppServer.messages.widgetCallNotFound("{callId}"),
+      "`mcp/widget/*` naming a call with no completed MCP tool call in the thread's current history"
+    ),
+    code: -32600
+  },
+  {
+    ...m(
+      "widgetNoResource",
+      AppServer.messages.widgetNoResource("{callId}"),
+      "`mcp/widget/read` for a completed call whose tool names no `ui://` resource"
+    ),
+    code: -32600
+  },
+  {
+    ...m(
+      "widgetNotUiUri",
+      AppServer.messages.widgetNotUiUri("{uri}"),
+      "`mcp/widget/readResource` of a uri that is not `ui://`"
+    ),
+    code: -32600
+  },
+  {
+    ...m(
+      "widgetToolNotFound",
+      AppServer.messages.widgetToolNotFound("{server}", "{name}"),
+      "`mcp/widget/callTool` of a tool the call's server does not list"
+    ),
+    code: -32600
+  },
+  {
+    ...m(
+      "widgetToolNotForApps",
+      AppServer.messages.widgetToolNotForApps("{name}"),
+      "`mcp/widget/callTool` of a tool whose `_meta.ui.visibility` does not include `app` (a model-only tool)"
+    ),
+    code: -32600
+  },
+  {
+    ...m(
       "invalidResult",
       AppServer.messages.invalidResult("{method}", "{detail}"),
       "a bug of the server: a handler built a result that does not match its method's result schema; `{detail}` names the first offending field"

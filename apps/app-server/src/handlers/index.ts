@@ -14,6 +14,7 @@ import { type SkillsExtensionSubscribers, skillsExtensionMethods } from "./skill
 import { threadMethods } from "./threads.js"
 import { toolMethods } from "./tools.js"
 import { turnMethods } from "./turns.js"
+import { widgetMethods } from "./widgets.js"
 
 const table = {
   ...threadMethods,
@@ -24,7 +25,8 @@ const table = {
   ...configMethods,
   ...skillMethods,
   ...oauthMethods,
-  ...skillsExtensionMethods
+  ...skillsExtensionMethods,
+  ...widgetMethods
 }
 
 /** What the handlers need from the main layer. */

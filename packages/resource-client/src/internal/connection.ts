@@ -3,7 +3,7 @@
  * run time): opening it (transport, era negotiation, handshake) and closing it. The transport choice
  * is in `transports.ts`, the request path in `request.ts`, what failures mean in `failures.ts`.
  */
-import { type Errors, McpSkills, Messages } from "@mcp-resources/protocol"
+import { type Errors, McpSkills, Messages, Widget } from "@mcp-resources/protocol"
 import { Client, type PriorDiscovery, SdkHttpError, SdkErrorCode, type Transport } from "@modelcontextprotocol/client"
 import { Deferred, Effect, type Either, FiberSet, Queue, type Scope } from "effect"
 import type * as ServerRequests from "../ServerRequests.js"
@@ -192,7 +192,11 @@ export const open = (
     const client = yield* Effect.acquireRelease(
       Effect.sync(() => {
         const client = new Client(clientInfo, {
-          capabilities: clientCapabilities(handlers),
+          // MCP Apps: this client's hosts render `ui://` widgets of this MIME type (docs/widgets.md)
+          capabilities: {
+            ...clientCapabilities(handlers),
+            extensions: { [Widget.extensionId]: { mimeTypes: [Widget.mimeType] } }
+          },
           versionNegotiation: negotiation(entry, timeoutMillis),
           // 2026-07-28 `input_required` is answered by us (it names the input), never fulfilled silently
           inputRequired: { autoFulfill: false }

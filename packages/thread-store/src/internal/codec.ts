@@ -45,7 +45,9 @@ const itemKeys = new Set([
   "durationMs",
   "connectorId",
   "linkId",
-  "mcpAppResourceUri"
+  "mcpAppResourceUri",
+  "initiator",
+  "originCallId"
 ])
 const errorKeys = new Set(["message"])
 
@@ -77,6 +79,8 @@ const isItem = (u: unknown): boolean =>
   optString(u.connectorId) &&
   optString(u.linkId) &&
   optString(u.mcpAppResourceUri) &&
+  (u.initiator === undefined || u.initiator === "widget") &&
+  optString(u.originCallId) &&
   onlyKeys(u, itemKeys)
 
 /**

@@ -1,0 +1,178 @@
+/**
+ * `mcp/widget/read`, `mcp/widget/callTool` and `mcp/widget/readResource` (docs/widgets.md): a widget
+ * host reads the UI resource of a completed MCP tool call of a thread, and proxies the widget's own
+ * requests on behalf of that originating call. A widget reads only `ui://` resources of its call's
+ * server and calls only that server's tools whose `_meta.ui.visibility` includes `app`; its tool calls
+ * are recorded as items of the originating call's turn, marked `initiator: "widget"`.
+ */
+import { type Config, type Mcp, type ToolCallItem, Widget } from "@mcp-resources/protocol"
+import { ResourceClient } from "@mcp-resources/resource-client"
+import { CallScopedRead } from "@mcp-resources/resource-origins"
+import { Clock, Effect, Option } from "effect"
+import { randomUUID } from "node:crypto"
+import { failedItem, resultNotStoredMessage } from "../internal/items.js"
+import { invalidRequest, messages, method } from "../Method.js"
+import type { Connection } from "../Connections.js"
+import { type Thread, Threads } from "../Threads.js"
+
+/** How many pages of `resources/list` are looked through for a widget's list entry. */
+export const maxListPages = 16
+
+const widgetsEnabled = (config: Config.Config): boolean => config.widgets?.enabled ?? true
+
+/** The thread and the completed item of its call `callId` (refusals: widgets disabled, unknown thread or call). */
+const originatingCall = (connection: Connection, threadId: string, callId: string) =>
+  Effect.gen(function* () {
+    const client = yield* ResourceClient.ResourceClient
+    const config = yield* client.config
+    if (!widgetsEnabled(config)) return yield* Effect.fail(invalidRequest(messages.widgetsDisabled))
+    const threads = yield* Threads
+    const thread = yield* threads.get(connection, threadId)
+    const found = yield* threads.completedItem(thread, callId)
+    if (Option.isNone(found) || found.value.item.status !== "completed" || found.value.item.result === null) {
+      return yield* Effect.fail(invalidRequest(messages.widgetCallNotFound(callId)))
+    }
+    return { thread, config, threads, turnId: found.value.turnId, item: found.value.item }
+  })
+
+/** A read on the thread's binding; the apps server's own widget goes through the call-scoped read and its checks. */
+const readFor = (
+  threads: Threads["Type"],
+  thread: Thread,
+  config: Config.Config,
+  item: ToolCallItem.McpToolCallItem,
+  uri: string
+) =>
+  item.server === config.apps.serverName && uri === item.mcpAppResourceUri
+    ? CallScopedRead.readForCall({ threadId: thread.id, callId: item.id, uri })
+    : Effect.map(
+        threads.withToolContext(thread, (context) => context.set.readResource(item.server, uri)),
+        (result) => result.contents
+      )
+
+/** The list entry of `uri`, when the server lists it in its first {@link maxListPages} pages (a `ui://` resource need not be listed). */
+const listEntry = (threads: Threads["Type"], thread: Thread, server: string, uri: string) =>
+  threads.withToolContext(thread, (context) =>
+    Effect.gen(function* () {
+      let cursor: string | undefined
+      for (let page = 0; page < maxListPages; page++) {
+        const result = yield* context.set.listResources(server, cursor)
+        const entry = result.resources.find((r) => r.uri === uri)
+        if (entry !== undefined) return Option.some(entry)
+        if (result.nextCursor === undefined) break
+        cursor = result.nextCursor
+      }
+      return Option.none<Mcp.Resource>()
+    }).pipe(
+      Effect.tapError((error) => Effect.logDebug(`widget list entry lookup failed: ${error.message}`)),
+      Effect.orElseSucceed(() => Option.none<Mcp.Resource>())
+    )
+  )
+
+const htmlOf = (contents: Mcp.ResourceContents): string =>
+  "text" in contents ? contents.text : Buffer.from(contents.blob, "base64").toString("utf8")
+
+/** The widget methods. */
+export const widgetMethods = {
+  "mcp/widget/list": method("mcp/widget/list", {
+    run: (p, { connection }) =>
+      Effect.gen(function* () {
+        const client = yield* ResourceClient.ResourceClient
+        if (!widgetsEnabled(yield* client.config)) return yield* Effect.fail(invalidRequest(messages.widgetsDisabled))
+        const threads = yield* Threads
+        const thread = yield* threads.get(connection, p.threadId)
+        const items = yield* threads.completedItems(thread)
+        const widgets = items.flatMap(({ turnId, item }) =>
+          item.status === "completed" && item.mcpAppResourceUri !== undefined && Widget.isUiUri(item.mcpAppResourceUri)
+            ? [{ callId: item.id, turnId, server: item.server, tool: item.tool, uri: item.mcpAppResourceUri }]
+            : []
+        )
+        return { widgets }
+      })
+  }),
+  "mcp/widget/read": method("mcp/widget/read", {
+    run: (p, { connection }) =>
+      Effect.gen(function* () {
+        const { thread, config, threads, item } = yield* originatingCall(connection, p.threadId, p.callId)
+        const uri = item.mcpAppResourceUri
+        if (uri === undefined || !Widget.isUiUri(uri)) {
+          return yield* Effect.fail(invalidRequest(messages.widgetNoResource(p.callId)))
+        }
+        const contents = yield* readFor(threads, thread, config, item, uri)
+        const content = contents.find((c) => c.uri === uri) ?? contents[0]
+        if (content === undefined) return yield* Effect.fail(invalidRequest(messages.widgetNoResource(p.callId)))
+        const entry = yield* listEntry(threads, thread, item.server, uri)
+        const entryValue = Option.getOrUndefined(entry)
+        return {
+          server: item.server,
+          callId: item.id,
+          tool: item.tool,
+          uri,
+          mimeType: content.mimeType ?? entryValue?.mimeType ?? Widget.mimeType,
+          html: htmlOf(content),
+          ui: Widget.mergeUiMeta(entryValue?._meta, content._meta),
+          toolInput: item.arguments ?? null,
+          toolResult: item.result!
+        }
+      })
+  }),
+  "mcp/widget/readResource": method("mcp/widget/readResource", {
+    run: (p, { connection }) =>
+      Effect.gen(function* () {
+        const { thread, config, threads, item } = yield* originatingCall(connection, p.threadId, p.callId)
+        if (!Widget.isUiUri(p.uri)) return yield* Effect.fail(invalidRequest(messages.widgetNotUiUri(p.uri)))
+        const contents = yield* readFor(threads, thread, config, item, p.uri)
+        return { contents }
+      })
+  }),
+  "mcp/widget/callTool": method("mcp/widget/callTool", {
+    run: (p, { connection }) =>
+      Effect.gen(function* () {
+        const { thread, threads, turnId, item } = yield* originatingCall(connection, p.threadId, p.callId)
+        const tool = yield* threads.withToolContext(thread, (context) => context.set.toolInfo(item.server, p.name))
+        if (Option.isNone(tool))
+          return yield* Effect.fail(invalidRequest(messages.widgetToolNotFound(item.server, p.name)))
+        if (!Widget.isAppVisible(tool.value._meta)) {
+          return yield* Effect.fail(invalidRequest(messages.widgetToolNotForApps(p.name)))
+        }
+        const itemId = `${p.callId}/widget/${randomUUID()}`
+        const started: ToolCallItem.McpToolCallItem = {
+          type: "mcpToolCall",
+          id: itemId,
+          server: item.server,
+          tool: p.name,
+          arguments: p.arguments ?? null,
+          status: "inProgress",
+          result: null,
+          error: null,
+          durationMs: null,
+          initiator: "widget",
+          originCallId: p.callId
+        }
+        const notification = (kind: "started" | "completed", value: ToolCallItem.McpToolCallItem) => ({
+          method: `item/${kind}`,
+          params: { threadId: thread.id, turnId, item: value }
+        })
+        yield* threads.record(thread, { _tag: "itemStarted", turnId, item: started }, notification("started", started))
+        const begin = yield* Clock.currentTimeMillis
+        const outcome = yield* Effect.either(
+          threads.withToolContext(thread, (context) => context.set.callTool(item.server, p.name, p.arguments))
+        )
+        const durationMs = Math.max(0, (yield* Clock.currentTimeMillis) - begin)
+        const completed: ToolCallItem.McpToolCallItem =
+          outcome._tag === "Right"
+            ? {
+                ...started,
+                status: outcome.right.isError === true ? "failed" : "completed",
+                result: outcome.right,
+                durationMs
+              }
+            : failedItem(started, outcome.left.message, durationMs)
+        yield* threads.recordCompletion(thread, turnId, completed, (cause) =>
+          failedItem(started, resultNotStoredMessage(cause), durationMs)
+        )
+        if (outcome._tag === "Left") return yield* Effect.fail(outcome.left)
+        return { itemId, result: outcome.right }
+      }).pipe(Effect.uninterruptible)
+  })
+}

@@ -1,0 +1,145 @@
+/**
+ * The host page: connects to the app-server over WebSocket (`bearer.<token>` subprotocol, the token from
+ * the URL fragment), starts or resumes a thread (`?thread=ID`), lists the thread's MCP tool-call items as
+ * they arrive and renders each widget: a sandbox proxy iframe on the second origin, and the Apps
+ * extension's host-side bridge (`AppBridge`) over `postMessage`. The widget's `tools/call` and
+ * `resources/read` go to `mcp/widget/callTool` and `mcp/widget/readResource` of its originating call.
+ */
+import { BrowserTransport, PromiseClient } from "@mcp-resources/app-server-client"
+import type { ToolCallItem } from "@mcp-resources/protocol"
+import { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge"
+
+const hostInfo = { name: "mcp-resources-widget-host", version: "0.1.0" }
+
+const byId = (id: string): HTMLElement => document.getElementById(id)!
+const setStatus = (text: string) => {
+  byId("status").textContent = text
+  document.body.dataset.status = text
+}
+
+const main = async () => {
+  const token = new URLSearchParams(location.hash.slice(1)).get("token") ?? undefined
+  const response = await fetch("/config.json")
+  if (!response.ok) throw new Error(`config.json: ${response.status}`)
+  const config = (await response.json()) as { appServerUrl: string; sandboxOrigin: string }
+  const client = await PromiseClient.connectTransport(
+    BrowserTransport.browserWebSocket({ url: config.appServerUrl, ...(token === undefined ? {} : { token }) })
+  )
+  await client.initialize(hostInfo)
+  const query = new URLSearchParams(location.search)
+  let threadId = query.get("thread")
+  if (threadId === null) {
+    threadId = (await client.request("thread/start", {})).thread.id
+    history.replaceState(null, "", `?thread=${encodeURIComponent(threadId)}${location.hash}`)
+  } else {
+    await client.request("thread/resume", { threadId })
+  }
+  const thread = threadId
+  byId("thread").textContent = thread
+  const rendered = new Set<string>()
+
+  const showItem = (item: ToolCallItem.McpToolCallItem) => {
+    let li = document.querySelector<HTMLLIElement>(`#items li[data-call-id="${CSS.escape(item.id)}"]`)
+    if (li === null) {
+      li = document.createElement("li")
+      li.dataset.callId = item.id
+      byId("items").append(li)
+    }
+    li.dataset.status = item.status
+    const by = item.initiator === "widget" ? ` (by the widget of ${item.originCallId})` : ""
+    li.textContent = `${item.server} · ${item.tool} · ${item.status}${by}`
+  }
+
+  const renderWidget = async (callId: string) => {
+    if (rendered.has(callId)) return
+    rendered.add(callId)
+    const box = document.createElement("div")
+    box.className = "widget"
+    box.dataset.callId = callId
+    byId("widgets").append(box)
+    try {
+      const widget = await client.request("mcp/widget/read", { threadId: thread, callId })
+      box.dataset.uri = widget.uri
+      if (widget.ui.prefersBorder !== false) box.classList.add("border")
+      const title = document.createElement("div")
+      title.textContent = `${widget.server} · ${widget.tool} · ${widget.uri}`
+      const frame = document.createElement("iframe")
+      // the proxy needs its own origin to hold the widget's document apart from the page
+      frame.setAttribute("sandbox", "allow-scripts allow-same-origin allow-forms")
+      frame.title = widget.uri
+      box.append(title, frame)
+      const bridge = new AppBridge(
+        null,
+        hostInfo,
+        { serverTools: {}, serverResources: {} },
+        { hostContext: { theme: "light", displayMode: "inline", availableDisplayModes: ["inline"] } }
+      )
+      bridge.oncalltool = async (params) =>
+        (
+          await client.request("mcp/widget/callTool", {
+            threadId: thread,
+            callId,
+            name: params.name,
+            ...(params.arguments === undefined ? {} : { arguments: params.arguments })
+          })
+        ).result as never
+      bridge.onreadresource = async (params) =>
+        (await client.request("mcp/widget/readResource", { threadId: thread, callId, uri: params.uri })) as never
+      bridge.onsizechange = ({ height }) => {
+        if (height !== undefined) frame.style.height = `${Math.min(Math.max(height, 80), 2000)}px`
+      }
+      bridge.addEventListener("sandboxready", () => {
+        void bridge.sendSandboxResourceReady({
+          html: widget.html,
+          ...(widget.ui.csp === undefined ? {} : { csp: widget.ui.csp as never }),
+          ...(widget.ui.permissions === undefined ? {} : { permissions: widget.ui.permissions as never })
+        })
+      })
+      // nothing goes to the view before its `initialized`: then its input and result
+      bridge.addEventListener("initialized", () => {
+        void bridge
+          .sendToolInput({ arguments: (widget.toolInput ?? {}) as Record<string, unknown> })
+          .then(() => bridge.sendToolResult(widget.toolResult as never))
+          .then(() => {
+            box.dataset.initialized = "true"
+          })
+      })
+      await bridge.connect(new PostMessageTransport(frame.contentWindow!, frame.contentWindow!))
+      frame.src = `${config.sandboxOrigin}/sandbox.html`
+    } catch (e) {
+      box.classList.add("error")
+      box.dataset.error = e instanceof Error ? e.message : String(e)
+      box.textContent = `widget of ${callId}: ${box.dataset.error}`
+    }
+  }
+
+  client.onNotification((notification) => {
+    if (notification.method !== "item/started" && notification.method !== "item/completed") return
+    const params = notification.params as { threadId: string; item: ToolCallItem.McpToolCallItem }
+    if (params.threadId !== thread) return
+    showItem(params.item)
+    if (params.item.status === "completed" && params.item.mcpAppResourceUri?.startsWith("ui://")) {
+      void renderWidget(params.item.id)
+    }
+  })
+  void client.closed.then((reason) => setStatus(`disconnected: ${reason}`))
+  const { widgets } = await client.request("mcp/widget/list", { threadId: thread })
+  for (const w of widgets) {
+    showItem({
+      type: "mcpToolCall",
+      id: w.callId,
+      server: w.server,
+      tool: w.tool,
+      arguments: null,
+      status: "completed",
+      result: null,
+      error: null,
+      durationMs: null
+    })
+  }
+  setStatus("ready")
+  // each widget box says when its view is initialized (`data-initialized`) or why it failed (`data-error`)
+  for (const w of widgets) void renderWidget(w.callId)
+}
+
+main().catch((e: unknown) => setStatus(`failed: ${e instanceof Error ? e.message : String(e)}`))
