@@ -54,10 +54,7 @@ export const layer = (
         AppOptions.layer(options),
         StopSignal.layer
       ).pipe(Layer.provideMerge(client))
-      const extension = subscribersLayer.pipe(
-        Layer.provideMerge(ExtensionSkills.layer),
-        Layer.provideMerge(services)
-      )
+      const extension = subscribersLayer.pipe(Layer.provideMerge(ExtensionSkills.layer), Layer.provideMerge(services))
       const threads = Threads.layer.pipe(Layer.provideMerge(extension))
       const server = JsonRpcServer.layer.pipe(Layer.provideMerge(threads))
       const transports = Layer.mergeAll(
