@@ -60,10 +60,7 @@ export const layer = (
         AppOptions.layer(options),
         StopSignal.layer
       ).pipe(Layer.provideMerge(client))
-      const extension = subscribersLayer.pipe(
-        Layer.provideMerge(ExtensionSkills.layer),
-        Layer.provideMerge(services)
-      )
+      const extension = subscribersLayer.pipe(Layer.provideMerge(ExtensionSkills.layer), Layer.provideMerge(services))
       const threads = Threads.layer.pipe(Layer.provideMerge(extension))
       const bound = Elicitation.layerBind.pipe(Layer.provideMerge(threads))
       const server = JsonRpcServer.layer.pipe(Layer.provideMerge(bound))

@@ -1,10 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ResourceClient } from "@mcp-resources/resource-client"
 import { OriginStore } from "@mcp-resources/resource-origins"
-import { Skills } from "@mcp-resources/skills"
+import { ExtensionSkills, Skills } from "@mcp-resources/skills"
 import { type Context, Effect, Layer, Option } from "effect"
 import { AppOptions } from "../src/AppOptions.js"
 import * as Connections from "../src/Connections.js"
+import { SkillsExtensionSubscribers } from "../src/handlers/skillsExtension.js"
 import * as JsonRpcServer from "../src/JsonRpcServer.js"
 import { Threads } from "../src/Threads.js"
 import { errorOf, resultOf, start, tempDir } from "./utils/AppServerProcess.js"
@@ -29,6 +30,8 @@ const dispatcher = JsonRpcServer.layer.pipe(
       unused(ResourceClient.ResourceClient),
       unused(OriginStore.OriginStore),
       unused(Skills.Skills),
+      unused(ExtensionSkills.ExtensionSkills),
+      unused(SkillsExtensionSubscribers),
       unused(AppOptions)
     )
   )

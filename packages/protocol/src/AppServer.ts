@@ -428,7 +428,8 @@ export const ExtensionSkillEntry = Schema.Struct({
   server: Schema.String.annotations({ description: "The configured name of the server the skill comes from." }),
   uri: Schema.String.annotations({ description: "The URI of the skill's SKILL.md; (server, uri) is the identity." }),
   name: Schema.String.annotations({
-    description: "The name shown to the model: {server}/{name}, or {server}/{skill path} when a server lists a name twice."
+    description:
+      "The name shown to the model: {server}/{name}, or {server}/{skill path} when a server lists a name twice."
   }),
   frontmatter: JsonObject.annotations({ description: "The SKILL.md frontmatter verbatim (name, description, ...)." }),
   resources: McpSkills.Manifest,
