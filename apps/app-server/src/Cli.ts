@@ -261,7 +261,9 @@ const loadConfig = (configPath: string | undefined) => {
     : Effect.succeed(ProtocolConfig.empty)
 }
 
-const toolFor = (command: Extract<Command, { _tag: "tools" | "list" | "templates" | "read" }>): { name: string; arguments: string } => {
+const toolFor = (
+  command: Extract<Command, { _tag: "tools" | "list" | "templates" | "read" }>
+): { name: string; arguments: string } => {
   const args: Record<string, string> = {}
   if (command.server !== undefined) args.server = command.server
   if (command.cursor !== undefined) args.cursor = command.cursor

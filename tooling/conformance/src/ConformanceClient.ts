@@ -4,7 +4,14 @@
  * entry, and the tool handlers list the model-visible tools and call each one as a model would.
  */
 import { Config, Messages } from "@mcp-resources/protocol"
-import { McpTransport, OAuth, ResourceClient, ServerEntry, ServerRequests, TokenStore } from "@mcp-resources/resource-client"
+import {
+  McpTransport,
+  OAuth,
+  ResourceClient,
+  ServerEntry,
+  ServerRequests,
+  TokenStore
+} from "@mcp-resources/resource-client"
 import { LifecycleSink, ToolHandlers } from "@mcp-resources/tool-handlers"
 import { Data, Effect, Either, Layer, Option } from "effect"
 
