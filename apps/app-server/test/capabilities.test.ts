@@ -45,7 +45,10 @@ const attach = (label: string) =>
 
 /** The version-1 `initialize` result, and the result a client that declares capabilities gets. */
 const v1Result = { serverInfo: { name: "mcp-resources-app-server", version: "0.1.0" }, protocolVersion: 1 }
-const withCapabilities = { ...v1Result, capabilities: { toolProfiles: ["codex", "extended"] } }
+const withCapabilities = {
+  ...v1Result,
+  capabilities: { toolProfiles: ["codex", "extended"], serverRequests: ["mcpServer/elicitation/request"] }
+}
 
 describe("capabilities at initialize", () => {
   it.scoped("the server requests a client declares are kept per connection and readable by later code", () =>
