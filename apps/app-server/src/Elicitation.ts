@@ -100,7 +100,9 @@ export const make = Effect.gen(function* () {
     })
 
   return Elicitation.of({
-    handlers: { elicitation: { url: true, handle } },
+    // form mode only for now: declaring URL mode to MCP servers made the v1 fixture servers of the
+    // app-server's own tests (tools.test.ts T-11, L-1) miss their start-up; not understood yet
+    handlers: { elicitation: { url: false, handle } },
     bind: (next) =>
       Effect.sync(() => {
         binding = next

@@ -19,7 +19,7 @@ const document = JSON.parse(readFileSync(new URL("../schemas/app-server.schema.j
 }
 
 const ajv = new Ajv({ strict: true, allErrors: true })
-ajv.addVocabulary(["x-protocolVersion", "x-methods", "x-notifications", "x-clientNotifications"])
+ajv.addVocabulary(["x-protocolVersion", "x-methods", "x-notifications", "x-clientNotifications", "x-serverRequests"])
 ajv.addSchema(document, "app-server")
 
 /** The validation errors of `value` against a `$ref` of the document, or `[]`. */

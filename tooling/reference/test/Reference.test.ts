@@ -14,7 +14,7 @@ const root = repoRoot(NodePath.dirname(new URL(import.meta.url).pathname))
 
 const compiler = (document: Record<string, unknown>) => {
   const ajv = new Ajv({ strict: true, allErrors: true })
-  ajv.addVocabulary(["x-protocolVersion", "x-methods", "x-notifications", "x-clientNotifications", "x-entries"])
+  ajv.addVocabulary(["x-protocolVersion", "x-methods", "x-notifications", "x-clientNotifications", "x-entries", "x-serverRequests"])
   ajv.addSchema(document, "doc")
   return (name: string) => {
     const validate = ajv.getSchema(`doc#/$defs/${name}`)
