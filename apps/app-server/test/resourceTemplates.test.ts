@@ -15,7 +15,7 @@ const document = JSON.parse(readFileSync(new URL("../schemas/app-server.schema.j
   "x-methods": Record<string, { params: { $ref: string }; result: { $ref: string } }>
 }
 const ajv = new Ajv({ strict: true, allErrors: true })
-ajv.addVocabulary(["x-protocolVersion", "x-methods", "x-notifications", "x-clientNotifications"])
+ajv.addVocabulary(["x-protocolVersion", "x-methods", "x-notifications", "x-clientNotifications", "x-serverRequests"])
 ajv.addSchema(document, "app-server")
 const valid = (kind: "params" | "result", value: unknown): boolean =>
   ajv.getSchema(`app-server${document["x-methods"]["mcp/resource/complete"]![kind].$ref}`)!(value) === true

@@ -14,7 +14,14 @@ const root = repoRoot(NodePath.dirname(new URL(import.meta.url).pathname))
 
 const compiler = (document: Record<string, unknown>) => {
   const ajv = new Ajv({ strict: true, allErrors: true })
-  ajv.addVocabulary(["x-protocolVersion", "x-methods", "x-notifications", "x-clientNotifications", "x-entries", "x-serverRequests"])
+  ajv.addVocabulary([
+    "x-protocolVersion",
+    "x-methods",
+    "x-notifications",
+    "x-clientNotifications",
+    "x-entries",
+    "x-serverRequests"
+  ])
   ajv.addSchema(document, "doc")
   return (name: string) => {
     const validate = ajv.getSchema(`doc#/$defs/${name}`)
