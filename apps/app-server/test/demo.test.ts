@@ -52,6 +52,17 @@ describe("demo", () => {
         // the extended profile on its own thread: a window with its continuation note, an image as an image part
         assert.match(stdout, /\[window: bytes 0-40 of 78; to continue, call read_mcp_resource with offset 40\]/)
         assert.match(stdout, /\(content item: image image\/png, \d+ base64 characters\)/)
+        // capabilities at initialize; templates with variables, a completion and a read through a template
+        assert.match(stdout, /capabilities: toolProfiles \["codex","extended"\].*widgets/)
+        assert.match(
+          stdout,
+          /"uriTemplate":"demo:\/\/resource\/dynamic\/text\/\{resourceId\}","variables":\["resourceId"\]/
+        )
+        assert.match(stdout, /\{"values":\[[^\]]*"1[^"]*"/)
+        assert.match(stdout, /expanded per RFC 6570\)[\s\S]*?demo:\/\/resource\/dynamic\/text\/1[\s\S]*?Resource 1: /)
+        // the widget method with the UI metadata; a read refused by host policy
+        assert.match(stdout, /ui:\/\/widget\/example-app\.html \(text\/html[^,]*, \d+ characters of HTML\), ui \{/)
+        assert.match(stdout, /resources\/read failed: access to example:\/\/docs\/readme\.md is denied by host policy/)
         assert.match(stdout, /← exited with code 0; starting again/)
         assert.match(stdout, /Demo finished: every step above went through the JSON-RPC app-server\.\n$/)
       }),

@@ -2,8 +2,10 @@
  * The main job: a scripted app-server session on the embedded default (SQLite, the bundled example
  * servers), printed as a readable transcript. It starts `dist/main.js` as a child over stdio with an
  * example config (our example server as the apps server `codex_apps`, and the published
- * `@modelcontextprotocol/server-everything`), then: initialize, tool/list, an aggregate list, a read,
- * an app tool call and its widget read, compaction, a restart and resume, and the widget read again.
+ * `@modelcontextprotocol/server-everything`), then: initialize with its capabilities, tool/list, an
+ * aggregate list, a read, an app tool call and its widget read, the extended profile (windows, images,
+ * templates with their variables, a completion and a read through a template), the widget method,
+ * a read refused by host policy, compaction, a restart and resume, and the widget read again.
  * It drives the server with the typed client (`@mcp-resources/app-server-client`).
  */
 import { createRequire } from "node:module"
@@ -148,8 +150,14 @@ const main = async (): Promise<number> => {
       client,
       "Initialize the connection",
       "initialize",
-      { clientInfo: { name: "demo", version: "1" } },
-      (r) => `${r.serverInfo.name} ${r.serverInfo.version}, protocol ${r.protocolVersion}`
+      { clientInfo: { name: "demo", version: "1" }, capabilities: {} },
+      (r) =>
+        [
+          `${r.serverInfo.name} ${r.serverInfo.version}, protocol ${r.protocolVersion}`,
+          `capabilities: ${Object.entries(r.capabilities ?? {})
+            .map(([name, value]) => (value === true ? name : `${name} ${JSON.stringify(value)}`))
+            .join(", ")}`
+        ].join("\n")
     )
     const started = await show(
       client,
@@ -295,6 +303,67 @@ const main = async (): Promise<number> => {
         {}
       )
     }
+
+    if (resources.some((r) => r.server === "everything")) {
+      // Templates the model can use (extended profile): the variables, a completion, a read through one.
+      const template = "demo://resource/dynamic/text/{resourceId}"
+      await extendedCall("The model lists templates with their variables", "list_mcp_resource_templates", {
+        server: "everything"
+      })
+      await extendedCall(
+        "The model asks the server for values of a template variable",
+        "complete_mcp_resource_argument",
+        {
+          server: "everything",
+          uriTemplate: template,
+          argument: "resourceId",
+          value: "1"
+        }
+      )
+      await extendedCall("The model reads through the template (expanded per RFC 6570)", "read_mcp_resource", {
+        server: "everything",
+        uriTemplate: template,
+        arguments: { resourceId: "1" }
+      })
+    }
+
+    // The MCP Apps widget of the app call, with its UI metadata, through the widget method.
+    await show(
+      client,
+      "A widget host reads the app call's widget with its UI metadata",
+      "mcp/widget/read",
+      { threadId, callId: appCallId },
+      (r) => `${r.uri} (${r.mimeType}, ${r.html.length} characters of HTML), ui ${JSON.stringify(r.ui)}`
+    )
+
+    // Host policy: a thread whose config denies a URI pattern; the read is refused before any request.
+    const policed = await show(
+      client,
+      "Start a thread whose config denies example://docs/**",
+      "thread/start",
+      { ephemeral: true, config: { resources: { deny: ["example://docs/**"] } } },
+      (r) => `thread ${r.thread.id}`
+    )
+    const policedTurn = await show(
+      client,
+      "Start a turn on it",
+      "turn/start",
+      { threadId: policed.thread.id },
+      (r) => `turn ${r.turn.id}`
+    )
+    await show(
+      client,
+      "The model's read of a denied URI is refused by host policy",
+      "tool/call",
+      {
+        threadId: policed.thread.id,
+        turnId: policedTurn.turn.id,
+        callId: `call-${++callNo}`,
+        name: "read_mcp_resource",
+        arguments: JSON.stringify({ server: "codex_apps", uri: "example://docs/readme.md" })
+      },
+      (r) => `success ${r.success}\n${r.output}`
+    )
 
     await show(
       client,
