@@ -128,6 +128,36 @@ describe("mcp/widget/*", () => {
     })
   )
 
+  it.scopedLive(
+    "host policy: a denied ui:// resource is refused to mcp/widget/read and mcp/widget/readResource alike",
+    () =>
+      Effect.gen(function* () {
+        const config = writeConfig(tempDir(), {
+          mcp_servers: {
+            shop: { ...stdioCommand(shopWidgetSpec()), resources: { deny: [priceWidgetUri] } },
+            other: stdioCommand(otherWidgetSpec())
+          }
+        })
+        const app = yield* startInitialized({ config })
+        const { threadId } = yield* threadWithTurn(app)
+        yield* callTool(app, threadId, "cart-call", "mcp__shop__show_cart", { item: "tv" })
+        yield* callTool(app, threadId, "price-call", "mcp__shop__show_price")
+        const denied = `resources/read failed: access to ${priceWidgetUri} is denied by host policy`
+        assert.strictEqual(
+          errorOf(yield* app.request("mcp/widget/read", { threadId, callId: "price-call" })).message,
+          denied
+        )
+        assert.strictEqual(
+          errorOf(yield* app.request("mcp/widget/readResource", { threadId, callId: "cart-call", uri: priceWidgetUri }))
+            .message,
+          denied
+        )
+        // what the rules allow is read as before
+        const cart = resultOf(yield* app.request("mcp/widget/read", { threadId, callId: "cart-call" }))
+        assert.strictEqual(cart.uri, cartWidgetUri)
+      })
+  )
+
   it.scopedLive("the apps server's widget goes through the call-scoped read", () =>
     Effect.gen(function* () {
       const config = writeConfig(tempDir(), { mcp_servers: { codex_apps: stdioCommand(widgetAppsSpec()) } })
