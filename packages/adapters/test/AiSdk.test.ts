@@ -1,6 +1,7 @@
 /** The AI SDK adapter through `generateText` with the SDK's own `MockLanguageModelV3` and scripted tool calls. */
 import { assert, describe, it } from "@effect/vitest"
 import { Messages } from "@mcp-resources/protocol"
+import { Extended } from "@mcp-resources/tool-handlers"
 import { generateText, type LanguageModel, stepCountIs } from "ai"
 import { type Prompt, scripted, text, toolCalls } from "./models.js"
 import { resourceTools } from "../src/AiSdk.js"
@@ -56,7 +57,7 @@ describe("AI SDK adapter", () => {
         assert.include(c2.value, "remember the milk")
         // broken JSON and a missing field reach our handling: the model reads our exact messages
         assert.deepStrictEqual(results.c3, { type: "error-text", value: Messages.args.invalidJson })
-        assert.deepStrictEqual(results.c4, { type: "error-text", value: Messages.args.missingField("uri") })
+        assert.deepStrictEqual(results.c4, { type: "error-text", value: Extended.messages.uriOrTemplate(false) })
         const c5 = results.c5 as { type: string; value: Array<{ type: string; data?: string; mediaType?: string }> }
         assert.strictEqual(c5.type, "content")
         assert.deepStrictEqual(

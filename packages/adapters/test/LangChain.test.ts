@@ -4,6 +4,7 @@ import { AIMessageChunk, type BaseMessage, HumanMessage, ToolMessage } from "@la
 import type { ToolCall } from "@langchain/core/messages/tool"
 import { FakeStreamingChatModel } from "@langchain/core/utils/testing"
 import { Messages } from "@mcp-resources/protocol"
+import { Extended } from "@mcp-resources/tool-handlers"
 import { resourceTools, ToolCallFailed } from "../src/LangChain.js"
 import { pngBase64, waitFor, withHarness } from "./utils.js"
 
@@ -64,7 +65,7 @@ describe("LangChain adapter", () => {
         assert.strictEqual(answers.get("c3")!.status, "error")
         assert.strictEqual(answers.get("c3")!.content, Messages.args.mustBeString("uri", "number"))
         assert.strictEqual(answers.get("c4")!.status, "error")
-        assert.strictEqual(answers.get("c4")!.content, Messages.args.missingField("uri"))
+        assert.strictEqual(answers.get("c4")!.content, Extended.messages.uriOrTemplate(false))
         const image = ok("c5") as Array<{ type: string; image_url?: { url: string } }>
         assert.strictEqual(image[0]?.type, "text")
         assert.deepStrictEqual(
@@ -85,7 +86,7 @@ describe("LangChain adapter", () => {
             (error: unknown) => error
           )
         assert.instanceOf(thrown, ToolCallFailed)
-        assert.strictEqual((thrown as Error).message, Messages.args.missingField("uri"))
+        assert.strictEqual((thrown as Error).message, Extended.messages.uriOrTemplate(false))
         const plain: unknown = await byName.get("mcp__srv__echo")!.invoke({ text: "plain" })
         assert.isString(plain)
         assert.include(plain as string, "echoed")

@@ -44,6 +44,8 @@ describe("AppServer schemas", () => {
       "mcpServer/oauth/login",
       "skills/list",
       "skills/read",
+      "skills/extension/list",
+      "skills/extension/read",
       "mcp/widget/list",
       "mcp/widget/read",
       "mcp/widget/callTool",
