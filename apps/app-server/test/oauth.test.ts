@@ -23,6 +23,7 @@ import {
   waitSettled,
   writeConfig
 } from "./utils/AppServerProcess.js"
+import * as PublishedSchema from "./utils/PublishedSchema.js"
 
 const cliJs = fileURLToPath(new URL("../dist/Cli.js", import.meta.url))
 
@@ -182,11 +183,13 @@ describe("mcpServer/oauth/login", () => {
       assert.deepStrictEqual(unknown.error, { code: -32600, message: Messages.unknownServer("nope") })
 
       const started = resultOf(yield* app.request("mcpServer/oauth/login", { server: "docs" }))
+      assert.deepStrictEqual(PublishedSchema.resultProblems("mcpServer/oauth/login", started), [])
       const url = started.authorizationUrl as string
       assert.ok(url.startsWith(`${server.issuer}/authorize?`), url)
       assert.strictEqual(yield* Effect.promise(() => followAuthorization(url)), 200)
       const done = yield* app.waitFor((m) => m.method === "mcpServer/oauth/loginCompleted", "20 seconds")
       assert.deepStrictEqual(done.params, { server: "docs", success: true })
+      assert.deepStrictEqual(PublishedSchema.notificationProblems("mcpServer/oauth/loginCompleted", done.params), [])
       const after = yield* waitSettled(app)
       assert.deepStrictEqual(
         after.map((s) => ({ name: s.name, status: s.status, auth: s.auth })),

@@ -4,6 +4,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { computedManifest, skillsExtensionCommand, stdioCommand } from "@mcp-resources/fixtures"
 import { Effect } from "effect"
 import { errorOf, resultOf, startInitialized, tempDir, writeConfig } from "./utils/AppServerProcess.js"
+import * as PublishedSchema from "./utils/PublishedSchema.js"
 
 const skillMd = (name: string, description: string) =>
   `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n`
@@ -73,17 +74,18 @@ describe("skills extension methods", () => {
         ]
       )
       assert.deepStrictEqual(methodsIn(alphaLog), ["skills/list"])
-      assert.deepStrictEqual(
-        resultOf(yield* app.request("skills/extension/read", { server: "beta", uri: "skill://deploy/SKILL.md" })),
-        {
-          server: "beta",
-          uri: "skill://deploy/SKILL.md",
-          skill: "skill://deploy/SKILL.md",
-          mimeType: "text/markdown",
-          text: skillMd("deploy", "Beta deploys."),
-          verified: true
-        }
+      const read = resultOf(
+        yield* app.request("skills/extension/read", { server: "beta", uri: "skill://deploy/SKILL.md" })
       )
+      assert.deepStrictEqual(PublishedSchema.resultProblems("skills/extension/read", read), [])
+      assert.deepStrictEqual(read, {
+        server: "beta",
+        uri: "skill://deploy/SKILL.md",
+        skill: "skill://deploy/SKILL.md",
+        mimeType: "text/markdown",
+        text: skillMd("deploy", "Beta deploys."),
+        verified: true
+      })
       assert.deepStrictEqual(methodsIn(alphaLog), ["skills/list"])
       const notes = resultOf(
         yield* app.request("skills/extension/read", { server: "alpha", uri: "skill://deploy/notes.md" })
@@ -91,6 +93,7 @@ describe("skills extension methods", () => {
       assert.strictEqual(notes.text, "second")
       assert.deepStrictEqual(methodsIn(alphaLog), ["skills/list", "resources/read", "skills/get"])
       const changed = yield* app.waitFor((m) => m.method === "skills/extension/changed")
+      assert.deepStrictEqual(PublishedSchema.notificationProblems("skills/extension/changed", changed.params), [])
       assert.deepStrictEqual(changed.params, { server: "alpha", uri: "skill://deploy/SKILL.md" })
       const refused = errorOf(
         yield* app.request("skills/extension/read", { server: "plain", uri: "skill://deploy/SKILL.md" })
