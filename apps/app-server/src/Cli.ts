@@ -67,6 +67,36 @@ export type Command =
       readonly uri?: string
     }
 
+/** The options and positional arguments of one command (`--name value` options, `--name` flags). */
+interface Scanned {
+  readonly values: ReadonlyMap<string, string>
+  readonly flags: ReadonlySet<string>
+  readonly positional: ReadonlyArray<string>
+}
+
+/** Reads `rest` of command `name`: `valued` options take the next argument, `flags` stand alone. Throws {@link CliUsageError}. */
+const scan = (
+  name: string,
+  rest: ReadonlyArray<string>,
+  valued: ReadonlyArray<string>,
+  flags: ReadonlyArray<string> = []
+): Scanned => {
+  const values = new Map<string, string>()
+  const set = new Set<string>()
+  const positional: Array<string> = []
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!
+    if (valued.includes(arg)) {
+      const v = rest[++i]
+      if (v === undefined) throw new CliUsageError(`${arg} requires a value`)
+      values.set(arg, v)
+    } else if (flags.includes(arg)) set.add(arg)
+    else if (arg.startsWith("--")) throw new CliUsageError(`unknown option for ${name}: ${arg}`)
+    else positional.push(arg)
+  }
+  return { values, flags: set, positional }
+}
+
 /** Parses the CLI's arguments. Throws {@link CliUsageError}. */
 export const parseCommand = (argv: ReadonlyArray<string>): Command => {
   const [name, ...rest] = argv
@@ -77,25 +107,14 @@ export const parseCommand = (argv: ReadonlyArray<string>): Command => {
   if (name !== "tools" && name !== "list" && name !== "templates" && name !== "read") {
     throw new CliUsageError(name === undefined ? "a command is required" : `unknown command: ${name}`)
   }
-  let configPath: string | undefined
-  let json = false
-  let server: string | undefined
-  let cursor: string | undefined
-  const positional: Array<string> = []
-  for (let i = 0; i < rest.length; i++) {
-    const arg = rest[i]!
-    const value = () => {
-      const v = rest[++i]
-      if (v === undefined) throw new CliUsageError(`${arg} requires a value`)
-      return v
-    }
-    if (arg === "--config") configPath = value()
-    else if (arg === "--json") json = true
-    else if (arg === "--server" && (name === "list" || name === "templates")) server = value()
-    else if (arg === "--cursor" && (name === "list" || name === "templates")) cursor = value()
-    else if (arg.startsWith("--")) throw new CliUsageError(`unknown option for ${name}: ${arg}`)
-    else positional.push(arg)
-  }
+  const paged = name === "list" || name === "templates"
+  const { values, flags, positional } = scan(name, rest, paged ? ["--config", "--server", "--cursor"] : ["--config"], [
+    "--json"
+  ])
+  const configPath = values.get("--config")
+  const json = flags.has("--json")
+  const server = values.get("--server")
+  const cursor = values.get("--cursor")
   if (name === "read") {
     if (positional.length !== 2) throw new CliUsageError("read takes SERVER and URI")
     return { _tag: name, configPath, json, server: positional[0]!, uri: positional[1]! }
@@ -111,55 +130,36 @@ export const parseCommand = (argv: ReadonlyArray<string>): Command => {
 }
 
 const parseAudit = (rest: ReadonlyArray<string>): Command => {
-  let configPath: string | undefined
-  let dataDir: string | undefined
-  let json = false
-  const positional: Array<string> = []
-  for (let i = 0; i < rest.length; i++) {
-    const arg = rest[i]!
-    const value = () => {
-      const v = rest[++i]
-      if (v === undefined) throw new CliUsageError(`${arg} requires a value`)
-      return v
-    }
-    if (arg === "--config") configPath = value()
-    else if (arg === "--data-dir") dataDir = value()
-    else if (arg === "--json") json = true
-    else if (arg.startsWith("--")) throw new CliUsageError(`unknown option for audit: ${arg}`)
-    else positional.push(arg)
-  }
+  const { values, flags, positional } = scan("audit", rest, ["--config", "--data-dir"], ["--json"])
   if (positional.length !== 1) throw new CliUsageError("audit takes THREAD")
-  return { _tag: "audit", configPath, dataDir, json, threadId: positional[0]! }
+  return {
+    _tag: "audit",
+    configPath: values.get("--config"),
+    dataDir: values.get("--data-dir"),
+    json: flags.has("--json"),
+    threadId: positional[0]!
+  }
 }
 
 /** How long `login` waits for the redirect unless `--timeout` says otherwise. */
 export const defaultLoginTimeoutSec = 300
 
 const parseLogin = (name: "login" | "logout", rest: ReadonlyArray<string>): Command => {
-  let configPath: string | undefined
-  let dataDir: string | undefined
-  let timeoutSec = defaultLoginTimeoutSec
-  const positional: Array<string> = []
-  for (let i = 0; i < rest.length; i++) {
-    const arg = rest[i]!
-    const value = () => {
-      const v = rest[++i]
-      if (v === undefined) throw new CliUsageError(`${arg} requires a value`)
-      return v
-    }
-    if (arg === "--config") configPath = value()
-    else if (arg === "--data-dir") dataDir = value()
-    else if (arg === "--timeout" && name === "login") {
-      const text = value()
-      timeoutSec = Number(text)
-      if (!/^\d+$/.test(text) || timeoutSec < 1) {
-        throw new CliUsageError(`--timeout must be a whole number of seconds >= 1, got ${JSON.stringify(text)}`)
-      }
-    } else if (arg.startsWith("--")) throw new CliUsageError(`unknown option for ${name}: ${arg}`)
-    else positional.push(arg)
+  const valued = name === "login" ? ["--config", "--data-dir", "--timeout"] : ["--config", "--data-dir"]
+  const { values, positional } = scan(name, rest, valued)
+  const text = values.get("--timeout")
+  const timeoutSec = text === undefined ? defaultLoginTimeoutSec : Number(text)
+  if (text !== undefined && (!/^\d+$/.test(text) || timeoutSec < 1)) {
+    throw new CliUsageError(`--timeout must be a whole number of seconds >= 1, got ${JSON.stringify(text)}`)
   }
   if (positional.length !== 1) throw new CliUsageError(`${name} takes SERVER`)
-  return { _tag: name, configPath, dataDir, server: positional[0]!, timeoutSec }
+  return {
+    _tag: name,
+    configPath: values.get("--config"),
+    dataDir: values.get("--data-dir"),
+    server: positional[0]!,
+    timeoutSec
+  }
 }
 
 /** The data dir of login/logout: `--data-dir`, else `$MCP_RESOURCES_HOME`, else `~/.mcp-resources` (as the app-server). */
@@ -234,23 +234,11 @@ const runLogin = (command: Extract<Command, { _tag: "login" | "logout" }>) =>
   }).pipe(Effect.catchTag("LoginError", (error) => Effect.as(Console.error(`mcp-resources: ${error.message}`), 1)))
 
 const parseWidgets = (rest: ReadonlyArray<string>): Command => {
-  let configPath: string | undefined
-  let dataDir: string | undefined
-  for (let i = 0; i < rest.length; i++) {
-    const arg = rest[i]!
-    const value = () => {
-      const v = rest[++i]
-      if (v === undefined) throw new CliUsageError(`${arg} requires a value`)
-      return v
-    }
-    if (arg === "--config") configPath = value()
-    else if (arg === "--data-dir") dataDir = value()
-    else
-      throw new CliUsageError(
-        arg.startsWith("--") ? `unknown option for widgets: ${arg}` : `unexpected argument: ${arg}`
-      )
-  }
+  const { values, positional } = scan("widgets", rest, ["--config", "--data-dir"])
+  if (positional.length > 0) throw new CliUsageError(`unexpected argument: ${positional[0]}`)
+  const configPath = values.get("--config")
   if (configPath === undefined) throw new CliUsageError("widgets requires --config PATH")
+  const dataDir = values.get("--data-dir")
   return { _tag: "widgets", configPath, ...(dataDir !== undefined ? { dataDir } : {}) }
 }
 
