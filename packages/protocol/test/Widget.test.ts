@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Widget } from "@mcp-resources/protocol"
+import * as Widget from "../src/Widget.js"
 
 describe("Widget.mergeUiMeta", () => {
   it("takes each field from the content item when it has it, else from the list entry", () => {
