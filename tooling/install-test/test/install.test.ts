@@ -27,6 +27,7 @@ interface Manifest {
   readonly engines?: { readonly node?: string }
   readonly repository?: { readonly directory?: string }
   readonly exports?: Record<string, unknown>
+  readonly peerDependencies?: Record<string, string>
   readonly bin?: Record<string, string>
   readonly dependencies?: Record<string, string>
 }
@@ -126,6 +127,14 @@ describe.skipIf(problem !== undefined)("the packed packages installed with npm i
           type: "module",
           dependencies: {
             ...Object.fromEntries(manifests.map((m) => [m.name, tarballOf(m.name)])),
+            // the frameworks of the adapters' entry points, as a user of those adapters installs them
+            ...Object.fromEntries(
+              manifests.flatMap((m) =>
+                Object.keys(m.peerDependencies ?? {})
+                  .filter((peer) => !peer.startsWith("@mcp-resources/") && peer !== "effect")
+                  .map((peer) => [peer, catalogPin(peer)])
+              )
+            ),
             effect: catalogPin("effect")
           },
           devDependencies: { typescript: catalogPin("typescript"), "@types/node": catalogPin("@types/node") }
