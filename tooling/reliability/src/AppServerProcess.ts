@@ -1,5 +1,5 @@
 /**
- * Drives `apps/app-server/dist/main.js` as a child process over stdio, on the typed client's stdio
+ * Drives the app-server's shipped bin (`apps/app-server/dist/bundle/main.js`) as a child process over stdio, on the typed client's stdio
  * transport (`@mcp-resources/app-server-client`: one spawn, one line framer, one write batcher in the
  * repository). Unlike the client it keeps every message as received and sends raw bytes, since the
  * cases send what no client would. Every wait is bounded; the child is always ended by `close()`
@@ -13,8 +13,12 @@ import { LineSplitter } from "@mcp-resources/app-server-client/LineFramer"
 import * as Transport from "@mcp-resources/app-server-client/Transport"
 import { Effect, Exit, Queue, Scope } from "effect"
 
-/** The compiled app-server entry point. */
-export const mainJs: string = fileURLToPath(new URL("../../../apps/app-server/dist/main.js", import.meta.url))
+/**
+ * The app-server entry point users run: the bundled bin of the package (`mcp-resources-app-server`).
+ * Its heap after start is about half that of the unbundled `dist/main.js` (15 against 31 MiB here),
+ * which loads every module file of the workspace separately.
+ */
+export const mainJs: string = fileURLToPath(new URL("../../../apps/app-server/dist/bundle/main.js", import.meta.url))
 
 /** A JSON-RPC message as received. */
 export interface Message {

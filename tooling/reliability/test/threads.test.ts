@@ -49,12 +49,12 @@ const threadIdOf = (m: Message) => (m.result!.thread as { id: string }).id
 const threadIds = (m: Message) => ((m.result?.threads ?? []) as Array<{ id: string }>).map((t) => t.id)
 
 describe("threads and the thread store", () => {
-  it("rollbacks on 24 unknown 2 MiB thread ids are answered `thread not found` and hold no memory (64 MiB heap)", async () => {
-    // The app-server's own heap is about 33 MiB since the widget, OAuth and skills-extension methods
-    // landed: 64 MiB leaves room for one request in flight but never for the 48 MiB of ids sent.
+  it("rollbacks on 24 unknown 2 MiB thread ids are answered `thread not found` and hold no memory (48 MiB heap)", async () => {
+    // The bundled app-server's own heap is about 15 MiB after start: 48 MiB leaves room for a request
+    // in flight but never for the 48 MiB of ids sent.
     const server = await AppServerProcess.startInitialized({
       dataDir: temp("unknown"),
-      env: { NODE_OPTIONS: "--max-old-space-size=64" }
+      env: { NODE_OPTIONS: "--max-old-space-size=48" }
     })
     try {
       const before = server.rssKiB()
@@ -65,11 +65,11 @@ describe("threads and the thread store", () => {
         expect(answer.error?.code).toBe(-32600)
         expect(answer.error?.message === `thread not found: ${threadId}`, `answer ${i}`).toBe(true)
       }
-      // Still serving, in a heap that could never hold 48 MiB of ids besides its own ~33 MiB.
+      // Still serving, in a heap that could never hold 48 MiB of ids besides its own.
       expect((await server.request("thread/list", {})).result).toEqual({ threads: [] })
       const after = server.rssKiB()
       Figures.add(section, {
-        "unknown thread ids sent (2 MiB each, 64 MiB heap)": count,
+        "unknown thread ids sent (2 MiB each, 48 MiB heap)": count,
         "app-server RSS before the unknown ids (MiB)": mib(before),
         "app-server RSS after the unknown ids (MiB)": mib(after)
       })
