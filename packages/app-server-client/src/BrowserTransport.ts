@@ -3,9 +3,10 @@
  * as the `bearer.<token>` subprotocol (a page cannot set an `Authorization` header on an upgrade).
  * The page's origin is sent by the browser: the server must allow it (`--allow-origin`).
  */
-import { Deferred, Duration, Effect, Queue, type Scope } from "effect"
-import { ClientError } from "./Errors.js"
-import type { Incoming, Transport } from "./Transport.js"
+import type { Duration, Effect, Scope } from "effect"
+import type { ClientError } from "./Errors.js"
+import { socketTransport } from "./internal/socket.js"
+import type { Transport } from "./Transport.js"
 
 /** Options of {@link browserWebSocket}. */
 export interface BrowserWebSocketOptions {
@@ -24,66 +25,38 @@ export const bearerProtocol = (token: string): string => `bearer.${token}`
 export const browserWebSocket = (
   options: BrowserWebSocketOptions
 ): Effect.Effect<Transport, ClientError, Scope.Scope> =>
-  Effect.gen(function* () {
-    const incoming = yield* Queue.unbounded<Incoming>()
-    const closedSignal = yield* Deferred.make<void>()
-    const peer = options.url
-    let closed = false
-    const close = (reason: string) => {
-      if (!closed) {
-        closed = true
-        incoming.unsafeOffer({ _tag: "closed", reason })
-      }
-      Deferred.unsafeDone(closedSignal, Effect.void)
-    }
-    const socket = yield* Effect.acquireRelease(
-      Effect.async<WebSocket, ClientError>((resume) => {
-        const ws =
-          options.token === undefined
-            ? new WebSocket(options.url)
-            : new WebSocket(options.url, [bearerProtocol(options.token)])
-        const failed = () =>
-          resume(Effect.fail(new ClientError({ reason: "transport", message: `cannot connect to ${peer}` })))
-        ws.addEventListener("error", failed, { once: true })
-        ws.addEventListener(
-          "open",
-          () => {
-            ws.removeEventListener("error", failed)
-            resume(Effect.succeed(ws))
-          },
-          { once: true }
-        )
-        ws.addEventListener("close", (event) =>
-          close(`the WebSocket to ${peer} closed (${event.code}${event.reason !== "" ? ` ${event.reason}` : ""})`)
-        )
-        ws.addEventListener("message", (event) => {
-          if (!closed && typeof event.data === "string") incoming.unsafeOffer({ _tag: "message", text: event.data })
-        })
-        return Effect.sync(() => ws.close())
-      }).pipe(
-        Effect.timeoutFail({
-          duration: options.connectTimeout ?? Duration.seconds(10),
-          onTimeout: () =>
-            new ClientError({ reason: "transport", message: `${peer} did not accept the connection in time` })
-        })
-      ),
-      (ws) =>
-        Effect.gen(function* () {
-          if (closed) return
-          ws.close(1000)
-          yield* Deferred.await(closedSignal).pipe(Effect.timeout(Duration.seconds(5)), Effect.ignore)
-        })
-    )
-    const unsafeSend = (text: string): boolean => {
-      if (closed || socket.readyState !== WebSocket.OPEN) return false
-      socket.send(text)
-      return true
-    }
-    const send = (text: string): Effect.Effect<void, ClientError> =>
-      Effect.suspend(() =>
-        unsafeSend(text)
-          ? Effect.void
-          : Effect.fail(new ClientError({ reason: "closed", message: `the WebSocket to ${peer} is closed` }))
+  socketTransport({
+    peer: options.url,
+    connectTimeout: options.connectTimeout,
+    closeTimeout: undefined,
+    open: (events) => {
+      const ws =
+        options.token === undefined
+          ? new WebSocket(options.url)
+          : new WebSocket(options.url, [bearerProtocol(options.token)])
+      const failed = () => events.failed(undefined)
+      ws.addEventListener("error", failed, { once: true })
+      ws.addEventListener(
+        "open",
+        () => {
+          ws.removeEventListener("error", failed)
+          events.opened({
+            isOpen: () => ws.readyState === WebSocket.OPEN,
+            send: (text) => ws.send(text),
+            close: () => ws.close(1000),
+            terminate: () => ws.close()
+          })
+        },
+        { once: true }
       )
-    return { send, unsafeSend, incoming, peer, pid: undefined, exit: undefined }
+      ws.addEventListener("close", (event) =>
+        events.closed(
+          `the WebSocket to ${options.url} closed (${event.code}${event.reason !== "" ? ` ${event.reason}` : ""})`
+        )
+      )
+      ws.addEventListener("message", (event) => {
+        if (typeof event.data === "string") events.message(event.data)
+      })
+      return () => ws.close()
+    }
   })

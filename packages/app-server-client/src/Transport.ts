@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { Deferred, Duration, Effect, Queue, type Scope } from "effect"
 import { ClientError } from "./Errors.js"
+import { socketTransport } from "./internal/socket.js"
 import { LineSplitter, WriteBatcher } from "./LineFramer.js"
 
 /** What a transport delivers: each message's JSON text in order, then one `closed` with the reason. */
@@ -246,74 +247,46 @@ export const webSocket = (options: WebSocketOptions): Effect.Effect<Transport, C
       try: () => import("ws"),
       catch: (e) => new ClientError({ reason: "transport", message: `cannot load the ws package: ${String(e)}` })
     })
-    const incoming = yield* Queue.unbounded<Incoming>()
-    const closedSignal = yield* Deferred.make<void>()
     const peer = options.url
-    let closed = false
-    const close = (reason: string) => {
-      if (!closed) {
-        closed = true
-        incoming.unsafeOffer({ _tag: "closed", reason })
-      }
-      Deferred.unsafeDone(closedSignal, Effect.void)
-    }
     const headers: Record<string, string> = { ...options.headers }
     if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
-    const socket = yield* Effect.acquireRelease(
-      Effect.async<InstanceType<typeof WebSocket>, ClientError>((resume) => {
+    return yield* socketTransport({
+      peer,
+      connectTimeout: options.connectTimeout,
+      closeTimeout: options.closeTimeout,
+      open: (events) => {
         const ws = new WebSocket(options.url, {
           headers,
           maxPayload: options.maxMessageBytes ?? defaultMaxMessageBytes
         })
-        const failed = (error: Error) =>
-          resume(
-            Effect.fail(
-              new ClientError({ reason: "transport", message: `cannot connect to ${peer}: ${error.message}` })
-            )
-          )
+        const failed = (error: Error) => events.failed(error.message)
         ws.once("error", failed)
         ws.once("open", () => {
           ws.off("error", failed)
-          resume(Effect.succeed(ws))
+          ws.on("error", (error) => events.closed(`the WebSocket to ${peer} failed: ${error.message}`))
+          ws.on("message", (data, isBinary) => {
+            if (isBinary) return
+            events.message(
+              Buffer.isBuffer(data)
+                ? data.toString("utf8")
+                : Array.isArray(data)
+                  ? Buffer.concat(data).toString("utf8")
+                  : Buffer.from(data).toString("utf8")
+            )
+          })
+          events.opened({
+            isOpen: () => ws.readyState === WebSocket.OPEN,
+            send: (text) => ws.send(text),
+            close: () => ws.close(1000),
+            terminate: () => ws.terminate()
+          })
         })
         ws.on("close", (code, reason) =>
-          close(`the WebSocket to ${peer} closed (${code}${reason.length > 0 ? ` ${reason.toString("utf8")}` : ""})`)
+          events.closed(
+            `the WebSocket to ${peer} closed (${code}${reason.length > 0 ? ` ${reason.toString("utf8")}` : ""})`
+          )
         )
-        return Effect.sync(() => ws.terminate())
-      }).pipe(
-        Effect.timeoutFail({
-          duration: options.connectTimeout ?? Duration.seconds(10),
-          onTimeout: () =>
-            new ClientError({ reason: "transport", message: `${peer} did not accept the connection in time` })
-        })
-      ),
-      (ws) =>
-        Effect.gen(function* () {
-          if (closed) return
-          ws.close(1000)
-          if (!(yield* within(closedSignal, options.closeTimeout ?? Duration.seconds(5)))) ws.terminate()
-        })
-    )
-    socket.on("error", (error) => close(`the WebSocket to ${peer} failed: ${error.message}`))
-    socket.on("message", (data, isBinary) => {
-      if (closed || isBinary) return
-      const text = Buffer.isBuffer(data)
-        ? data.toString("utf8")
-        : Array.isArray(data)
-          ? Buffer.concat(data).toString("utf8")
-          : Buffer.from(data).toString("utf8")
-      incoming.unsafeOffer({ _tag: "message", text })
+        return () => ws.terminate()
+      }
     })
-    const unsafeSend = (text: string): boolean => {
-      if (closed || socket.readyState !== WebSocket.OPEN) return false
-      socket.send(text)
-      return true
-    }
-    const send = (text: string): Effect.Effect<void, ClientError> =>
-      Effect.suspend(() =>
-        unsafeSend(text)
-          ? Effect.void
-          : Effect.fail(new ClientError({ reason: "closed", message: `the WebSocket to ${peer} is closed` }))
-      )
-    return { send, unsafeSend, incoming, peer, pid: undefined, exit: undefined }
   })
