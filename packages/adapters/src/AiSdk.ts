@@ -9,8 +9,11 @@
 import { dynamicTool, jsonSchema, type ToolCallRepairFunction, type ToolSet } from "ai"
 import type { ToolHandlers } from "@mcp-resources/tool-handlers"
 import * as Bridge from "./Bridge.js"
+import * as ToolSource from "./internal/toolSource.js"
 
 export type { Binding } from "./Bridge.js"
+export type { AppServerBinding } from "./AppServerBinding.js"
+export type { Source } from "./internal/toolSource.js"
 export { ToolCallFailed } from "./Bridge.js"
 
 /** The key under which a repaired call carries argument text that was not JSON. */
@@ -66,8 +69,8 @@ export interface AiSdkTools {
  * The binding's current tools as an AI SDK `ToolSet`, with the repair function that hands unparsable
  * arguments to our handling. Call it again per `generateText` call: the MCP tools follow the catalog.
  */
-export const resourceTools = async (binding: Bridge.Binding): Promise<AiSdkTools> => {
-  const bridged = await Bridge.listTools(binding)
+export const resourceTools = async (source: ToolSource.Source): Promise<AiSdkTools> => {
+  const bridged = await ToolSource.listTools(source)
   const tools: ToolSet = {}
   for (const tool of bridged) tools[tool.name] = toAiSdkTool(tool)
   const repairToolCall: ToolCallRepairFunction<ToolSet> = async ({ toolCall }) =>

@@ -9,6 +9,7 @@ import { type AppServer, Config, type ToolPayload } from "@mcp-resources/protoco
 import { McpTransport, ResourceClient, ServerEntry } from "@mcp-resources/resource-client"
 import { LifecycleSink, ToolHandlers } from "@mcp-resources/tool-handlers"
 import { Effect, Either, Exit, type Layer, Scope } from "effect"
+import { abortReason } from "./internal/abort.js"
 
 /** What the adapters turn into tools: a thread binding and where its lifecycle items go. */
 export interface Binding {
@@ -68,9 +69,6 @@ export const callTool = (
     throw signal?.aborted === true ? abortReason(signal) : error
   })
 }
-
-const abortReason = (signal: AbortSignal): unknown =>
-  signal.reason ?? Object.assign(new Error("The tool call was aborted"), { name: "AbortError" })
 
 /**
  * The binding's current tools (nothing without an enabled server): the three resource tools of its

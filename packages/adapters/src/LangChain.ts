@@ -11,8 +11,11 @@ import type { RunnableConfig } from "@langchain/core/runnables"
 import { StructuredTool } from "@langchain/core/tools"
 import type { ToolHandlers } from "@mcp-resources/tool-handlers"
 import * as Bridge from "./Bridge.js"
+import * as ToolSource from "./internal/toolSource.js"
 
 export type { Binding } from "./Bridge.js"
+export type { AppServerBinding } from "./AppServerBinding.js"
+export type { Source } from "./internal/toolSource.js"
 export { ToolCallFailed } from "./Bridge.js"
 
 type JsonSchemaObject = Record<string, unknown>
@@ -95,5 +98,5 @@ export class McpResourceTool extends StructuredTool {
  * The binding's current tools for `model.bindTools(tools)` and your tool loop. Call it again per run:
  * the MCP tools follow the catalog.
  */
-export const resourceTools = async (binding: Bridge.Binding): Promise<Array<McpResourceTool>> =>
-  (await Bridge.listTools(binding)).map((tool) => new McpResourceTool(tool))
+export const resourceTools = async (source: ToolSource.Source): Promise<Array<McpResourceTool>> =>
+  (await ToolSource.listTools(source)).map((tool) => new McpResourceTool(tool))

@@ -11,8 +11,11 @@
  */
 import { type FunctionTool, type ToolOutputImage, type ToolOutputText, tool as agentsTool } from "@openai/agents"
 import * as Bridge from "./Bridge.js"
+import * as ToolSource from "./internal/toolSource.js"
 
 export type { Binding } from "./Bridge.js"
+export type { AppServerBinding } from "./AppServerBinding.js"
+export type { Source } from "./internal/toolSource.js"
 
 /** The SDK's type of a non-strict JSON Schema (the tool spec's `parameters`, passed as they are). */
 export type Parameters = Extract<FunctionTool["parameters"], { additionalProperties: true }>
@@ -57,5 +60,7 @@ export const toAgentsTool = <Context = unknown>(bridged: Bridge.BridgeTool): Age
  * The binding's current tools for an `Agent`'s `tools`. Call it again per run (or build the agent
  * per run): the MCP tools follow the catalog.
  */
-export const resourceTools = async <Context = unknown>(binding: Bridge.Binding): Promise<Array<AgentsTool<Context>>> =>
-  (await Bridge.listTools(binding)).map((tool) => toAgentsTool<Context>(tool))
+export const resourceTools = async <Context = unknown>(
+  source: ToolSource.Source
+): Promise<Array<AgentsTool<Context>>> =>
+  (await ToolSource.listTools(source)).map((tool) => toAgentsTool<Context>(tool))

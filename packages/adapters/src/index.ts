@@ -1,1 +1,2 @@
 export * as Bridge from "./Bridge.js"
+export * as AppServerBinding from "./AppServerBinding.js"

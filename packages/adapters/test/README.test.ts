@@ -1,4 +1,7 @@
-/** The README's three examples: the same code (checked verbatim) run against a real fixture server over HTTP. */
+/**
+ * The README's examples: the same code (checked verbatim) run against a real fixture server over HTTP,
+ * in this process or through a spawned app-server.
+ */
 import { readFileSync } from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
 import { startHttp } from "@mcp-resources/fixtures"
@@ -7,10 +10,11 @@ import { FakeStreamingChatModel } from "@langchain/core/utils/testing"
 import type { LanguageModel } from "ai"
 import { Effect } from "effect"
 import * as AiSdkExample from "./examples/aiSdk.js"
+import * as AppServerExample from "./examples/appServer.js"
 import * as LangChainExample from "./examples/langChain.js"
 import * as OpenAiAgentsExample from "./examples/openAiAgents.js"
 import { call, ScriptedModel, say, scripted, text, toolCalls } from "./models.js"
-import { spec } from "./utils.js"
+import { appServerOptions, spec } from "./utils.js"
 
 const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8")
 
@@ -36,7 +40,7 @@ const withConfig = <A>(use: (config: string) => Promise<A>) =>
 const readNote = `{"server":"docs","uri":"memo://note"}`
 
 describe("README examples", () => {
-  for (const file of ["aiSdk.ts", "openAiAgents.ts", "langChain.ts"]) {
+  for (const file of ["aiSdk.ts", "openAiAgents.ts", "langChain.ts", "appServer.ts"]) {
     it(`the README shows examples/${file} verbatim`, () => {
       assert.include(readme, `\`\`\`ts\n${regions(file)}\n\`\`\``)
     })
@@ -89,6 +93,29 @@ describe("README examples", () => {
         assert.include(String((answer as ToolMessage).content), "remember the milk")
         assert.deepStrictEqual(log, ["started read_mcp_resource", "completed read_mcp_resource"])
       }),
+    60000
+  )
+
+  it.live(
+    "over an app-server: the model reads the note through the app-server's thread and answers",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const fixture = yield* Effect.acquireRelease(
+            Effect.promise(() => startHttp({ ...spec(), name: "docs" })),
+            (f) => Effect.promise(() => f.close())
+          )
+          const server = yield* appServerOptions({ docs: fixture.url })
+          const { model, prompts } = scripted([toolCalls([["r1", "read_mcp_resource", readNote]]), text("milk")])
+          const log: Array<string> = []
+          const answer = yield* Effect.promise(() =>
+            AppServerExample.example(server, model as LanguageModel, (line) => log.push(line))
+          )
+          assert.strictEqual(answer, "milk")
+          assert.include(JSON.stringify(prompts[1]), "remember the milk")
+          assert.deepStrictEqual(log, ["started read_mcp_resource", "completed read_mcp_resource"])
+        })
+      ),
     60000
   )
 })

@@ -50,6 +50,8 @@ export interface PromiseClient {
   readonly exited: Promise<Transport.ProcessExit> | undefined
   /** Closes the connection (the child is ended, the socket closed). */
   readonly close: () => Promise<void>
+  /** The Effect client underneath, for libraries that take one (closed by {@link close}). */
+  readonly service: AppServerClient.Service
 }
 
 /** Runs an effect; rejects with its failure itself (not wrapped). */
@@ -129,7 +131,8 @@ const connect = async (open: Effect.Effect<AppServerClient.Service, unknown, Sco
     closed: Effect.runPromise(client.closed),
     pid: client.pid,
     exited: client.exit === undefined ? undefined : Effect.runPromise(client.exit),
-    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+    close: () => Effect.runPromise(Scope.close(scope, Exit.void)),
+    service: client
   }
 }
 

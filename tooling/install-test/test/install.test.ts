@@ -338,6 +338,100 @@ describe.skipIf(problem !== undefined)("the packed packages installed with npm i
     minutes(2)
   )
 
+  /** Type-checks `consumer/adapters.ts` in the project with strict `tsc` and runs it; its JSON line. */
+  const runAdaptersFlow = async (): Promise<unknown> => {
+    Fs.copyFileSync(
+      fileURLToPath(new URL("../consumer/adapters.ts", import.meta.url)),
+      Path.join(project, "adapters.ts")
+    )
+    Fs.writeFileSync(
+      Path.join(project, "tsconfig.adapters.json"),
+      JSON.stringify({
+        compilerOptions: {
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          strict: true,
+          exactOptionalPropertyTypes: true,
+          skipLibCheck: true,
+          types: ["node"],
+          outDir: "out"
+        },
+        files: ["adapters.ts"]
+      })
+    )
+    const tsc = Path.join(project, "node_modules", "typescript", "bin", "tsc")
+    expectSuccess(
+      "tsc (adapters)",
+      await run(process.execPath, [tsc, "-p", "tsconfig.adapters.json"], { cwd: project, timeout: minutes(3) })
+    )
+    const result = expectSuccess(
+      "the adapters' flow",
+      await run(process.execPath, ["out/adapters.js"], { cwd: project, timeout: minutes(1), env })
+    )
+    return JSON.parse(result.stdout)
+  }
+
+  /** What the adapters' flow prints when every framework reads the note, our message and the image. */
+  const adaptersFlow = {
+    aiSdk: { answer: "done", note: true, message: true, image: true },
+    openAiAgents: { answer: "done", note: true, message: true, image: true },
+    langChain: { answer: "done", note: true, message: true, image: true },
+    // started and completed for the two reads of each framework that got past argument handling
+    lifecycle: 12
+  }
+
+  /** The frameworks the adapters declare as peers, with their ranges. */
+  const frameworkPeers = () =>
+    Object.entries(readManifest(installed("@mcp-resources/adapters")).peerDependencies ?? {}).filter(
+      ([peer]) => !peer.startsWith("@mcp-resources/")
+    )
+
+  it(
+    "the adapters' example flow type-checks and runs with each framework at its pin",
+    async () => {
+      for (const [peer] of frameworkPeers()) {
+        assert.strictEqual(readManifest(installed(peer)).version, catalogPin(peer), peer)
+      }
+      assert.deepStrictEqual(await runAdaptersFlow(), adaptersFlow)
+    },
+    minutes(4)
+  )
+
+  it(
+    "the adapters' example flow type-checks and runs with each framework at the lowest version of its peer range",
+    async () => {
+      // the lowest version a range admits: its first version (`^6.0.0`, `>=0.14.0 <0.15.0`)
+      const lowest = frameworkPeers().map(([peer, range]) => {
+        const version = /\d+\.\d+\.\d+/.exec(range)?.[0]
+        if (version === undefined) assert.fail(`${peer}@${range}: no lowest version`)
+        return [peer, version] as const
+      })
+      expectSuccess(
+        "npm install (lowest peers)",
+        await run(
+          "npm",
+          [
+            "install",
+            "--prefer-offline",
+            "--no-audit",
+            "--no-fund",
+            "--loglevel=error",
+            ...lowest.map(([peer, version]) => `${peer}@${version}`)
+          ],
+          {
+            cwd: project,
+            timeout: minutes(5),
+            env: { ...process.env, npm_config_nodedir: process.env.npm_config_nodedir ?? "/usr" }
+          }
+        )
+      )
+      for (const [peer, version] of lowest) assert.strictEqual(readManifest(installed(peer)).version, version, peer)
+      assert.deepStrictEqual(await runAdaptersFlow(), adaptersFlow)
+    },
+    minutes(6)
+  )
+
   it("the bins start from the code cache shipped in the package (no per-user cache is written)", () => {
     // Only true under the Node version that built the package, which is the case in this repository.
     assert.isFalse(Fs.existsSync(Path.join(work, "cache", "mcp-resources")))
