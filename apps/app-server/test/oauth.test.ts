@@ -210,6 +210,10 @@ describe("mcpServer/oauth/login", () => {
 
       // a second login that fails: the authorization server's refusal comes back in loginCompleted
       const again = resultOf(yield* app.request("mcpServer/oauth/login", { server: "docs" }))
+      assert.notStrictEqual(again.authorizationUrl, url) // the first login ended: this is a new one
+      // a login of the same server while one is pending answers the pending one's URL: one flow
+      const pendingAgain = resultOf(yield* app.request("mcpServer/oauth/login", { server: "docs" }))
+      assert.strictEqual(pendingAgain.authorizationUrl, again.authorizationUrl)
       const refused = new URL(again.authorizationUrl as string)
       refused.searchParams.set("code_challenge_method", "plain")
       yield* Effect.promise(() => followAuthorization(refused.href))
@@ -222,6 +226,13 @@ describe("mcpServer/oauth/login", () => {
         success: false,
         error: Messages.oauth.refused("docs", "invalid_request (PKCE with S256 is required)")
       })
+      // its end is notified once to the connection, which asked twice
+      assert.strictEqual(
+        app.messages.filter(
+          (m) => m.method === "mcpServer/oauth/loginCompleted" && (m.params as { success?: boolean }).success === false
+        ).length,
+        1
+      )
 
       const listed = JSON.stringify(resultOf(yield* app.request("mcpServer/list", {})))
       assertNoSecret(server, [app.stderr(), JSON.stringify(app.messages), listed, storeFiles(dataDir)].join("\n"))
