@@ -7,11 +7,17 @@
  * or the SQLite store.
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { readdirSync, readFileSync, statSync } from "node:fs"
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
-import { exampleSpec, followAuthorization, type OAuthFixture, startOAuthHttp } from "@mcp-resources/fixtures"
+import {
+  exampleSpec,
+  followAuthorization,
+  type OAuthFixture,
+  type OAuthFixtureOptions,
+  startOAuthHttp
+} from "@mcp-resources/fixtures"
 import { AppServer, Messages } from "@mcp-resources/protocol"
 import { Effect } from "effect"
 import {
@@ -27,10 +33,12 @@ import * as PublishedSchema from "./utils/PublishedSchema.js"
 
 const cliJs = fileURLToPath(new URL("../dist/Cli.js", import.meta.url))
 
-const fixture = Effect.acquireRelease(
-  Effect.promise(() => startOAuthHttp(exampleSpec())),
-  (f) => Effect.promise(() => f.close())
-)
+const fixtureWith = (options: OAuthFixtureOptions = {}) =>
+  Effect.acquireRelease(
+    Effect.promise(() => startOAuthHttp(exampleSpec(), options)),
+    (f) => Effect.promise(() => f.close())
+  )
+const fixture = fixtureWith()
 
 interface Running {
   readonly child: ChildProcess
@@ -142,6 +150,37 @@ describe("mcp-resources login / logout", () => {
 
       const output = [before, login, listed, logout, after].map((r) => r.stdout() + r.stderr()).join("\n")
       assertNoSecret(server, output)
+    })
+  )
+
+  it.scopedLive("two processes refreshing one expired login at once: one refresh, and both work", () =>
+    Effect.gen(function* () {
+      // the authorization server holds a refresh's answer until a second refresh arrives (or 3 s):
+      // without the store's lock both processes would send the same single-use refresh token
+      const server = yield* fixtureWith({ holdRefreshMs: 3000 })
+      const config = configFor(server)
+      const dataDir = tempDir()
+      const env = { MCP_RESOURCES_HOME: dataDir }
+      const login = yield* runCli(["login", "docs", "--config", config, "--data-dir", dataDir])
+      const [, url] = yield* login.waitStdout(/^ {2}(http\S+)$/m)
+      assert.strictEqual(yield* Effect.promise(() => followAuthorization(url!)), 200)
+      assert.strictEqual(yield* login.exited, 0)
+      // the stored access token now counts as expired: the next connection of each process refreshes
+      const file = join(dataDir, "oauth-tokens.json")
+      const stored = JSON.parse(readFileSync(file, "utf8"))
+      for (const entry of stored.entries) entry.tokens.expires_at = Date.now() - 1000
+      writeFileSync(file, JSON.stringify(stored), { mode: 0o600 })
+
+      const first = yield* runCli(["list", "--server", "docs", "--config", config], env)
+      const second = yield* runCli(["list", "--server", "docs", "--config", config], env)
+      for (const run of [first, second]) {
+        assert.strictEqual(yield* run.exited, 0, run.stderr())
+        assert.include(run.stdout(), "example://docs/readme.md")
+      }
+      assert.strictEqual(server.counts.refreshes, 1)
+      assert.strictEqual(server.counts.refusedRefreshes, 0)
+      assert.isFalse(statSync(`${file}.lock`, { throwIfNoEntry: false }) !== undefined, "the lock file is removed")
+      assertNoSecret(server, [first, second].map((r) => r.stdout() + r.stderr()).join("\n"))
     })
   )
 
