@@ -3,8 +3,8 @@
  * fixtures: `mcp-resources login` (the browser step scripted: an HTTP client follows the printed URL
  * to the redirect), the model tools of the CLI with the stored login, `logout`, a login that nobody
  * completes (bounded), and the app-server's `mcpServer/oauth/login` → `loginCompleted` → a new set
- * with the server ready; no token, code, verifier or secret in the logs, the errors, `mcpServer/list`
- * or the SQLite store.
+ * with the server ready, two processes refreshing one login at once; no token, code, verifier or
+ * secret in the logs, the errors, `mcpServer/list`, or the SQLite and PostgreSQL stores.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
@@ -20,6 +20,7 @@ import {
 } from "@mcp-resources/fixtures"
 import { AppServer, Messages } from "@mcp-resources/protocol"
 import { Effect } from "effect"
+import { inject } from "vitest"
 import {
   resultOf,
   startInitialized,
@@ -29,6 +30,7 @@ import {
   waitSettled,
   writeConfig
 } from "./utils/AppServerProcess.js"
+import { freshDatabase, psql } from "./utils/pg.js"
 import * as PublishedSchema from "./utils/PublishedSchema.js"
 
 const cliJs = fileURLToPath(new URL("../dist/Cli.js", import.meta.url))
@@ -101,6 +103,27 @@ const runCli = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =
     }),
     (running) => Effect.sync(() => running.child.exitCode === null && running.child.kill("SIGKILL"))
   )
+
+const cluster = inject("pgCluster")
+const clusterUrl = "url" in cluster ? cluster.url : undefined
+if (clusterUrl === undefined && "skipped" in cluster) {
+  console.warn(`the PostgreSQL secrets test of OAuth is skipped: ${cluster.skipped}`)
+}
+
+/** Every row of every table of the database, as text. */
+const databaseText = (url: string) =>
+  Effect.gen(function* () {
+    const tables = (yield* psql(
+      url,
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1"
+    ))
+      .split("\n")
+      .filter((name) => name !== "")
+    assert.ok(tables.length > 0, "the store has tables")
+    const rows: Array<string> = []
+    for (const table of tables) rows.push(yield* psql(url, `SELECT string_agg(t::text, E'\\n') FROM "${table}" t`))
+    return rows.join("\n")
+  })
 
 const configFor = (server: OAuthFixture) => writeConfig(tempDir(), { mcp_servers: { docs: { url: server.url } } })
 
@@ -202,6 +225,45 @@ describe("mcp-resources login / logout", () => {
 })
 
 describe("mcpServer/oauth/login", () => {
+  it.scopedLive.skipIf(clusterUrl === undefined)(
+    "with the PostgreSQL store: login, tool calls and a refresh leave no secret in the database or the output",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* fixture
+        const url = yield* freshDatabase(clusterUrl!)
+        const config = writeConfig(tempDir(), {
+          mcp_servers: { docs: { url: server.url } },
+          persistence: { driver: "postgres", url }
+        })
+        const app = yield* startInitialized({ config, dataDir: tempDir() })
+        yield* waitSettled(app)
+        const started = resultOf(yield* app.request("mcpServer/oauth/login", { server: "docs" }))
+        assert.strictEqual(yield* Effect.promise(() => followAuthorization(started.authorizationUrl as string)), 200)
+        const done = yield* app.waitFor((m) => m.method === "mcpServer/oauth/loginCompleted", "20 seconds")
+        assert.deepStrictEqual(done.params, { server: "docs", success: true })
+        yield* waitSettled(app)
+        const { threadId, turnId } = yield* threadWithTurn(app)
+        const call = (callId: string) =>
+          app.request("tool/call", {
+            threadId,
+            turnId,
+            callId,
+            name: "read_mcp_resource",
+            arguments: '{"server":"docs","uri":"example://docs/readme.md"}'
+          })
+        assert.include(JSON.stringify(resultOf(yield* call("c1"))), "example://docs/readme.md")
+        // the access token stops working: the next call refreshes (a new access and refresh token)
+        server.expireAccessTokens()
+        assert.include(JSON.stringify(resultOf(yield* call("c2"))), "example://docs/readme.md")
+        assert.strictEqual(server.counts.refreshes, 1)
+        const listed = JSON.stringify(resultOf(yield* app.request("mcpServer/list", {})))
+        const stored = yield* databaseText(url)
+        assert.include(stored, threadId) // the dump holds the thread's records
+        assertNoSecret(server, [app.stderr(), JSON.stringify(app.messages), listed, stored].join("\n"))
+      }),
+    60000
+  )
+
   it.scopedLive("returns the URL; the redirect ends in loginCompleted and a new set with the server ready", () =>
     Effect.gen(function* () {
       const server = yield* fixture
