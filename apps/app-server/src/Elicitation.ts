@@ -2,14 +2,14 @@
  * MCP servers' elicitation requests forwarded to the client (server-requests.md): the resource
  * client's `ServerRequests` handler of the app-server. A request that belongs to a thread goes, as
  * `mcpServer/elicitation/request {threadId, server, params}`, to one connection that holds the thread
- * and declared at `initialize` that it answers it: the first such connection to have started or
- * resumed the thread. Without one (or without a thread: threadless reads never get here) it is
+ * and declared at `initialize` that it answers it in the request's mode (`capabilities.elicitationModes`,
+ * form only when absent): the first such connection to have started or resumed the thread. Without one (or without a thread: threadless reads never get here) it is
  * declined at once. The wait is bounded by `[mcp] elicitation_timeout_sec`; no answer in time, a
  * closed connection or an error answer is a decline, and the MCP call continues.
  */
 import { AppServer } from "@mcp-resources/protocol"
 import { ResourceClient, ServerRequests } from "@mcp-resources/resource-client"
-import { Context, Duration, Effect, Either, Layer, Schema } from "effect"
+import { Context, Duration, Effect, Either, Layer, Option, Schema } from "effect"
 import { Connections } from "./Connections.js"
 import { Threads } from "./Threads.js"
 
@@ -38,6 +38,16 @@ export class Elicitation extends Context.Tag("@mcp-resources/app-server/Elicitat
 
 const decodeAnswer = Schema.decodeUnknownEither(AppServer.ElicitationRequestResult)
 
+/** An elicitation mode (MCP: `form`, the default, or `url`). */
+export type Mode = "form" | "url"
+
+/** The mode of an `elicitation/create`: `url` when it says so, form otherwise (MCP's default). */
+export const modeOf = (params: Readonly<Record<string, unknown>>): Mode => (params.mode === "url" ? "url" : "form")
+
+/** The modes a client answers: `capabilities.elicitationModes`, or form only when it names none. */
+export const modesOf = (capabilities: AppServer.ClientCapabilities | undefined): ReadonlyArray<string> =>
+  capabilities?.elicitationModes ?? ["form"]
+
 const decline: ServerRequests.ElicitationResult = { action: "decline" }
 
 /** Builds the router over the connection registry. */
@@ -45,13 +55,21 @@ export const make = Effect.gen(function* () {
   const connections = yield* Connections
   let binding: Binding | undefined
 
-  /** The first holder of the thread that declared it answers elicitation. */
-  const target = (threadId: string) =>
+  /** Whether the client of the connection declared it answers elicitation in `mode`. */
+  const answersMode = (connectionId: number, mode: Mode) =>
+    Effect.gen(function* () {
+      let declared = false
+      for (const name of declaredNames) declared ||= yield* connections.answers(connectionId, name)
+      if (!declared) return false
+      const client = yield* connections.client(connectionId)
+      return Option.isSome(client) && modesOf(client.value.capabilities).includes(mode)
+    })
+
+  /** The first holder of the thread that declared it answers elicitation in `mode`. */
+  const target = (threadId: string, mode: Mode) =>
     Effect.gen(function* () {
       for (const connectionId of binding?.holders(threadId) ?? []) {
-        for (const name of declaredNames) {
-          if (yield* connections.answers(connectionId, name)) return connectionId
-        }
+        if (yield* answersMode(connectionId, mode)) return connectionId
       }
       return undefined
     })
@@ -60,9 +78,12 @@ export const make = Effect.gen(function* () {
     Effect.gen(function* () {
       const threadId = request.context.threadId
       if (threadId === undefined || binding === undefined) return decline
-      const connectionId = yield* target(threadId)
+      const mode = modeOf(request.params)
+      const connectionId = yield* target(threadId, mode)
       if (connectionId === undefined) {
-        yield* Effect.logDebug(`elicitation of MCP server '${request.server}' declined: no client answers it`)
+        yield* Effect.logDebug(
+          `elicitation of MCP server '${request.server}' declined: no client answers ${mode}-mode elicitation`
+        )
         return decline
       }
       const params: AppServer.ServerRequestParams<typeof requestMethod> = {
@@ -100,9 +121,8 @@ export const make = Effect.gen(function* () {
     })
 
   return Elicitation.of({
-    // form mode only for now: declaring URL mode to MCP servers made the v1 fixture servers of the
-    // app-server's own tests (tools.test.ts T-11, L-1) miss their start-up; not understood yet
-    handlers: { elicitation: { url: false, handle } },
+    // both modes are declared to MCP servers; each request goes only to a client that answers its mode
+    handlers: { elicitation: { url: true, handle } },
     bind: (next) =>
       Effect.sync(() => {
         binding = next

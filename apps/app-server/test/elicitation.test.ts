@@ -7,7 +7,14 @@
 import { createServer } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { AppServerClient, Errors } from "@mcp-resources/app-server-client"
-import { elicitationCommand, elicitationForm, elicitationReadUri } from "@mcp-resources/fixtures"
+import {
+  elicitationCommand,
+  elicitationForm,
+  elicitationReadUri,
+  elicitationUrl,
+  elicitationUrlReadUri,
+  elicitationUrlV2
+} from "@mcp-resources/fixtures"
 import { Deferred, Effect, Exit, Schedule, Scope } from "effect"
 import { start, tempDir, writeConfig } from "./utils/AppServerProcess.js"
 
@@ -43,16 +50,19 @@ const startServer = (mcp: Record<string, unknown> = {}, toolTimeoutSec = 60) =>
 
 /**
  * A typed client on its own scope (closing it closes the connection), initialized; with `answer` it
- * declares `mcpServer/elicitation/request` and answers each one with it.
+ * declares `mcpServer/elicitation/request` and answers each one with it; `modes` are its declared
+ * `elicitationModes` (absent: none declared, form only).
  */
-const connect = (url: string, answer?: (params: Params) => Answer) =>
+const connect = (url: string, answer?: (params: Params) => Answer, modes?: ReadonlyArray<"form" | "url">) =>
   Effect.gen(function* () {
     const scope = yield* Scope.make()
     yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
-    const options =
-      answer === undefined
+    const options = {
+      ...(answer === undefined
         ? {}
-        : { serverRequests: AppServerClient.serverRequestHandlers({ "mcpServer/elicitation/request": answer }) }
+        : { serverRequests: AppServerClient.serverRequestHandlers({ "mcpServer/elicitation/request": answer }) }),
+      ...(modes === undefined ? {} : { elicitationModes: modes })
+    }
     // the listener comes up shortly after the process starts: retry the connection (bounded)
     const client = yield* AppServerClient.webSocket({ url }, options).pipe(
       Scope.extend(scope),
@@ -76,6 +86,17 @@ const askForm = (client: Client, threadId: string, callId: string) =>
   client
     .request("tool/call", { threadId, turnId: "t1", callId, name: "mcp__ask__ask_form", arguments: "{}" })
     .pipe(Effect.orDie)
+
+const askUrl = (client: Client, threadId: string, callId: string) =>
+  client
+    .request("tool/call", { threadId, turnId: "t1", callId, name: "mcp__ask__ask_url", arguments: "{}" })
+    .pipe(Effect.orDie)
+
+const readConsent = (client: Client, threadId: string) =>
+  Effect.orDie(client.request("mcp/resource/read", { threadId, server: "v2", uri: elicitationUrlReadUri }))
+
+const consentText = (read: { readonly contents: ReadonlyArray<unknown> }) =>
+  (read.contents[0] as { readonly text?: string } | undefined)?.text
 
 const accepted = `form: {"action":"accept","content":{"name":"Grace"}}`
 const declined = `form: {"action":"decline"}`
@@ -220,6 +241,91 @@ describe("mcpServer/elicitation/request", () => {
         "resources/read needs input the client cannot provide yet: the server asked for name (elicitation/create)"
       )
       assert.strictEqual(seen.length, 1)
+    })
+  )
+
+  it.scopedLive(
+    "URL mode reaches a client that declared url: its accept and decline go back to v1 and v2 servers",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* startServer()
+        const seen: Array<Params> = []
+        const answers: Array<Answer> = [
+          Effect.succeed({ action: "accept" }),
+          Effect.succeed({ action: "decline" }),
+          Effect.succeed({ action: "accept" }),
+          Effect.succeed({ action: "accept", content: { name: "Grace" } })
+        ]
+        const { client } = yield* connect(
+          url,
+          (params) => {
+            seen.push(params)
+            return answers.shift()!
+          },
+          ["form", "url"]
+        )
+        const threadId = yield* startThread(client)
+        // v1 (initialize era): elicitation/create in URL mode, with its elicitationId
+        assert.isTrue(shows((yield* askUrl(client, threadId, "c1")).output, `url: {"action":"accept"}`))
+        assert.isTrue(shows((yield* askUrl(client, threadId, "c2")).output, `url: {"action":"decline"}`))
+        assert.strictEqual(seen.length, 2)
+        assert.deepStrictEqual(
+          { ...seen[0]!.params },
+          { mode: "url", message: elicitationUrl.message, url: elicitationUrl.url, elicitationId: "consent-1" }
+        )
+        assert.strictEqual(seen[0]!.callId, "c1")
+        // v2 (2026-07-28): a URL-mode input request of an input_required read
+        const read = yield* readConsent(client, threadId)
+        assert.strictEqual(consentText(read), `answer: {"action":"accept"} state: s1`)
+        assert.strictEqual(seen[2]!.server, "v2")
+        assert.strictEqual(seen[2]!.params.mode, "url")
+        assert.strictEqual(seen[2]!.params.url, elicitationUrlV2.url)
+        // form mode still reaches the same client
+        assert.isTrue(shows((yield* askForm(client, threadId, "c3")).output, accepted))
+        assert.strictEqual(seen.length, 4)
+      })
+  )
+
+  it.scopedLive("a client that answers form mode only never gets a URL-mode request: declined at once", () =>
+    Effect.gen(function* () {
+      const url = yield* startServer()
+      const asked: Array<string> = []
+      const answer = (params: Params): Answer => {
+        asked.push(String(params.params.mode ?? "form"))
+        return Effect.succeed({ action: "accept", content: { name: "Grace" } })
+      }
+      // one client declares form explicitly, the other declares no modes (form only)
+      const explicit = yield* connect(url, answer, ["form"])
+      const threadId = yield* startThread(explicit.client)
+      const implicit = yield* connect(url, answer)
+      yield* Effect.orDie(implicit.client.request("thread/resume", { threadId }))
+      assert.isTrue(shows((yield* askUrl(explicit.client, threadId, "c1")).output, `url: {"action":"decline"}`))
+      assert.strictEqual(
+        consentText(yield* readConsent(explicit.client, threadId)),
+        `answer: {"action":"decline"} state: s1`
+      )
+      assert.deepStrictEqual(asked, [])
+      assert.isTrue(shows((yield* askForm(explicit.client, threadId, "c2")).output, accepted))
+      assert.deepStrictEqual(asked, ["form"])
+    })
+  )
+
+  it.scopedLive("a URL-mode request goes to the first holder that answers url, past a form-only one", () =>
+    Effect.gen(function* () {
+      const url = yield* startServer()
+      const asked: Array<string> = []
+      const formOnly = yield* connect(url, () => {
+        asked.push("formOnly")
+        return Effect.succeed({ action: "decline" })
+      }, ["form"])
+      const threadId = yield* startThread(formOnly.client)
+      const both = yield* connect(url, () => {
+        asked.push("both")
+        return Effect.succeed({ action: "accept" })
+      }, ["form", "url"])
+      yield* Effect.orDie(both.client.request("thread/resume", { threadId }))
+      assert.isTrue(shows((yield* askUrl(formOnly.client, threadId, "c1")).output, `url: {"action":"accept"}`))
+      assert.deepStrictEqual(asked, ["both"])
     })
   )
 })

@@ -3,17 +3,24 @@
  * fixtures: `mcp-resources login` (the browser step scripted: an HTTP client follows the printed URL
  * to the redirect), the model tools of the CLI with the stored login, `logout`, a login that nobody
  * completes (bounded), and the app-server's `mcpServer/oauth/login` → `loginCompleted` → a new set
- * with the server ready; no token, code, verifier or secret in the logs, the errors, `mcpServer/list`
- * or the SQLite store.
+ * with the server ready, two processes refreshing one login at once; no token, code, verifier or
+ * secret in the logs, the errors, `mcpServer/list`, or the SQLite and PostgreSQL stores.
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { readdirSync, readFileSync, statSync } from "node:fs"
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
-import { exampleSpec, followAuthorization, type OAuthFixture, startOAuthHttp } from "@mcp-resources/fixtures"
+import {
+  exampleSpec,
+  followAuthorization,
+  type OAuthFixture,
+  type OAuthFixtureOptions,
+  startOAuthHttp
+} from "@mcp-resources/fixtures"
 import { AppServer, Messages } from "@mcp-resources/protocol"
 import { Effect } from "effect"
+import { inject } from "vitest"
 import {
   resultOf,
   startInitialized,
@@ -23,14 +30,17 @@ import {
   waitSettled,
   writeConfig
 } from "./utils/AppServerProcess.js"
+import { freshDatabase, psql } from "./utils/pg.js"
 import * as PublishedSchema from "./utils/PublishedSchema.js"
 
 const cliJs = fileURLToPath(new URL("../dist/Cli.js", import.meta.url))
 
-const fixture = Effect.acquireRelease(
-  Effect.promise(() => startOAuthHttp(exampleSpec())),
-  (f) => Effect.promise(() => f.close())
-)
+const fixtureWith = (options: OAuthFixtureOptions = {}) =>
+  Effect.acquireRelease(
+    Effect.promise(() => startOAuthHttp(exampleSpec(), options)),
+    (f) => Effect.promise(() => f.close())
+  )
+const fixture = fixtureWith()
 
 interface Running {
   readonly child: ChildProcess
@@ -94,6 +104,27 @@ const runCli = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =
     (running) => Effect.sync(() => running.child.exitCode === null && running.child.kill("SIGKILL"))
   )
 
+const cluster = inject("pgCluster")
+const clusterUrl = "url" in cluster ? cluster.url : undefined
+if (clusterUrl === undefined && "skipped" in cluster) {
+  console.warn(`the PostgreSQL secrets test of OAuth is skipped: ${cluster.skipped}`)
+}
+
+/** Every row of every table of the database, as text. */
+const databaseText = (url: string) =>
+  Effect.gen(function* () {
+    const tables = (yield* psql(
+      url,
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1"
+    ))
+      .split("\n")
+      .filter((name) => name !== "")
+    assert.ok(tables.length > 0, "the store has tables")
+    const rows: Array<string> = []
+    for (const table of tables) rows.push(yield* psql(url, `SELECT string_agg(t::text, E'\\n') FROM "${table}" t`))
+    return rows.join("\n")
+  })
+
 const configFor = (server: OAuthFixture) => writeConfig(tempDir(), { mcp_servers: { docs: { url: server.url } } })
 
 /** Everything a secret must not appear in: the SQLite store and its journal, as bytes. */
@@ -145,6 +176,37 @@ describe("mcp-resources login / logout", () => {
     })
   )
 
+  it.scopedLive("two processes refreshing one expired login at once: one refresh, and both work", () =>
+    Effect.gen(function* () {
+      // the authorization server holds a refresh's answer until a second refresh arrives (or 3 s):
+      // without the store's lock both processes would send the same single-use refresh token
+      const server = yield* fixtureWith({ holdRefreshMs: 3000 })
+      const config = configFor(server)
+      const dataDir = tempDir()
+      const env = { MCP_RESOURCES_HOME: dataDir }
+      const login = yield* runCli(["login", "docs", "--config", config, "--data-dir", dataDir])
+      const [, url] = yield* login.waitStdout(/^ {2}(http\S+)$/m)
+      assert.strictEqual(yield* Effect.promise(() => followAuthorization(url!)), 200)
+      assert.strictEqual(yield* login.exited, 0)
+      // the stored access token now counts as expired: the next connection of each process refreshes
+      const file = join(dataDir, "oauth-tokens.json")
+      const stored = JSON.parse(readFileSync(file, "utf8"))
+      for (const entry of stored.entries) entry.tokens.expires_at = Date.now() - 1000
+      writeFileSync(file, JSON.stringify(stored), { mode: 0o600 })
+
+      const first = yield* runCli(["list", "--server", "docs", "--config", config], env)
+      const second = yield* runCli(["list", "--server", "docs", "--config", config], env)
+      for (const run of [first, second]) {
+        assert.strictEqual(yield* run.exited, 0, run.stderr())
+        assert.include(run.stdout(), "example://docs/readme.md")
+      }
+      assert.strictEqual(server.counts.refreshes, 1)
+      assert.strictEqual(server.counts.refusedRefreshes, 0)
+      assert.isFalse(statSync(`${file}.lock`, { throwIfNoEntry: false }) !== undefined, "the lock file is removed")
+      assertNoSecret(server, [first, second].map((r) => r.stdout() + r.stderr()).join("\n"))
+    })
+  )
+
   it.scopedLive("a login nobody completes ends after --timeout with its message; a bad timeout is a usage error", () =>
     Effect.gen(function* () {
       const server = yield* fixture
@@ -163,6 +225,45 @@ describe("mcp-resources login / logout", () => {
 })
 
 describe("mcpServer/oauth/login", () => {
+  it.scopedLive.skipIf(clusterUrl === undefined)(
+    "with the PostgreSQL store: login, tool calls and a refresh leave no secret in the database or the output",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* fixture
+        const url = yield* freshDatabase(clusterUrl!)
+        const config = writeConfig(tempDir(), {
+          mcp_servers: { docs: { url: server.url } },
+          persistence: { driver: "postgres", url }
+        })
+        const app = yield* startInitialized({ config, dataDir: tempDir() })
+        yield* waitSettled(app)
+        const started = resultOf(yield* app.request("mcpServer/oauth/login", { server: "docs" }))
+        assert.strictEqual(yield* Effect.promise(() => followAuthorization(started.authorizationUrl as string)), 200)
+        const done = yield* app.waitFor((m) => m.method === "mcpServer/oauth/loginCompleted", "20 seconds")
+        assert.deepStrictEqual(done.params, { server: "docs", success: true })
+        yield* waitSettled(app)
+        const { threadId, turnId } = yield* threadWithTurn(app)
+        const call = (callId: string) =>
+          app.request("tool/call", {
+            threadId,
+            turnId,
+            callId,
+            name: "read_mcp_resource",
+            arguments: '{"server":"docs","uri":"example://docs/readme.md"}'
+          })
+        assert.include(JSON.stringify(resultOf(yield* call("c1"))), "example://docs/readme.md")
+        // the access token stops working: the next call refreshes (a new access and refresh token)
+        server.expireAccessTokens()
+        assert.include(JSON.stringify(resultOf(yield* call("c2"))), "example://docs/readme.md")
+        assert.strictEqual(server.counts.refreshes, 1)
+        const listed = JSON.stringify(resultOf(yield* app.request("mcpServer/list", {})))
+        const stored = yield* databaseText(url)
+        assert.include(stored, threadId) // the dump holds the thread's records
+        assertNoSecret(server, [app.stderr(), JSON.stringify(app.messages), listed, stored].join("\n"))
+      }),
+    60000
+  )
+
   it.scopedLive("returns the URL; the redirect ends in loginCompleted and a new set with the server ready", () =>
     Effect.gen(function* () {
       const server = yield* fixture
@@ -210,6 +311,10 @@ describe("mcpServer/oauth/login", () => {
 
       // a second login that fails: the authorization server's refusal comes back in loginCompleted
       const again = resultOf(yield* app.request("mcpServer/oauth/login", { server: "docs" }))
+      assert.notStrictEqual(again.authorizationUrl, url) // the first login ended: this is a new one
+      // a login of the same server while one is pending answers the pending one's URL: one flow
+      const pendingAgain = resultOf(yield* app.request("mcpServer/oauth/login", { server: "docs" }))
+      assert.strictEqual(pendingAgain.authorizationUrl, again.authorizationUrl)
       const refused = new URL(again.authorizationUrl as string)
       refused.searchParams.set("code_challenge_method", "plain")
       yield* Effect.promise(() => followAuthorization(refused.href))
@@ -222,6 +327,13 @@ describe("mcpServer/oauth/login", () => {
         success: false,
         error: Messages.oauth.refused("docs", "invalid_request (PKCE with S256 is required)")
       })
+      // its end is notified once to the connection, which asked twice
+      assert.strictEqual(
+        app.messages.filter(
+          (m) => m.method === "mcpServer/oauth/loginCompleted" && (m.params as { success?: boolean }).success === false
+        ).length,
+        1
+      )
 
       const listed = JSON.stringify(resultOf(yield* app.request("mcpServer/list", {})))
       assertNoSecret(server, [app.stderr(), JSON.stringify(app.messages), listed, storeFiles(dataDir)].join("\n"))

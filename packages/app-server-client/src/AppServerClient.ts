@@ -61,6 +61,11 @@ export interface Options {
    */
   readonly serverRequests?: Readonly<Record<string, ServerRequestHandler>>
   /**
+   * The elicitation modes the `mcpServer/elicitation/request` handler answers (`form`, `url`), declared
+   * in `capabilities.elicitationModes`; absent: none declared, and the server sends form mode only.
+   */
+  readonly elicitationModes?: ReadonlyArray<"form" | "url">
+  /**
    * Called with every message received, in order, before the client acts on it: the parsed JSON
    * (`undefined` when the text is not JSON) and the text as received. For tests and tools that check
    * the wire; it must not throw.
@@ -125,7 +130,8 @@ export interface Service {
   ) => Effect.Effect<StartedRequest, ClientError>
   /**
    * `initialize` with `capabilities.serverRequests` set to the methods of the handlers given at
-   * {@link make} (so the result always names the server's capabilities).
+   * {@link make} and `capabilities.elicitationModes` to its `elicitationModes` (so the result always
+   * names the server's capabilities).
    */
   readonly initialize: (
     clientInfo: AppServer.Params<"initialize">["clientInfo"],
@@ -582,7 +588,13 @@ export const make = (
       initialize: (clientInfo, requestOptions) =>
         request(
           "initialize",
-          { clientInfo, capabilities: { serverRequests: Object.keys(handlers) } },
+          {
+            clientInfo,
+            capabilities: {
+              serverRequests: Object.keys(handlers),
+              ...(options.elicitationModes === undefined ? {} : { elicitationModes: options.elicitationModes })
+            }
+          },
           ...(requestOptions === undefined ? [] : [requestOptions])
         ),
       notify: (method, params) => sendJson(params === undefined ? { method } : { method, params }),

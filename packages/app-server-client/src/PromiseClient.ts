@@ -22,6 +22,8 @@ export interface Options {
   readonly requestTimeoutMs?: number
   /** The server-to-client requests this client answers, by method; a rejection that is a {@link ResponseError} is sent as is. */
   readonly serverRequests?: Readonly<Record<string, (params: unknown) => Promise<unknown>>>
+  /** The elicitation modes the `mcpServer/elicitation/request` handler answers (absent: form only). */
+  readonly elicitationModes?: ReadonlyArray<"form" | "url">
 }
 
 /** A connected client. */
@@ -62,6 +64,7 @@ const run = async <A, E>(effect: Effect.Effect<A, E>, signal?: AbortSignal): Pro
 }
 
 const toEffectOptions = (options: Options): AppServerClient.Options => ({
+  ...(options.elicitationModes === undefined ? {} : { elicitationModes: options.elicitationModes }),
   ...(options.requestTimeoutMs === undefined ? {} : { requestTimeout: Duration.millis(options.requestTimeoutMs) }),
   ...(options.serverRequests === undefined
     ? {}

@@ -90,13 +90,20 @@ export const toolProfiles: ReadonlyArray<Config.ToolProfile> = Config.toolProfil
 
 /**
  * What a client declares at `initialize`: the server-to-client requests it answers (for example
- * `elicitation`). Names the server does not know are kept and ignored, so that a newer client works
+ * `elicitation`) and, for elicitation, the modes it answers (`form`, `url`; absent: form only). Names
+ * the server does not know are kept and ignored, so that a newer client works
  * with an older server. Later client capabilities are added as optional fields.
  */
 export const ClientCapabilities = Schema.Struct({
   serverRequests: opt(
     Schema.Array(Schema.String).annotations({
       description: "The server-to-client requests this client answers, e.g. elicitation."
+    })
+  ),
+  elicitationModes: opt(
+    Schema.Array(Schema.String).annotations({
+      description:
+        "The elicitation modes this client answers (form, url); absent: form only. URL-mode requests reach only a client that names url."
     })
   )
 }).annotations({ identifier: "ClientCapabilities" })

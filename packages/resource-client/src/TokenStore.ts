@@ -56,6 +56,12 @@ export interface Service {
   readonly set: (key: Key, entry: Entry) => Effect.Effect<void, TokenStoreError>
   /** Removes the state of the server (every URL it had); true when something was removed. */
   readonly remove: (server: string) => Effect.Effect<boolean, TokenStoreError>
+  /**
+   * Exclusive use of the stored state across every process sharing the store, for a token refresh (a
+   * rotated refresh token works once: two processes refreshing at once would lose one login). Answers
+   * the release. Optional: a store without it is locked within the process only.
+   */
+  readonly lock?: (key: Key) => Effect.Effect<Effect.Effect<void>, TokenStoreError>
 }
 
 /** The TokenStore service tag. Layers: `layerFile(path)`, `layerDataDir(dir)`, `layerMemory`. */
@@ -71,8 +77,10 @@ const strip = ({ server: _server, url: _url, ...entry }: typeof StoredEntry.Type
 const fromEntries = (
   read: () => Effect.Effect<StoreFile, TokenStoreError>,
   write: (file: StoreFile) => Effect.Effect<void, TokenStoreError>,
-  lock: Effect.Semaphore
+  lock: Effect.Semaphore,
+  exclusive: Service["lock"]
 ): Service => ({
+  ...(exclusive === undefined ? {} : { lock: exclusive }),
   get: (key) =>
     Effect.map(read(), (file) => Option.map(Option.fromNullable(file.entries.find((e) => same(e, key))), strip)),
   set: (key, entry) =>
@@ -101,13 +109,15 @@ export const layerMemory: Layer.Layer<TokenStore> = Layer.effect(
   Effect.gen(function* () {
     let current: StoreFile = { version: 1, entries: [] }
     const lock = yield* Effect.makeSemaphore(1)
+    const refreshLock = yield* Effect.makeSemaphore(1)
     return fromEntries(
       () => Effect.sync(() => current),
       (file) =>
         Effect.sync(() => {
           current = file
         }),
-      lock
+      lock,
+      () => Effect.as(refreshLock.take(1), Effect.asVoid(refreshLock.release(1)))
     )
   })
 )
@@ -154,9 +164,54 @@ export const layerFile = (path: string): Layer.Layer<TokenStore> =>
           catch: (error) =>
             new TokenStoreError({ message: `cannot write the token store ${path}: ${errorText(error)}` })
         })
-      return fromEntries(read, write, lock)
+      const refreshLock = yield* Effect.makeSemaphore(1)
+      const lockFile = `${path}.lock`
+      /** Creates the lock file (`wx`: only one process can), taking over one older than {@link staleLockMillis}. */
+      const tryLock = Effect.try({
+        try: () => {
+          NodeFs.mkdirSync(NodePath.dirname(path), { recursive: true, mode: 0o700 })
+          try {
+            NodeFs.writeFileSync(lockFile, `${process.pid}\n`, { mode: 0o600, flag: "wx" })
+            return true
+          } catch (error) {
+            if ((error as { code?: unknown }).code !== "EEXIST") throw error
+            const age = Date.now() - NodeFs.statSync(lockFile, { throwIfNoEntry: false })!.mtimeMs
+            // a lock left by a process that died while refreshing
+            if (age > staleLockMillis) NodeFs.rmSync(lockFile, { force: true })
+            return false
+          }
+        },
+        catch: (error) => new TokenStoreError({ message: `cannot lock the token store ${path}: ${errorText(error)}` })
+      }).pipe(Effect.catchAllDefect(() => Effect.succeed(false)))
+      const fileLock = Effect.gen(function* () {
+        const deadline = Date.now() + lockWaitMillis
+        while (!(yield* tryLock)) {
+          if (Date.now() > deadline) {
+            return yield* Effect.fail(
+              new TokenStoreError({
+                message: `the token store ${path} is locked by another process (its lock file ${lockFile} is held)`
+              })
+            )
+          }
+          yield* Effect.sleep(lockPollMillis)
+        }
+        return Effect.sync(() => NodeFs.rmSync(lockFile, { force: true }))
+      })
+      return fromEntries(read, write, lock, () =>
+        Effect.gen(function* () {
+          yield* refreshLock.take(1)
+          const release = yield* Effect.onError(fileLock, () => refreshLock.release(1))
+          return Effect.andThen(release, refreshLock.release(1))
+        })
+      )
     })
   )
+
+/** How long a refresh waits for another process's lock on the token file. */
+export const lockWaitMillis = 15_000
+/** A lock file older than this is left by a process that ended while refreshing: it is taken over. */
+export const staleLockMillis = 30_000
+const lockPollMillis = 20
 
 /** The default store of a data dir: `{dataDir}/oauth-tokens.json`. */
 export const layerDataDir = (dataDir: string): Layer.Layer<TokenStore> => layerFile(NodePath.join(dataDir, fileName))

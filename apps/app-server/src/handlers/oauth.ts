@@ -4,17 +4,29 @@
  * redirect to its loopback listener and ends with the notification `mcpServer/oauth/loginCompleted`
  * to the connection that asked. A successful login publishes a new connection set (as
  * `config/mcpServer/reload` does), so the server comes up without a restart.
+ *
+ * One login per server at a time: a login of a server (same name and URL) that has one pending
+ * answers the pending login's URL, and its end is notified to every connection that asked for it.
  */
 import { type AppServer, Messages } from "@mcp-resources/protocol"
 import { OAuth, ResourceClient, ServerEntry, TokenStore } from "@mcp-resources/resource-client"
-import { Cause, Effect, Exit, Option, Scope } from "effect"
+import { Cause, Deferred, Effect, Exit, Option, Scope } from "effect"
 import { Connections } from "../Connections.js"
-import { invalidRequest, method } from "../Method.js"
+import { invalidRequest, type MethodError, method } from "../Method.js"
 
 /** How long a login waits for the redirect. */
 export const loginTimeoutSec = 300
 
 const completed = "mcpServer/oauth/loginCompleted" satisfies AppServer.NotificationMethod
+
+/** A login in progress: its URL once known, and the connections that asked for it. */
+interface Pending {
+  readonly started: Deferred.Deferred<string, MethodError>
+  readonly connections: Set<number>
+}
+
+/** The logins in progress of this process, by server name and URL. */
+const pending = new Map<string, Pending>()
 
 /** The OAuth methods. */
 export const oauthMethods = {
@@ -27,22 +39,42 @@ export const oauthMethods = {
         if (entry === undefined) return yield* Effect.fail(invalidRequest(Messages.unknownServer(server)))
         const store = yield* Effect.serviceOption(TokenStore.TokenStore)
         if (Option.isNone(store)) return yield* Effect.fail(invalidRequest("this server keeps no OAuth tokens"))
+        const key = `${entry.name}\u0000${entry.transport._tag === "http" ? entry.transport.url : ""}`
+        const running = pending.get(key)
+        if (running !== undefined) {
+          running.connections.add(context.connection.id)
+          return { authorizationUrl: yield* Deferred.await(running.started) }
+        }
+        const login: Pending = {
+          started: yield* Deferred.make<string, MethodError>(),
+          connections: new Set([context.connection.id])
+        }
+        pending.set(key, login)
         const connections = yield* Effect.serviceOption(Connections)
         const scope = yield* Scope.make()
         const start = yield* OAuth.startLogin(entry, { timeoutSec: loginTimeoutSec }).pipe(
           Scope.extend(scope),
           Effect.provideService(TokenStore.TokenStore, store.value),
           Effect.mapError((error) => invalidRequest(error.message)),
-          Effect.onError(() => Scope.close(scope, Exit.void))
+          Effect.onError((cause) =>
+            Effect.all([
+              Deferred.failCause(login.started, cause),
+              Scope.close(scope, Exit.void),
+              Effect.sync(() => pending.delete(key))
+            ])
+          )
         )
+        yield* Deferred.succeed(login.started, start.authorizationUrl)
         const notify = (params: typeof AppServer.McpServerOAuthLoginCompletedNotification.Type) =>
           Option.match(connections, {
             onNone: () => Effect.void,
-            onSome: (registry) => registry.notify([context.connection.id], completed, params)
+            onSome: (registry) => registry.notify([...login.connections], completed, params)
           })
         yield* start.completion.pipe(
           Effect.exit,
           Effect.tap(() => Scope.close(scope, Exit.void)),
+          // a login asked for from now on is a new one
+          Effect.tap(() => Effect.sync(() => pending.delete(key))),
           Effect.flatMap((exit) =>
             Exit.isSuccess(exit)
               ? Effect.gen(function* () {

@@ -164,9 +164,24 @@ export const connectionAuth = (ctx: OAuthContext, serverUrl: URL, fetchFn: Fetch
     if (session.entry.redirect_url !== undefined) session.redirectUrl = session.entry.redirect_url
   }
   let refreshing: Promise<void> | undefined
-  const refresh = (options: { resourceMetadataUrl?: URL; scope?: string; fetchFn?: FetchLike }) => {
-    refreshing ??= (async () => {
-      if (session.entry.tokens?.refresh_token === undefined) throw loginRequired(ctx, mark)
+  /** The access token of the last request, or `undefined` before one. */
+  let sent: string | undefined
+  const expiring = (tokens: TokenStore.Tokens) =>
+    tokens.expires_at !== undefined && tokens.expires_at - Date.now() < refreshMarginMillis
+  /**
+   * Refreshes `stale` (the token about to expire, or the one that got a 401) under the store's lock:
+   * when the stored tokens read under the lock are other, unexpired ones, another connection or
+   * process refreshed first, and they are used as they are.
+   */
+  const refresh = (
+    stale: string | undefined,
+    options: { resourceMetadataUrl?: URL; scope?: string; fetchFn?: FetchLike }
+  ) => {
+    refreshing ??= exclusive(ctx, async () => {
+      await reload()
+      const tokens = session.entry.tokens
+      if (tokens !== undefined && tokens.access_token !== stale && !expiring(tokens)) return
+      if (tokens?.refresh_token === undefined) throw loginRequired(ctx, mark)
       let result: string
       try {
         result = await auth(provider, { serverUrl, fetchFn, ...options })
@@ -175,7 +190,7 @@ export const connectionAuth = (ctx: OAuthContext, serverUrl: URL, fetchFn: Fetch
       }
       // anything but a refreshed token (the flow wants the user's browser) needs a login
       if (result !== "AUTHORIZED") throw loginRequired(ctx, mark)
-    })().finally(() => {
+    }).finally(() => {
       refreshing = undefined
     })
     return refreshing
@@ -186,21 +201,34 @@ export const connectionAuth = (ctx: OAuthContext, serverUrl: URL, fetchFn: Fetch
       await reload()
       const tokens = session.entry.tokens
       if (tokens === undefined) return undefined
-      if (tokens.expires_at !== undefined && tokens.expires_at - Date.now() < refreshMarginMillis) {
-        await refresh({})
-      }
+      if (expiring(tokens)) await refresh(tokens.access_token, {})
       mark.required = false
-      return session.entry.tokens?.access_token
+      sent = session.entry.tokens?.access_token
+      return sent
     },
     onUnauthorized: async (context) => {
-      await reload()
       const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(context.response)
-      await refresh({
+      await refresh(sent, {
         ...(resourceMetadataUrl !== undefined ? { resourceMetadataUrl } : {}),
         ...(scope !== undefined ? { scope } : {}),
         fetchFn: context.fetchFn
       })
     }
+  }
+}
+
+/**
+ * Runs `body` holding the store's lock (across processes for the file store; see
+ * `TokenStore.Service.lock`), or as it is when the store has none.
+ */
+const exclusive = async <A>(ctx: OAuthContext, body: () => Promise<A>): Promise<A> => {
+  const lock = ctx.store.lock
+  if (lock === undefined) return body()
+  const release = await run(ctx, lock(ctx.key))
+  try {
+    return await body()
+  } finally {
+    await run(ctx, release)
   }
 }
 
