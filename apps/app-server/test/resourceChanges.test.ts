@@ -151,7 +151,7 @@ describe("resource changes over the app-server", () => {
         const h2: Harness = { app: again, threadId: h.threadId }
         resultOf(yield* again.request("thread/resume", { threadId: h.threadId }))
         const restored = yield* awaitSubscribed(h2, "t4", docA)
-        assert.includeMembers(restored.subscribed, [docA, docB])
+        assert.includeMembers([...restored.subscribed], [docA, docB])
         yield* touch(h2, "t4", docA)
         const afterRestart = yield* nextChanged(h2, docA, 0)
         assert.strictEqual(afterRestart.readInCallId, "c4")
