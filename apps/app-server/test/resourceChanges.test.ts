@@ -8,7 +8,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { AppServerClient } from "@mcp-resources/app-server-client"
-import { type ChangesLog, changesStdioCommand } from "@mcp-resources/fixtures"
+import { type ChangesEra, type ChangesLog, type ChangesRequest, changesStdioCommand } from "@mcp-resources/fixtures"
 import { Effect } from "effect"
 import {
   type AppServer,
@@ -83,16 +83,25 @@ const awaitSubscribed = (h: Harness, turnId: string, uri: string, server = "docs
     return assert.fail(`${uri} was never subscribed on ${server}`)
   })
 
+/** What the fixture saw last when the set became `uris` by one change: a legacy request, or a listen of the whole set. */
+const lastRequest = (
+  era: ChangesEra,
+  change: "subscribe" | "unsubscribe",
+  uri: string,
+  uris: ReadonlyArray<string>
+): ChangesRequest => (era === "legacy" ? { method: change, uri } : { method: "listen", uris })
+
 const isoInstant = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
-describe("resource changes over the app-server", () => {
+describe.each(["legacy", "modern"] as const)("resource changes over the app-server (%s era)", (era) => {
+  const docs = changesStdioCommand({ era })
   it.scopedLive(
     "read → subscribe → mcp/resource/changed and turn/start resourceChanges; coalescing; cache; restart; reload",
     () =>
       Effect.gen(function* () {
         const dir = tempDir()
         const dataDir = tempDir()
-        const config = writeConfig(dir, { mcp_servers: { docs: changesStdioCommand() } })
+        const config = writeConfig(dir, { mcp_servers: { docs } })
         const app = yield* startInitialized({ config, dataDir })
         const started = resultOf(yield* app.request("thread/start", { config: { toolProfile: "extended" } }))
         const h: Harness = { app, threadId: (started.thread as { id: string }).id }
@@ -104,13 +113,20 @@ describe("resource changes over the app-server", () => {
         assert.include(readA.output, `${docA} read 1 times`)
         assert.isTrue((yield* read(h, "t1", docB, "c2")).success)
         // cached: a second read without an update sends no request
-        assert.include((yield* read(h, "t1", docB, "c3")).output, `${docB} read 1 times`)
+        const c3 = yield* read(h, "t1", docB, "c3")
+        assert.include(c3.output, `${docB} read 1 times`)
         const log = yield* fixtureLog(h, "t1")
         assert.deepStrictEqual(log.subscribed, [docA, docB])
-        assert.deepStrictEqual(
-          log.requests.map((r) => r.method),
-          ["subscribe", "subscribe"]
-        )
+        if (era === "legacy") {
+          assert.deepStrictEqual(
+            log.requests.map((r) => r.method),
+            ["subscribe", "subscribe"]
+          )
+        } else {
+          // one listen stream, opened again with the whole set each time it grew
+          assert.isTrue(log.requests.every((r) => r.method === "listen"))
+          assert.deepStrictEqual(log.requests.at(-1), lastRequest(era, "subscribe", docB, [docA, docB]))
+        }
 
         yield* touch(h, "t1", docA)
         const changed = yield* nextChanged(h, docA, 0)
@@ -161,7 +177,7 @@ describe("resource changes over the app-server", () => {
         )
 
         // reload on a changed config (another server added): still subscribed on the new set
-        writeConfig(dir, { mcp_servers: { docs: changesStdioCommand(), more: changesStdioCommand() } })
+        writeConfig(dir, { mcp_servers: { docs, more: changesStdioCommand({ era }) } })
         resultOf(yield* again.request("config/mcpServer/reload", {}))
         yield* awaitSubscribed(h2, "t5", docA)
         const beforeReload = changedCount(h2, docA)
@@ -177,7 +193,7 @@ describe("resource changes over the app-server", () => {
 
   it.scopedLive("a rollback of the reading turn unsubscribes; UIs subscribe and unsubscribe with clear errors", () =>
     Effect.gen(function* () {
-      const config = writeConfig(tempDir(), { mcp_servers: { docs: changesStdioCommand() } })
+      const config = writeConfig(tempDir(), { mcp_servers: { docs } })
       const app = yield* startInitialized({ config })
       const started = resultOf(yield* app.request("thread/start", { config: { toolProfile: "extended" } }))
       const h: Harness = { app, threadId: (started.thread as { id: string }).id }
@@ -190,7 +206,7 @@ describe("resource changes over the app-server", () => {
       yield* turn(h, "t3")
       const log = yield* fixtureLog(h, "t3")
       assert.deepStrictEqual(log.subscribed, [docA])
-      assert.deepStrictEqual(log.requests.at(-1), { method: "unsubscribe", uri: docC })
+      assert.deepStrictEqual(log.requests.at(-1), lastRequest(era, "unsubscribe", docC, [docA]))
 
       // a UI's subscription: no call id
       assert.deepStrictEqual(
@@ -200,7 +216,9 @@ describe("resource changes over the app-server", () => {
       yield* touch(h, "t3", docB)
       assert.strictEqual((yield* nextChanged(h, docB, 0)).readInCallId, null)
       resultOf(yield* app.request("mcp/resource/unsubscribe", { threadId: h.threadId, server: "docs", uri: docB }))
-      assert.notInclude((yield* fixtureLog(h, "t3")).subscribed, docB)
+      const afterUnsubscribe = yield* fixtureLog(h, "t3")
+      assert.notInclude(afterUnsubscribe.subscribed, docB)
+      assert.deepStrictEqual(afterUnsubscribe.requests.at(-1), lastRequest(era, "unsubscribe", docB, [docA]))
 
       const unknownServer = errorOf(
         yield* app.request("mcp/resource/subscribe", { threadId: h.threadId, server: "nope", uri: docB })
@@ -213,10 +231,17 @@ describe("resource changes over the app-server", () => {
     })
   )
 
+})
+
+describe("resource changes: what is not claimed", () => {
   it.scopedLive("codex threads and servers without subscriptions: nothing subscribed, nothing claimed", () =>
     Effect.gen(function* () {
       const config = writeConfig(tempDir(), {
-        mcp_servers: { docs: changesStdioCommand(), plain: changesStdioCommand({ subscribe: false }) }
+        mcp_servers: {
+          docs: changesStdioCommand(),
+          plain: changesStdioCommand({ subscribe: false }),
+          plainModern: changesStdioCommand({ subscribe: false, era: "modern" })
+        }
       })
       // the typed client: params and results checked against the protocol's schemas
       const client = yield* AppServerClient.stdio({
@@ -240,10 +265,29 @@ describe("resource changes over the app-server", () => {
         arguments: JSON.stringify({ server: "plain", uri: docA })
       })
       assert.isTrue(plainRead.success)
-      assert.deepStrictEqual(
-        yield* client.request("mcp/resource/subscribe", { threadId: extended, server: "plain", uri: docA }),
-        { subscribed: false }
-      )
+      for (const server of ["plain", "plainModern"]) {
+        const read = yield* client.request("tool/call", {
+          threadId: extended,
+          turnId: "t1",
+          callId: `p-${server}`,
+          name: "read_mcp_resource",
+          arguments: JSON.stringify({ server, uri: docB })
+        })
+        assert.isTrue(read.success, server)
+        assert.deepStrictEqual(
+          yield* client.request("mcp/resource/subscribe", { threadId: extended, server, uri: docA }),
+          { subscribed: false }
+        )
+        // the server saw no subscription request of any kind
+        const seen = yield* client.request("tool/call", {
+          threadId: extended,
+          turnId: "t1",
+          callId: `s-${server}`,
+          name: `mcp__${server}__subscriptions`,
+          arguments: "{}"
+        })
+        assert.match(JSON.stringify(seen.output), /requests\\*":\[\]/, server)
+      }
 
       const codexRead = yield* client.request("tool/call", {
         threadId: codex,

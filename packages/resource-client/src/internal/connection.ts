@@ -4,7 +4,7 @@
  * is in `transports.ts`, the request path in `request.ts`, what failures mean in `failures.ts`.
  */
 import { Errors, McpSkills, Messages, Widget } from "@mcp-resources/protocol"
-import { Client, type PriorDiscovery, SdkHttpError, SdkErrorCode, type Transport } from "@modelcontextprotocol/client"
+import { Client, type McpSubscription, type PriorDiscovery, SdkHttpError, SdkErrorCode, type Transport } from "@modelcontextprotocol/client"
 import { Deferred, Effect, type Either, FiberSet, Queue, type Scope } from "effect"
 import type * as ServerRequests from "../ServerRequests.js"
 import type { ServerEntry } from "../ServerEntry.js"
@@ -314,38 +314,71 @@ export const open = (
     const discover = client.getDiscoverResult()
     const verdict: Verdict | undefined =
       discover !== undefined ? { kind: "modern", discover } : era === "legacy" ? { kind: "legacy" } : undefined
-    let listening: { readonly close: () => Promise<void> } | undefined
-    const closeListen = Effect.suspend(() => {
-      const previous = listening
-      listening = undefined
-      return previous === undefined ? Effect.void : Effect.promise(() => previous.close().catch(() => undefined))
-    })
-    yield* Effect.addFinalizer(() => closeListen)
-    const listen = (uris: ReadonlyArray<string>, timeoutMillis: number) =>
-      Effect.zipRight(
-        closeListen,
-        Effect.suspend(() => {
-          const filter = {
-            ...(declared?.resources?.listChanged === true ? { resourcesListChanged: true } : {}),
-            ...(declared?.tools?.listChanged === true ? { toolsListChanged: true } : {}),
-            ...(uris.length > 0 ? { resourceSubscriptions: [...uris] } : {})
-          }
-          if (Object.keys(filter).length === 0) return Effect.void
-          return Effect.tryPromise({
-            try: (signal) => client.listen(filter, { timeout: timeoutMillis, signal }),
-            catch: (error) =>
-              new Errors.TransportError({
-                kind: "unavailable",
-                message: `subscriptions/listen failed: ${error instanceof Error ? error.message : String(error)}`
-              })
-          }).pipe(
-            Effect.flatMap((subscription) =>
-              Effect.sync(() => {
-                listening = subscription
-              })
-            )
+    let listening: McpSubscription | undefined
+    const connectionScope = yield* Effect.scope
+    const closeStream = (stream: McpSubscription | undefined) =>
+      stream === undefined ? Effect.void : Effect.promise(() => stream.close().catch(() => undefined))
+    yield* Effect.addFinalizer(() =>
+      Effect.suspend(() => {
+        const last = listening
+        listening = undefined
+        return closeStream(last)
+      })
+    )
+    // the new stream is acknowledged before the previous one closes: no update falls between the two
+    const listen = (uris: ReadonlyArray<string>, timeoutMillis: number): Effect.Effect<void, Errors.TransportError> =>
+      Effect.suspend(() => {
+        const previous = listening
+        const filter = {
+          ...(declared?.resources?.listChanged === true ? { resourcesListChanged: true } : {}),
+          ...(declared?.tools?.listChanged === true ? { toolsListChanged: true } : {}),
+          ...(uris.length > 0 ? { resourceSubscriptions: [...uris] } : {})
+        }
+        if (Object.keys(filter).length === 0) {
+          listening = undefined
+          return closeStream(previous)
+        }
+        return Effect.tryPromise({
+          try: (signal) => client.listen(filter, { timeout: timeoutMillis, signal }),
+          catch: (error) =>
+            new Errors.TransportError({
+              kind: "unavailable",
+              message: `subscriptions/listen failed: ${error instanceof Error ? error.message : String(error)}`
+            })
+        }).pipe(
+          Effect.flatMap((subscription) =>
+            Effect.suspend(() => {
+              listening = subscription
+              return Effect.zipRight(closeStream(previous), reopenWhenDropped(subscription, uris, timeoutMillis))
+            })
           )
-        })
+        )
+      })
+    // a stream the server side dropped (not closed by us, nor ended gracefully) is opened again
+    const reopenWhenDropped = (subscription: McpSubscription, uris: ReadonlyArray<string>, timeoutMillis: number) =>
+      Effect.asVoid(
+        Effect.forkIn(
+          Effect.promise(() => subscription.closed).pipe(
+            Effect.flatMap((how) =>
+              how !== "remote" || listening !== subscription
+                ? Effect.void
+                : Effect.logWarning(
+                    `MCP server '${entry.name}': the subscriptions/listen stream dropped; opening it again`
+                  ).pipe(
+                    // a second's pause: a server that drops every stream is not asked in a tight loop
+                    Effect.zipRight(Effect.sleep("1 second")),
+                    Effect.zipRight(
+                      Effect.suspend(() => (listening === subscription ? listen(uris, timeoutMillis) : Effect.void))
+                    ),
+                    Effect.catchAll((error) =>
+                      Effect.logWarning(`MCP server '${entry.name}': ${error.message}`)
+                    )
+                  )
+            ),
+            Effect.interruptible
+          ),
+          connectionScope
+        )
       )
     return {
       capabilities,
