@@ -230,7 +230,6 @@ describe.each(["legacy", "modern"] as const)("resource changes over the app-serv
       assert.include(unknownThread.message, "no-such-thread")
     })
   )
-
 })
 
 describe("resource changes: what is not claimed", () => {

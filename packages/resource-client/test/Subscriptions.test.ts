@@ -23,8 +23,8 @@ const server = (name: string, command: { command: string; args: Array<string> })
   maxMessageBytes: 67108864
 })
 
-const text = (result: { readonly content?: ReadonlyArray<unknown> }) =>
-  (result.content?.[0] as { readonly text: string }).text
+const text = (result: { readonly content?: ReadonlyArray<unknown> }): string =>
+  (result.content?.[0] as { readonly text?: string } | undefined)?.text ?? ""
 
 const logOf = (client: ResourceClient.Service, name: string) =>
   Effect.map(client.callTool(name, "subscriptions", {}), (result) => JSON.parse(text(result)) as ChangesLog)

@@ -4,7 +4,14 @@
  * is in `transports.ts`, the request path in `request.ts`, what failures mean in `failures.ts`.
  */
 import { Errors, McpSkills, Messages, Widget } from "@mcp-resources/protocol"
-import { Client, type McpSubscription, type PriorDiscovery, SdkHttpError, SdkErrorCode, type Transport } from "@modelcontextprotocol/client"
+import {
+  Client,
+  type McpSubscription,
+  type PriorDiscovery,
+  SdkHttpError,
+  SdkErrorCode,
+  type Transport
+} from "@modelcontextprotocol/client"
 import { Deferred, Effect, type Either, FiberSet, Queue, type Scope } from "effect"
 import type * as ServerRequests from "../ServerRequests.js"
 import type { ServerEntry } from "../ServerEntry.js"
@@ -370,9 +377,7 @@ export const open = (
                     Effect.zipRight(
                       Effect.suspend(() => (listening === subscription ? listen(uris, timeoutMillis) : Effect.void))
                     ),
-                    Effect.catchAll((error) =>
-                      Effect.logWarning(`MCP server '${entry.name}': ${error.message}`)
-                    )
+                    Effect.catchAll((error) => Effect.logWarning(`MCP server '${entry.name}': ${error.message}`))
                   )
             ),
             Effect.interruptible
