@@ -209,13 +209,17 @@ describe.each(["legacy", "modern"] as const)("resource changes over the app-serv
       assert.deepStrictEqual(log.requests.at(-1), lastRequest(era, "unsubscribe", docC, [docA]))
 
       // a UI's subscription: no call id
-      assert.deepStrictEqual(
-        resultOf(yield* app.request("mcp/resource/subscribe", { threadId: h.threadId, server: "docs", uri: docB })),
-        { subscribed: true }
+      const subscribed = resultOf(
+        yield* app.request("mcp/resource/subscribe", { threadId: h.threadId, server: "docs", uri: docB })
       )
+      assert.deepStrictEqual(subscribed, { subscribed: true })
+      assert.deepStrictEqual(resultProblems("mcp/resource/subscribe", subscribed), [])
       yield* touch(h, "t3", docB)
       assert.strictEqual((yield* nextChanged(h, docB, 0)).readInCallId, null)
-      resultOf(yield* app.request("mcp/resource/unsubscribe", { threadId: h.threadId, server: "docs", uri: docB }))
+      const unsubscribed = resultOf(
+        yield* app.request("mcp/resource/unsubscribe", { threadId: h.threadId, server: "docs", uri: docB })
+      )
+      assert.deepStrictEqual(resultProblems("mcp/resource/unsubscribe", unsubscribed), [])
       const afterUnsubscribe = yield* fixtureLog(h, "t3")
       assert.notInclude(afterUnsubscribe.subscribed, docB)
       assert.deepStrictEqual(afterUnsubscribe.requests.at(-1), lastRequest(era, "unsubscribe", docB, [docA]))
