@@ -14,6 +14,7 @@ import { loadConfig } from "./handlers/config.js"
 import { subscribersLayer } from "./handlers/skillsExtension.js"
 import * as JsonRpcServer from "./JsonRpcServer.js"
 import { loggerLayer } from "./Logging.js"
+import * as ResourceSubscriptions from "./ResourceSubscriptions.js"
 import * as StdioServerTransport from "./StdioServerTransport.js"
 import * as StopSignal from "./StopSignal.js"
 import * as Threads from "./Threads.js"
@@ -61,7 +62,8 @@ export const layer = (
         StopSignal.layer
       ).pipe(Layer.provideMerge(client))
       const extension = subscribersLayer.pipe(Layer.provideMerge(ExtensionSkills.layer), Layer.provideMerge(services))
-      const threads = Threads.layer.pipe(Layer.provideMerge(extension))
+      const watched = ResourceSubscriptions.layer.pipe(Layer.provideMerge(extension))
+      const threads = Threads.layer.pipe(Layer.provideMerge(watched))
       const bound = Elicitation.layerBind.pipe(Layer.provideMerge(threads))
       const server = JsonRpcServer.layer.pipe(Layer.provideMerge(bound))
       const transports = Layer.mergeAll(

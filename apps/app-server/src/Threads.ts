@@ -10,7 +10,7 @@
  * connection holds after the idle time (`--thread-idle-timeout`, its binding released; `thread/resume`
  * loads it again). Loading closes the started items that can no longer finish as failed `interrupted`.
  */
-import type { ThreadEvent, ToolCallItem } from "@mcp-resources/protocol"
+import type { Config, ThreadEvent, ToolCallItem } from "@mcp-resources/protocol"
 import { ResourceClient } from "@mcp-resources/resource-client"
 import { OriginStore } from "@mcp-resources/resource-origins"
 import { Skills } from "@mcp-resources/skills"
@@ -22,6 +22,7 @@ import { AppOptions } from "./AppOptions.js"
 import type { Connection } from "./Connections.js"
 import { Connections } from "./Connections.js"
 import { failedItem, interruptedMessage } from "./internal/items.js"
+import { ResourceSubscriptions } from "./ResourceSubscriptions.js"
 import { ThreadConfig } from "./internal/params.js"
 import { type MethodError, threadNotFound } from "./Method.js"
 
@@ -146,6 +147,10 @@ export interface Service {
   ) => Effect.Effect<A, E, R>
 }
 
+/** The thread's tool profile: its own from `thread/start`, else the config's `[tools] profile`. */
+export const profileOf = (thread: Thread, config: Config.Config): Config.ToolProfile =>
+  thread.config.toolProfile ?? config.tools.profile
+
 /** The Threads tag. Layer: `layer`. */
 export class Threads extends Context.Tag("@mcp-resources/app-server/Threads")<Threads, Service>() {}
 
@@ -200,6 +205,7 @@ export const make = Effect.gen(function* () {
   const skills = yield* Skills.Skills
   const durable = yield* ThreadStore.ThreadStore
   const connections = yield* Connections
+  const subscriptions = yield* ResourceSubscriptions
   const options = yield* Effect.serviceOption(AppOptions)
   const idleTimeoutMs = Option.match(options, {
     onNone: () => defaultIdleTimeoutMs,
@@ -235,16 +241,26 @@ export const make = Effect.gen(function* () {
       case "compacted":
       case "toolCallEnded":
       case "toolAudited":
+      case "resourceSubscribed":
+      case "resourceUnsubscribed":
         break
     }
   }
 
+  /** The turns a rollback event removes from the thread's history. */
+  const rolledBackTurns = (thread: LoadedThread, event: ThreadEvent.ThreadEvent): ReadonlyArray<string> =>
+    event._tag === "threadRolledBack" && event.numTurns > 0
+      ? thread.history.slice(Math.max(0, thread.history.length - event.numTurns)).map((turn) => turn.turnId)
+      : []
+
   // A thread unloaded meanwhile (a late record of a call that was running) leaves no origin state behind.
   const observe = (thread: LoadedThread, event: ThreadEvent.ThreadEvent) =>
-    Effect.zipRight(
-      Effect.sync(() => apply(thread, event)),
-      Effect.suspend(() => (loaded.get(thread.id) === thread ? origins.observe(thread.id, event) : Effect.void))
-    )
+    Effect.suspend(() => {
+      const removed = rolledBackTurns(thread, event)
+      apply(thread, event)
+      if (loaded.get(thread.id) !== thread) return Effect.void
+      return Effect.zipRight(origins.observe(thread.id, event), subscriptions.rolledBack(thread.id, removed))
+    })
 
   const catchUp = (thread: LoadedThread) =>
     Effect.gen(function* () {
@@ -290,6 +306,7 @@ export const make = Effect.gen(function* () {
         for (const event of events) apply(thread, event)
         yield* origins.load(threadId, events)
         loaded.set(threadId, thread)
+        yield* subscriptions.open(threadId, thread.subscribers, events)
         yield* Effect.logInfo("thread loaded").pipe(Effect.annotateLogs({ threadId, records: events.length }))
         yield* closeInterrupted(thread, openItems(events))
         return thread
@@ -319,6 +336,7 @@ export const make = Effect.gen(function* () {
       }
       loaded.set(id, thread)
       yield* origins.load(id, [])
+      yield* subscriptions.open(id, thread.subscribers, [])
       return thread
     })
 
@@ -356,6 +374,7 @@ export const make = Effect.gen(function* () {
       yield* releaseBinding(binding)
       yield* origins.forget(thread.id)
       yield* skills.forget(thread.id)
+      yield* subscriptions.close(thread.id)
     })
 
   const remove: Service["remove"] = (threadId) =>
@@ -612,7 +631,7 @@ export const make = Effect.gen(function* () {
         config,
         orchestratorMcpEnabled: t.config.orchestratorMcpEnabled ?? config.orchestrator.mcpEnabled,
         truncation: t.config.truncation ?? config.truncation,
-        profile: t.config.toolProfile ?? config.tools.profile,
+        profile: profileOf(t, config),
         ...(t.config.resources?.deny === undefined ? {} : { resourceDeny: t.config.resources.deny })
       })
       // the call holds its set for its whole run, also when a rebind lets the binding go meanwhile

@@ -7,6 +7,7 @@ import { AppOptions } from "../src/AppOptions.js"
 import * as Connections from "../src/Connections.js"
 import { SkillsExtensionSubscribers } from "../src/handlers/skillsExtension.js"
 import * as JsonRpcServer from "../src/JsonRpcServer.js"
+import { ResourceSubscriptions } from "../src/ResourceSubscriptions.js"
 import { Threads } from "../src/Threads.js"
 import { errorOf, resultOf, start, tempDir } from "./utils/AppServerProcess.js"
 
@@ -32,7 +33,8 @@ const dispatcher = JsonRpcServer.layer.pipe(
       unused(Skills.Skills),
       unused(ExtensionSkills.ExtensionSkills),
       unused(SkillsExtensionSubscribers),
-      unused(AppOptions)
+      unused(AppOptions),
+      unused(ResourceSubscriptions)
     )
   )
 )
@@ -55,7 +57,8 @@ const withCapabilities = {
     serverRequests: ["mcpServer/elicitation/request"],
     oauthLogin: true,
     skillsExtension: true,
-    widgets: true
+    widgets: true,
+    resourceChanges: true
   }
 }
 

@@ -60,6 +60,15 @@ describe("demo", () => {
         )
         assert.match(stdout, /\{"values":\[[^\]]*"1[^"]*"/)
         assert.match(stdout, /expanded per RFC 6570\)[\s\S]*?demo:\/\/resource\/dynamic\/text\/1[\s\S]*?Resource 1: /)
+        // a read document changes on the 2026-07-28 server: the host is told, and the next turn hands it over
+        assert.match(
+          stdout,
+          /⇠ mcp\/resource\/changed \{"threadId":"[^"]+","server":"docs","uri":"changes:\/\/doc\/plan","readInCallId":"call-\d+","changedAt":"[^"]+"\}/
+        )
+        assert.match(
+          stdout,
+          /have changed\n[\s\S]*?The resource changes:\/\/doc\/plan of MCP server docs, read in call call-\d+, changed at \d{4}-/
+        )
         // the widget method with the UI metadata; a read refused by host policy
         assert.match(stdout, /ui:\/\/widget\/example-app\.html \(text\/html[^,]*, \d+ characters of HTML\), ui \{/)
         assert.match(stdout, /resources\/read failed: access to example:\/\/docs\/readme\.md is denied by host policy/)

@@ -110,17 +110,27 @@ describe("the published JSON Schema matches what the server sends", () => {
         // Every method but skills/read (it needs an apps server with skills), mcp/resource/complete (it
         // needs a server with completions: checked in resourceTemplates.test.ts), mcpServer/oauth/login
         // (an OAuth server: checked in oauth.test.ts), skills/extension/read (a skills-extension server:
-        // checked in skillsExtension.test.ts) and initialize (sent by startInitialized, checked in
-        // capabilities.test.ts) was answered and checked here.
+        // checked in skillsExtension.test.ts), mcp/resource/subscribe and unsubscribe (a server with
+        // subscriptions: checked in resourceChanges.test.ts) and initialize (sent by startInitialized,
+        // checked in capabilities.test.ts) was answered and checked here.
         assert.deepStrictEqual(
           Object.keys(document["x-methods"]).filter((m) => !answered.has(m)),
-          ["initialize", "mcp/resource/complete", "mcpServer/oauth/login", "skills/read", "skills/extension/read"]
+          [
+            "initialize",
+            "mcp/resource/complete",
+            "mcp/resource/subscribe",
+            "mcp/resource/unsubscribe",
+            "mcpServer/oauth/login",
+            "skills/read",
+            "skills/extension/read"
+          ]
         )
-        // Every notification but the two that need those servers (checked in the same two files).
+        // Every notification but the three that need those servers (checked in the same files).
+        const elsewhere = ["mcpServer/oauth/loginCompleted", "skills/extension/changed", "mcp/resource/changed"]
         assert.deepStrictEqual(
           [...notified].sort(),
           Object.keys(document["x-notifications"])
-            .filter((m) => m !== "mcpServer/oauth/loginCompleted" && m !== "skills/extension/changed")
+            .filter((m) => !elsewhere.includes(m))
             .sort()
         )
       }),

@@ -66,6 +66,9 @@ export const messages = {
     `tool ${name} is not available to widgets: its _meta.ui.visibility does not include "app"`,
   /** The error message of a cancelled `tool/call` item. */
   callCancelled: "cancelled",
+  /** `-32600` from `mcp/resource/subscribe` and `mcp/resource/unsubscribe` on a thread of the codex tool profile. */
+  subscriptionsNeedExtended: (threadId: string) =>
+    `thread ${threadId} uses the codex tool profile: resource subscriptions need the extended profile`,
   /** `-32603` for a result its handler built in another shape than the method's result schema (a bug of the server). */
   invalidResult: (method: string, detail: string) =>
     `internal error: the result of ${method} does not match its schema: ${detail}`
@@ -140,6 +143,12 @@ export const ServerCapabilities = Schema.Struct({
     Schema.Boolean.annotations({
       description: "True: the server answers mcp/widget/read, mcp/widget/callTool and mcp/widget/readResource."
     })
+  ),
+  resourceChanges: opt(
+    Schema.Boolean.annotations({
+      description:
+        "True: extended-profile threads subscribe to the resources they read; the server sends mcp/resource/changed, turn/start returns resourceChanges, and mcp/resource/subscribe and mcp/resource/unsubscribe are answered."
+    })
   )
 }).annotations({ identifier: "ServerCapabilities" })
 /** The optional capabilities this server offers. */
@@ -151,7 +160,8 @@ export const serverCapabilities: ServerCapabilities = {
   serverRequests: ["mcpServer/elicitation/request"],
   oauthLogin: true,
   skillsExtension: true,
-  widgets: true
+  widgets: true,
+  resourceChanges: true
 }
 
 /** `initialize` params. */
@@ -220,8 +230,32 @@ export const ThreadDeleteResult = EmptyObject
 
 /** `turn/start` params. */
 export const TurnStartParams = Schema.Struct({ threadId: Schema.String, turnId: opt(Schema.String) })
+/**
+ * A resource of the thread that changed since the previous `turn/start` (several updates of one
+ * resource are one change; `changedAt` is the time of the latest, ISO 8601 UTC).
+ */
+export const ResourceChange = Schema.Struct({
+  server: Schema.String,
+  uri: Schema.String,
+  readInCallId: Schema.NullOr(Schema.String).annotations({
+    description:
+      "The call id of the read_mcp_resource call that last read it; null for a subscription made with mcp/resource/subscribe."
+  }),
+  changedAt: Schema.String.annotations({ description: "When the latest update arrived (ISO 8601 UTC)." })
+}).annotations({ identifier: "ResourceChange" })
+/** A resource of the thread that changed since the previous `turn/start`. */
+export type ResourceChange = typeof ResourceChange.Type
+
 /** `turn/start` result. */
-export const TurnStartResult = Schema.Struct({ turn: Schema.Struct({ id: Schema.String }) })
+export const TurnStartResult = Schema.Struct({
+  turn: Schema.Struct({ id: Schema.String }),
+  resourceChanges: opt(
+    Schema.Array(ResourceChange).annotations({
+      description:
+        "Extended-profile threads only (absent on codex threads): the subscribed resources that changed since the previous turn/start, one entry per resource, oldest change first."
+    })
+  )
+})
 
 /** `tool/list` params. */
 export const ToolListParams = ThreadIdParams
@@ -276,6 +310,32 @@ export const McpResourceReadParams = Schema.Struct({
 export const McpResourceReadResult = Schema.Struct({
   contents: Schema.Array(ResourceContents),
   originCallId: Schema.NullOr(Schema.String)
+})
+
+/** `mcp/resource/subscribe` and `mcp/resource/unsubscribe` params: one resource of a server, for a thread. */
+export const McpResourceSubscribeParams = Schema.Struct({
+  threadId: Schema.String.annotations({ description: "A thread on the extended tool profile." }),
+  server: Schema.String,
+  uri: Schema.String
+})
+/** `mcp/resource/subscribe` result: whether the server took the subscription. */
+export const McpResourceSubscribeResult = Schema.Struct({
+  subscribed: Schema.Boolean.annotations({
+    description:
+      "True: the thread is subscribed and its changes come as mcp/resource/changed and in turn/start; false: the server does not support resource subscriptions (nothing is subscribed)."
+  })
+})
+/** `mcp/resource/unsubscribe` params. */
+export const McpResourceUnsubscribeParams = McpResourceSubscribeParams
+/** `mcp/resource/unsubscribe` result. */
+export const McpResourceUnsubscribeResult = EmptyObject
+/** `mcp/resource/changed` notification params: a resource a thread is subscribed to changed. */
+export const McpResourceChangedNotification = Schema.Struct({
+  threadId: Schema.String,
+  server: Schema.String,
+  uri: Schema.String,
+  readInCallId: ResourceChange.fields.readInCallId,
+  changedAt: ResourceChange.fields.changedAt
 })
 
 /** `mcp/resource/complete` params: one variable of a listed resource template (extended profile's completion, for UIs). */
@@ -541,7 +601,8 @@ export const notifications = {
   "item/completed": ItemNotification,
   "thread/rolledBack": ThreadRolledBackNotification,
   "mcpServer/oauth/loginCompleted": McpServerOAuthLoginCompletedNotification,
-  "skills/extension/changed": SkillsExtensionChangedNotification
+  "skills/extension/changed": SkillsExtensionChangedNotification,
+  "mcp/resource/changed": McpResourceChangedNotification
 } as const
 /** A notification method the app-server sends. */
 export type NotificationMethod = keyof typeof notifications
@@ -559,6 +620,8 @@ export const methods = {
   "mcp/resource/read": McpResourceReadParams,
   "mcpServer/resource/read": McpResourceReadParams,
   "mcp/resource/complete": McpResourceCompleteParams,
+  "mcp/resource/subscribe": McpResourceSubscribeParams,
+  "mcp/resource/unsubscribe": McpResourceUnsubscribeParams,
   "thread/rollback": ThreadRollbackParams,
   "thread/compact": ThreadCompactParams,
   "config/mcpServer/reload": ConfigReloadParams,
@@ -591,6 +654,8 @@ export const results = {
   "mcp/resource/read": McpResourceReadResult,
   "mcpServer/resource/read": McpResourceReadResult,
   "mcp/resource/complete": McpResourceCompleteResult,
+  "mcp/resource/subscribe": McpResourceSubscribeResult,
+  "mcp/resource/unsubscribe": McpResourceUnsubscribeResult,
   "thread/rollback": ThreadRollbackResult,
   "thread/compact": ThreadCompactResult,
   "config/mcpServer/reload": ConfigReloadResult,

@@ -39,6 +39,23 @@ export const Compacted = Schema.TaggedStruct("compacted", { state: CompactionSta
  */
 export const ToolAudited = Schema.TaggedStruct("toolAudited", { turnId: Schema.String, audit: ToolAudit })
 
+/**
+ * The thread subscribed to a resource (extended profile): after `read_mcp_resource` read it in call
+ * `readInCallId` of turn `turnId`, or by `mcp/resource/subscribe` (both null). A rollback of the turn
+ * drops it; loading the thread subscribes again.
+ */
+export const ResourceSubscribed = Schema.TaggedStruct("resourceSubscribed", {
+  turnId: Schema.NullOr(Schema.String),
+  server: Schema.String,
+  uri: Schema.String,
+  readInCallId: Schema.NullOr(Schema.String)
+})
+/** The thread's subscription to a resource ended (`mcp/resource/unsubscribe`, or the oldest of too many). */
+export const ResourceUnsubscribed = Schema.TaggedStruct("resourceUnsubscribed", {
+  server: Schema.String,
+  uri: Schema.String
+})
+
 /** Any thread event. */
 export const ThreadEvent = Schema.Union(
   TurnStarted,
@@ -47,7 +64,9 @@ export const ThreadEvent = Schema.Union(
   ToolCallEnded,
   ThreadRolledBack,
   Compacted,
-  ToolAudited
+  ToolAudited,
+  ResourceSubscribed,
+  ResourceUnsubscribed
 )
 /** Any thread event. */
 export type ThreadEvent = typeof ThreadEvent.Type

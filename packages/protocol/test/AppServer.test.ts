@@ -37,6 +37,8 @@ describe("AppServer schemas", () => {
       "mcp/resource/read",
       "mcpServer/resource/read",
       "mcp/resource/complete",
+      "mcp/resource/subscribe",
+      "mcp/resource/unsubscribe",
       "thread/rollback",
       "thread/compact",
       "config/mcpServer/reload",

@@ -5,7 +5,7 @@
  * CONTRACT (other packages code against exactly these names and shapes).
  */
 import { type Config, Errors, type Mcp, type McpSkills, Messages } from "@mcp-resources/protocol"
-import { Context, Effect, Layer, type Option, type Scope } from "effect"
+import { Context, Effect, Layer, type Option, PubSub, type Queue, type Scope } from "effect"
 import * as Cache from "./internal/cache.js"
 import * as Lifetimes from "./internal/connectionSet.js"
 import * as Server from "./internal/server.js"
@@ -95,6 +95,16 @@ export interface ConnectionSet {
   /** The server is ready and declared the feature (`completions`, or `resources.subscribe`); never waits. */
   readonly supports: (server: string, feature: ServerFeature) => boolean
   /**
+   * Holds a subscription to `uri` on the server (waits for its startup like a read). Counted per
+   * server handle: the first holder sends it (`resources/subscribe`, or on 2026-07-28 the uri joins
+   * the connection's `subscriptions/listen` stream), later ones send nothing; every held subscription
+   * is sent again on a reconnection, and survives a reload that keeps the entry unchanged.
+   * `"unsupported"` when the server declared no `resources.subscribe`: nothing is sent or held.
+   */
+  readonly subscribe: (server: string, uri: string) => Effect.Effect<SubscribeOutcome, Errors.ResourceFailure>
+  /** Drops one holder of `uri`; the last one sends `resources/unsubscribe` (or updates the listen stream). Never fails. */
+  readonly unsubscribe: (server: string, uri: string) => Effect.Effect<void>
+  /**
    * Every template the server lists, fully paginated under the guard. Kept per connection (dropped
    * on `notifications/resources/list_changed`, on reconnect and after {@link templateListTtlMs}).
    */
@@ -123,6 +133,14 @@ export interface ConnectionSet {
     cursor?: string
   ) => Effect.Effect<McpSkills.ReadDirectoryResult, Errors.ResourceFailure>
 }
+
+/** A change a server reported for one of its resources or lists. */
+export type ResourceUpdate =
+  | { readonly _tag: "updated"; readonly server: string; readonly uri: string }
+  | { readonly _tag: "listChanged"; readonly server: string; readonly list: "resources" | "templates" }
+
+/** What {@link ConnectionSet.subscribe} found: held, or a server without subscriptions (nothing sent, nothing held). */
+export type SubscribeOutcome = "subscribed" | "unsupported"
 
 /** A feature a server may declare that callers branch on. */
 export type ServerFeature = "completions" | "subscribe"
@@ -195,6 +213,12 @@ export interface Service
   readonly servers: Effect.Effect<ReadonlyArray<ServerStatus>>
   /** The result cache's counters now. */
   readonly cacheStats: Effect.Effect<CacheStats>
+  /**
+   * A queue of every change any server of any set reports from now on (across reloads), until the
+   * scope closes. Changes are coalesced before they get here (a flood of one uri becomes few
+   * updates); a `list_changed` gives one update per list (`resources` and `templates`).
+   */
+  readonly updates: Effect.Effect<Queue.Dequeue<ResourceUpdate>, never, Scope.Scope>
   /** Publishes a new set from a new setup (unchanged ready servers may be carried over). */
   readonly reload: (setup: Setup) => Effect.Effect<void>
   /** Publishes a new set from the same setup with fresh connections for every server. */
@@ -233,7 +257,8 @@ export const make = (setup: Setup): Effect.Effect<Service, never, Scope.Scope | 
     const threadlessPermits = yield* Effect.makeSemaphore(limits.threadlessConcurrency)
     const cache = new Cache.ResultCache(setup.config.cache)
     const serverRequests = yield* ServerRequests.ServerRequests
-    const lifetimes = yield* Lifetimes.make({ transports, cache, startupPermits, serverRequests })
+    const updates = yield* Effect.acquireRelease(PubSub.unbounded<ResourceUpdate>(), PubSub.shutdown)
+    const lifetimes = yield* Lifetimes.make({ transports, cache, startupPermits, serverRequests, updates })
 
     const publish = (next: Setup, carryOver: boolean): Effect.Effect<void> =>
       Effect.zipRight(
@@ -278,6 +303,7 @@ export const make = (setup: Setup): Effect.Effect<Service, never, Scope.Scope | 
       hold: lifetimes.hold,
       servers: Effect.map(latest, (set) => set.servers()),
       cacheStats: Effect.sync(() => cache.stats()),
+      updates: PubSub.subscribe(updates),
       reload: Effect.fn("ResourceClient.reload")(function* (next: Setup) {
         yield* publish(next, true)
       }),
@@ -296,6 +322,8 @@ export const make = (setup: Setup): Effect.Effect<Service, never, Scope.Scope | 
       toolInfo: (server, tool) => onLatest((set) => set.toolInfo(server, tool)),
       callTool: (server, tool, args) => onLatest((set) => set.callTool(server, tool, args)),
       supports: (server, feature) => lifetimes.latest().view.supports(server, feature),
+      subscribe: (server, uri) => onLatest((set) => set.subscribe(server, uri)),
+      unsubscribe: (server, uri) => onLatest((set) => set.unsubscribe(server, uri)),
       resourceTemplates: (server) => onLatest((set) => set.resourceTemplates(server)),
       complete: (server, request) => onLatest((set) => set.complete(server, request)),
       skillServers: onLatest((set) => set.skillServers),

@@ -195,6 +195,8 @@ export const apply = (state: State, event: ThreadEvent.ThreadEvent, options: Opt
     case "itemStarted":
     case "compacted":
     case "toolAudited":
+    case "resourceSubscribed":
+    case "resourceUnsubscribed":
       return state
     case "itemCompleted":
     case "toolCallEnded": {
@@ -239,6 +241,8 @@ const applyInPlace = (b: Builder, event: ThreadEvent.ThreadEvent, options: Optio
     case "itemStarted":
     case "compacted":
     case "toolAudited":
+    case "resourceSubscribed":
+    case "resourceUnsubscribed":
       return
     case "itemCompleted":
     case "toolCallEnded": {

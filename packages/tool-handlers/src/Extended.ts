@@ -529,12 +529,20 @@ export const callReadTool = (
       ? Lifecycle.failure(rendered.left)
       : renderedOutcome(rendered.right.text, rendered.right.images, false)
   }
+  // a successful read tells the host's watch (resource changes), before the completed item
+  const watched = (uri: string) => (result: Parameters<typeof renderRead>[3]) => {
+    const outcome = success(uri)(result)
+    const watch = ctx.resourceChanges
+    return watch === undefined || !outcome.success
+      ? Effect.succeed(outcome)
+      : Effect.as(watch.track({ server, uri, callId: call.callId }), outcome)
+  }
   // host policy first: a denied URI (given, or expanded from a template) is refused before any request
   const read = (uri: string): Effect.Effect<Lifecycle.Outcome> =>
     Rules.deniedRead(ctx, server, uri) !== undefined
       ? Effect.succeed(Lifecycle.failure(escapeBidi(Messages.policy.readDenied(uri))))
       : Rules.requested(ctx, ctx.set.readResource(server, uri, undefined, { defaultTtlMs: defaultWindowTtlMs })).pipe(
-          Effect.map(success(uri)),
+          Effect.flatMap(watched(uri)),
           Effect.catchAll((error) => Effect.succeed(readFailure(server, uri, error)))
         )
   if (args._tag === "uri") {
@@ -547,10 +555,16 @@ export const callReadTool = (
         Lifecycle.failure
       )
     }
+    const request = Rules.requested(
+      ctx,
+      ctx.set.readResource(server, uri, undefined, { defaultTtlMs: defaultWindowTtlMs })
+    )
+    if (ctx.resourceChanges === undefined)
+      return Lifecycle.runWith(invocation, request, success(uri), (error) => readFailure(server, uri, error))
     return Lifecycle.runWith(
       invocation,
-      Rules.requested(ctx, ctx.set.readResource(server, uri, undefined, { defaultTtlMs: defaultWindowTtlMs })),
-      success(uri),
+      Effect.flatMap(request, watched(uri)),
+      (outcome) => outcome,
       (error) => readFailure(server, uri, error)
     )
   }

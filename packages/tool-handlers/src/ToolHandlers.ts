@@ -23,6 +23,7 @@ import * as Payloads from "./internal/payloads.js"
 import * as Policy from "./internal/policy.js"
 import * as Rules from "./internal/rules.js"
 import * as ToolMeta from "./internal/toolMeta.js"
+import type * as ResourceChanges from "./ResourceChanges.js"
 import * as ToolSpecs from "./ToolSpecs.js"
 import * as Truncation from "./Truncation.js"
 
@@ -42,6 +43,11 @@ export interface ToolContext {
   readonly profile?: Config.ToolProfile
   /** Deny patterns the thread adds to the config's resource rules (docs/policy.md); they never remove one. */
   readonly resourceDeny?: ReadonlyArray<string>
+  /**
+   * Extended profile: told of every successful `read_mcp_resource` (the URI read, a template's expanded
+   * one, and the call id), e.g. a {@link ResourceChanges.Tracker} that subscribes the thread to it.
+   */
+  readonly resourceChanges?: ResourceChanges.ReadWatch
 }
 
 /** A model's function call: its id, the function name and the raw argument text. */

@@ -410,6 +410,14 @@ export const appServer: ReadonlyArray<MessageDoc & { readonly code: number | und
   },
   {
     ...m(
+      "subscriptionsNeedExtended",
+      AppServer.messages.subscriptionsNeedExtended("{threadId}"),
+      "`mcp/resource/subscribe` or `mcp/resource/unsubscribe` on a thread of the codex tool profile"
+    ),
+    code: -32600
+  },
+  {
+    ...m(
       "callCancelled",
       AppServer.messages.callCancelled,
       "not a JSON-RPC error: the `error.message` of the item of a cancelled `tool/call`"

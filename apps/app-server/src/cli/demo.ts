@@ -4,7 +4,8 @@
  * example config (our example server as the apps server `codex_apps`, and the published
  * `@modelcontextprotocol/server-everything`), then: initialize with its capabilities, tool/list, an
  * aggregate list, a read, an app tool call and its widget read, the extended profile (windows, images,
- * templates with their variables, a completion and a read through a template), the widget method,
+ * templates with their variables, a completion and a read through a template, a read document that
+ * changes on a 2026-07-28 server: `mcp/resource/changed` and the next turn's `resourceChanges`), the widget method,
  * a read refused by host policy, compaction, a restart and resume, and the widget read again.
  * It drives the server with the typed client (`@mcp-resources/app-server-client`).
  */
@@ -18,7 +19,10 @@ import { type AppServerClient, Errors, PromiseClient } from "@mcp-resources/app-
 const here = NodePath.dirname(fileURLToPath(import.meta.url))
 const require = createRequire(import.meta.url)
 
-/** The example config: our example server as `codex_apps`, and server-everything as `everything`. */
+/**
+ * The example config: our example server as `codex_apps`, server-everything as `everything`, and a
+ * server of changing documents on the 2026-07-28 revision as `docs`.
+ */
 export const exampleConfig = (): string => {
   const fixturesDist = NodePath.dirname(require.resolve("@mcp-resources/fixtures"))
   const everything = NodePath.join(
@@ -37,6 +41,10 @@ export const exampleConfig = (): string => {
     `command = ${q(process.execPath)}`,
     `args = [${q(everything)}, "stdio"]`,
     "startup_timeout_sec = 30",
+    "",
+    "[mcp_servers.docs]",
+    `command = ${q(process.execPath)}`,
+    `args = [${q(NodePath.join(fixturesDist, "changesStdio.js"))}, "--modern"]`,
     "",
     "[truncation]",
     'mode = "bytes"',
@@ -94,6 +102,21 @@ const startServer = async (mainJs: string, args: ReadonlyArray<string>, logFile:
   }
 }
 
+/** The params of the next notification `method` the session receives; fails after `timeoutMs`. */
+const waitForNotification = (session: Session, method: string, timeoutMs: number): Promise<unknown> =>
+  new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      stop()
+      reject(new Error(`no ${method} within ${timeoutMs} ms`))
+    }, timeoutMs)
+    const stop = session.client.onNotification((n) => {
+      if (n.method !== method) return
+      clearTimeout(timer)
+      stop()
+      resolve(n.params)
+    })
+  })
+
 let step = 0
 const show = async <M extends AppServerClient.Method>(
   session: Session,
@@ -140,6 +163,7 @@ const main = async (): Promise<number> => {
   out(`  log      ${logFile} (removed at the end unless MCP_RESOURCES_DEMO_KEEP is set)`)
   out("  servers  codex_apps = the bundled example server (resources, templates, an app tool with a widget)")
   out("           everything = @modelcontextprotocol/server-everything")
+  out("           docs       = a bundled server of changing documents (2026-07-28, subscriptions)")
   out()
 
   let client: Session | undefined
@@ -326,6 +350,34 @@ const main = async (): Promise<number> => {
         arguments: { resourceId: "1" }
       })
     }
+
+    // Resources that tell the model they changed: the read subscribed the thread; the server edits the
+    // document; the host is told at once, and the next turn/start hands the change over.
+    await extendedCall("The model reads a document (the thread is now subscribed to it)", "read_mcp_resource", {
+      server: "docs",
+      uri: "changes://doc/plan"
+    })
+    const changed = waitForNotification(session, "mcp/resource/changed", 20_000)
+    await extendedCall("The document changes on the server (its touch tool)", "mcp__docs__touch", {
+      uri: "changes://doc/plan"
+    })
+    const change = await changed
+    out(`      ⇠ mcp/resource/changed ${JSON.stringify(change)}`)
+    out()
+    await show(
+      client,
+      "The next turn on the extended thread says which resources it read have changed",
+      "turn/start",
+      { threadId: extendedThread },
+      (r) =>
+        [
+          `turn ${r.turn.id}`,
+          ...(r.resourceChanges ?? []).map(
+            (c) =>
+              `The resource ${c.uri} of MCP server ${c.server}, read in call ${c.readInCallId}, changed at ${c.changedAt}`
+          )
+        ].join("\n")
+    )
 
     // The MCP Apps widget of the app call, with its UI metadata, through the widget method.
     await show(

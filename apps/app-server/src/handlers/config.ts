@@ -4,6 +4,7 @@ import { OAuth, ResourceClient, ServerEntry, TokenStore } from "@mcp-resources/r
 import { Effect, Option } from "effect"
 import { AppOptions } from "../AppOptions.js"
 import { method } from "../Method.js"
+import { ResourceSubscriptions } from "../ResourceSubscriptions.js"
 
 /** Reads the config file the server was started with (the empty config when there is none). */
 export const loadConfig = (path: string | undefined): Effect.Effect<Config.Config, Config.ConfigError> =>
@@ -18,6 +19,8 @@ export const configMethods = {
         const client = yield* ResourceClient.ResourceClient
         const config = yield* loadConfig(options.configPath)
         yield* client.reload(ServerEntry.fromConfig(config))
+        // the threads' resource subscriptions move to the new set
+        yield* (yield* ResourceSubscriptions).follow
         yield* Effect.logInfo("config reloaded").pipe(Effect.annotateLogs({ generation: yield* client.generation }))
         return {}
       })

@@ -4,10 +4,12 @@ import type { OriginStore } from "@mcp-resources/resource-origins"
 import type { ExtensionSkills, Skills } from "@mcp-resources/skills"
 import type { AppOptions } from "../AppOptions.js"
 import type { Method } from "../Method.js"
+import type { ResourceSubscriptions } from "../ResourceSubscriptions.js"
 import type { Threads } from "../Threads.js"
 import { configMethods } from "./config.js"
 import { oauthMethods } from "./oauth.js"
 import { resourceMethods } from "./resources.js"
+import { resourceSubscriptionMethods } from "./resourceSubscriptions.js"
 import { resourceTemplateMethods } from "./resourceTemplates.js"
 import { skillMethods } from "./skills.js"
 import { type SkillsExtensionSubscribers, skillsExtensionMethods } from "./skillsExtension.js"
@@ -22,6 +24,7 @@ const table = {
   ...toolMethods,
   ...resourceMethods,
   ...resourceTemplateMethods,
+  ...resourceSubscriptionMethods,
   ...configMethods,
   ...skillMethods,
   ...oauthMethods,
@@ -37,6 +40,7 @@ export type Environment =
   | Skills.Skills
   | ExtensionSkills.ExtensionSkills
   | SkillsExtensionSubscribers
+  | ResourceSubscriptions
   | AppOptions
 
 /** Every method by name (each entry's key is its definition's name: checked when the module loads). */

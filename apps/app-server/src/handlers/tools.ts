@@ -10,6 +10,7 @@ import { Effect } from "effect"
 import * as CommandHooks from "../CommandHooks.js"
 import { failedItem, resultNotStoredMessage } from "../internal/items.js"
 import { invalidRequest, type MethodError, messages, method } from "../Method.js"
+import { ResourceSubscriptions } from "../ResourceSubscriptions.js"
 import { type Thread, Threads } from "../Threads.js"
 
 /** The tool methods. */
@@ -83,9 +84,17 @@ export const toolMethods = {
               Effect.uninterruptible
             )
         })
+        // extended profile: each successful read subscribes the thread to the resource, recorded with this turn
+        const resourceChanges = (yield* ResourceSubscriptions).watch(thread.id, p.turnId, (event) =>
+          Effect.uninterruptible(threads.record(thread, event))
+        )
         const output = yield* threads
           .withToolContext(thread, (context) =>
-            ToolHandlers.callTool(context, { callId: p.callId, name: p.name, arguments: p.arguments })
+            ToolHandlers.callTool(context.profile === "extended" ? { ...context, resourceChanges } : context, {
+              callId: p.callId,
+              name: p.name,
+              arguments: p.arguments
+            })
           )
           .pipe(
             Effect.provideService(LifecycleSink.LifecycleSink, sink),

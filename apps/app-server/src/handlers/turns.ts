@@ -1,8 +1,10 @@
-/** `turn/start`. */
+/** `turn/start`: rebinds the thread, records the turn and, on extended threads, hands over the resource changes. */
+import { ResourceClient } from "@mcp-resources/resource-client"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { method } from "../Method.js"
-import { Threads } from "../Threads.js"
+import { ResourceSubscriptions } from "../ResourceSubscriptions.js"
+import { profileOf, Threads } from "../Threads.js"
 
 /** The turn methods. */
 export const turnMethods = {
@@ -20,7 +22,12 @@ export const turnMethods = {
           { _tag: "turnStarted", turnId },
           { method: "turn/started", params: { threadId: thread.id, turnId } }
         )
-        return { turn: { id: turnId } }
+        // extended threads: the resources they read that changed since the previous turn (none on codex)
+        const config = yield* Effect.flatMap(ResourceClient.ResourceClient, (client) => client.config)
+        if (profileOf(thread, config) !== "extended") return { turn: { id: turnId } }
+        const subscriptions = yield* ResourceSubscriptions
+        yield* subscriptions.follow
+        return { turn: { id: turnId }, resourceChanges: yield* subscriptions.take(thread.id) }
       })
   })
 }

@@ -3,8 +3,15 @@
  * run time): opening it (transport, era negotiation, handshake) and closing it. The transport choice
  * is in `transports.ts`, the request path in `request.ts`, what failures mean in `failures.ts`.
  */
-import { type Errors, McpSkills, Messages, Widget } from "@mcp-resources/protocol"
-import { Client, type PriorDiscovery, SdkHttpError, SdkErrorCode, type Transport } from "@modelcontextprotocol/client"
+import { Errors, McpSkills, Messages, Widget } from "@mcp-resources/protocol"
+import {
+  Client,
+  type McpSubscription,
+  type PriorDiscovery,
+  SdkHttpError,
+  SdkErrorCode,
+  type Transport
+} from "@modelcontextprotocol/client"
 import { Deferred, Effect, type Either, FiberSet, Queue, type Scope } from "effect"
 import type * as ServerRequests from "../ServerRequests.js"
 import type { ServerEntry } from "../ServerEntry.js"
@@ -38,8 +45,10 @@ export interface Capabilities {
   readonly tools: boolean
   /** `completions` declared: `completion/complete` may be sent. */
   readonly completions: boolean
-  /** `resources.subscribe` declared: `resources/subscribe` may be sent. */
+  /** `resources.subscribe` declared: `resources/subscribe` (or, on 2026-07-28, `resourceSubscriptions` of a listen) may be sent. */
   readonly subscribe: boolean
+  /** `resources.listChanged` declared. */
+  readonly listChanged: boolean
   /** The server's declaration of the skills extension (`io.modelcontextprotocol/skills`), when it made one. */
   readonly skills: McpSkills.Declaration | undefined
 }
@@ -82,6 +91,14 @@ export interface Connection {
   readonly verdict: Verdict | undefined
   /** `notifications/resources/list_changed` and `.../updated`, coalesced (bounded; nothing dropped). */
   readonly resourceChanges: ChangeQueue
+  /** The era of the connection: `modern` for 2026-07-28 (`server/discover`), else `legacy`. */
+  readonly era: "legacy" | "modern"
+  /**
+   * 2026-07-28 only: (re)opens this connection's one `subscriptions/listen` stream for exactly these
+   * resource uris (plus the lists the server declared `listChanged` for), closing the previous one,
+   * and waits for the server's acknowledgement. An empty set without list changes closes the stream.
+   */
+  readonly listen: (uris: ReadonlyArray<string>, timeoutMillis: number) => Effect.Effect<void, Errors.TransportError>
 }
 
 /**
@@ -286,6 +303,7 @@ export const open = (
       tools: declared?.tools !== undefined,
       completions: declared?.completions !== undefined,
       subscribe: declared?.resources?.subscribe === true,
+      listChanged: declared?.resources?.listChanged === true,
       skills: McpSkills.declarationOf(declared?.extensions)
     }
     const memory = entry.transport._tag === "memory"
@@ -303,8 +321,74 @@ export const open = (
     const discover = client.getDiscoverResult()
     const verdict: Verdict | undefined =
       discover !== undefined ? { kind: "modern", discover } : era === "legacy" ? { kind: "legacy" } : undefined
+    let listening: McpSubscription | undefined
+    const connectionScope = yield* Effect.scope
+    const closeStream = (stream: McpSubscription | undefined) =>
+      stream === undefined ? Effect.void : Effect.promise(() => stream.close().catch(() => undefined))
+    yield* Effect.addFinalizer(() =>
+      Effect.suspend(() => {
+        const last = listening
+        listening = undefined
+        return closeStream(last)
+      })
+    )
+    // the new stream is acknowledged before the previous one closes: no update falls between the two
+    const listen = (uris: ReadonlyArray<string>, timeoutMillis: number): Effect.Effect<void, Errors.TransportError> =>
+      Effect.suspend(() => {
+        const previous = listening
+        const filter = {
+          ...(declared?.resources?.listChanged === true ? { resourcesListChanged: true } : {}),
+          ...(declared?.tools?.listChanged === true ? { toolsListChanged: true } : {}),
+          ...(uris.length > 0 ? { resourceSubscriptions: [...uris] } : {})
+        }
+        if (Object.keys(filter).length === 0) {
+          listening = undefined
+          return closeStream(previous)
+        }
+        return Effect.tryPromise({
+          try: (signal) => client.listen(filter, { timeout: timeoutMillis, signal }),
+          catch: (error) =>
+            new Errors.TransportError({
+              kind: "unavailable",
+              message: `subscriptions/listen failed: ${error instanceof Error ? error.message : String(error)}`
+            })
+        }).pipe(
+          Effect.flatMap((subscription) =>
+            Effect.suspend(() => {
+              listening = subscription
+              return Effect.zipRight(closeStream(previous), reopenWhenDropped(subscription, uris, timeoutMillis))
+            })
+          )
+        )
+      })
+    // a stream the server side dropped (not closed by us, nor ended gracefully) is opened again
+    const reopenWhenDropped = (subscription: McpSubscription, uris: ReadonlyArray<string>, timeoutMillis: number) =>
+      Effect.asVoid(
+        Effect.forkIn(
+          Effect.promise(() => subscription.closed).pipe(
+            Effect.flatMap((how) =>
+              how !== "remote" || listening !== subscription
+                ? Effect.void
+                : Effect.logWarning(
+                    `MCP server '${entry.name}': the subscriptions/listen stream dropped; opening it again`
+                  ).pipe(
+                    // a second's pause: a server that drops every stream is not asked in a tight loop
+                    Effect.zipRight(Effect.sleep("1 second")),
+                    Effect.zipRight(
+                      Effect.suspend(() => (listening === subscription ? listen(uris, timeoutMillis) : Effect.void))
+                    ),
+                    Effect.catchAll((error) => Effect.logWarning(`MCP server '${entry.name}': ${error.message}`))
+                  )
+            ),
+            Effect.interruptible
+          ),
+          connectionScope
+        )
+      )
     return {
       capabilities,
+      era: era === "modern" ? "modern" : "legacy",
+      listen,
       request: (method, params, timeoutMillis) =>
         requestWith(method, params, timeoutMillis, keepRaw, undefined, undefined),
       requestDecoded: (method, params, timeoutMillis, decode, context, hold) =>

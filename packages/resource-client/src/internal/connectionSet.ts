@@ -6,14 +6,15 @@
  * it runs. The result cache's invalidation by generation and by notification starts here too.
  */
 import type * as ServerRequests from "../ServerRequests.js"
-import { Effect, Config as EffectConfig, Option, type Scope } from "effect"
+import { Effect, Config as EffectConfig, Option, PubSub, type Scope } from "effect"
 import { createHash } from "node:crypto"
-import type { ConnectionSet } from "../ResourceClient.js"
+import type { ConnectionSet, ResourceUpdate } from "../ResourceClient.js"
 import type { ServerEntry, Setup } from "../ServerEntry.js"
 import type * as Cache from "./cache.js"
 import type { Hold, TransportFactory } from "./connection.js"
 import type { Batch } from "./notifications.js"
 import * as Server from "./server.js"
+import { Subscriptions } from "./subscriptions.js"
 import * as ConnectionSetImpl from "./set.js"
 
 /** The lifetimes of one resource client's sets. */
@@ -112,12 +113,24 @@ export interface Options {
   readonly startupPermits: Effect.Semaphore
   /** The host's server-request handlers, given to every connection of every set. */
   readonly serverRequests?: ServerRequests.Service
+  /** Where every server's changes are published after they invalidated the cache. */
+  readonly updates?: PubSub.PubSub<ResourceUpdate>
+}
+
+/** The updates of one batch of `server`'s notifications (every held uri when the batch overflowed). */
+const updatesOf = (server: string, batch: Batch, held: ReadonlyArray<string>): ReadonlyArray<ResourceUpdate> => {
+  const out: Array<ResourceUpdate> = []
+  if (batch.listChanged) {
+    out.push({ _tag: "listChanged", server, list: "resources" }, { _tag: "listChanged", server, list: "templates" })
+  }
+  for (const uri of batch.everything ? held : batch.uris) out.push({ _tag: "updated", server, uri })
+  return out
 }
 
 /** Makes the lifetimes; closing the scope closes every set (children end, sessions end). */
 export const make = (options: Options): Effect.Effect<Lifetimes, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const { transports, cache, startupPermits, serverRequests } = options
+    const { transports, cache, startupPermits, serverRequests, updates } = options
     const publishLock = yield* Effect.makeSemaphore(1)
     const open = new Map<ConnectionSet, Held>()
     /** How many open sets share each handle. */
@@ -173,18 +186,25 @@ export const make = (options: Options): Effect.Effect<Lifetimes, never, Scope.Sc
      * that connection's resource notifications invalidate the cache; when the connection closes, the
      * answers it gave are dropped (a reconnection is a new connection: nothing of the old one is served).
      */
-    const startHandle = (entry: ServerEntry): Effect.Effect<Server.Handle> =>
+    const startHandle = (entry: ServerEntry, subscriptions = new Subscriptions()): Effect.Effect<Server.Handle> =>
       Server.start(
         entry,
         transports,
         startupPermits,
         (connection) =>
           connection.resourceChanges.take.pipe(
-            Effect.flatMap((batch) => Effect.sync(() => invalidate(cache, entry.name, batch))),
+            Effect.flatMap((batch) =>
+              Effect.suspend(() => {
+                invalidate(cache, entry.name, batch)
+                if (updates === undefined) return Effect.void
+                return PubSub.publishAll(updates, updatesOf(entry.name, batch, subscriptions.uris()))
+              })
+            ),
             Effect.forever,
             Effect.ensuring(Effect.sync(() => cache.invalidateConnection(entry.name, cache.connectionId(connection))))
           ),
-        serverRequests
+        serverRequests,
+        subscriptions
       )
 
     const publish = (next: Setup, carryOver: boolean): Effect.Effect<void> =>
@@ -210,7 +230,10 @@ export const make = (options: Options): Effect.Effect<Lifetimes, never, Scope.Sc
               handleRefs.set(old, (handleRefs.get(old) ?? 1) + 1)
               handles.set(entry.name, old)
             } else {
-              const handle = yield* startHandle(entry)
+              // the same entry started again (a reconnect, or a failed server): its subscriptions go with it
+              const inherited =
+                old !== undefined && sameEntry(old.entry, entry) ? old.subscriptions : new Subscriptions()
+              const handle = yield* startHandle(entry, inherited)
               handleRefs.set(handle, 1)
               handles.set(entry.name, handle)
             }

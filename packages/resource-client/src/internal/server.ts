@@ -9,6 +9,7 @@ import { Cause, Deferred, Effect, ExecutionStrategy, Exit, Option, Scope } from 
 import type * as ServerRequests from "../ServerRequests.js"
 import type { ServerEntry } from "../ServerEntry.js"
 import { type Connection, open, type TransportFactory, type Verdict } from "./connection.js"
+import { Subscriptions } from "./subscriptions.js"
 import { collectToolsOrNone, millis } from "./toolCatalog.js"
 
 export { collectTools, millis } from "./toolCatalog.js"
@@ -33,6 +34,8 @@ export interface Handle {
   readonly scope: Scope.CloseableScope
   /** The era verdict of the first connection, adopted by every reconnection (the probe is paid once). */
   verdict: Verdict | undefined
+  /** The resource subscriptions held on this server, sent again on every new connection. */
+  readonly subscriptions: Subscriptions
 }
 
 /**
@@ -84,12 +87,14 @@ export const start = (
   transports: TransportFactory,
   permits?: Effect.Semaphore,
   watch?: ConnectionWatch,
-  serverRequests?: ServerRequests.Service
+  serverRequests?: ServerRequests.Service,
+  /** The subscriptions of a handle this one replaces for the same entry (a reconnect of the set). */
+  subscriptions: Subscriptions = new Subscriptions()
 ): Effect.Effect<Handle> =>
   Effect.gen(function* () {
     const scope = yield* Scope.make()
     const settled = yield* Deferred.make<void>()
-    const handle: Handle = { entry, state: { _tag: "starting" }, settled, scope, verdict: undefined }
+    const handle: Handle = { entry, state: { _tag: "starting" }, settled, scope, verdict: undefined, subscriptions }
     // runs last on close: whoever still waits sees a settled, closed server
     yield* Scope.addFinalizer(
       scope,
@@ -137,6 +142,11 @@ export const start = (
         handle.state = { _tag: "ready", connection, tools }
         handle.verdict ??= connection.verdict
         if (watch !== undefined) yield* Effect.forkIn(Effect.interruptible(watch(connection)), connectionScope)
+        // the server keeps no subscription across connections: every held one is sent again
+        yield* Effect.forkIn(
+          Effect.interruptible(subscriptions.restore(entry.name, connection, millis(entry.toolTimeoutSec))),
+          connectionScope
+        )
         // notifications/tools/list_changed refreshes the catalog
         yield* connection.toolsChanged.take.pipe(
           Effect.zipRight(collectToolsOrNone(connection, entry)),

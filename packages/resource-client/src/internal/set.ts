@@ -373,6 +373,19 @@ export const make = (options: Options): SetImpl => {
     return state?._tag === "ready" && state.connection.capabilities[feature]
   }
 
+  const subscribe = Effect.fn("ConnectionSet.subscribe")(function* (server: string, uri: string) {
+    const { connection, handle } = yield* ready(server)
+    return yield* handle.subscriptions.subscribe(server, connection, uri, Server.millis(handle.entry.toolTimeoutSec))
+  })
+
+  const unsubscribe = (server: string, uri: string): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      const handle = handles.get(server)
+      if (handle === undefined) return Effect.void
+      const connection = handle.state._tag === "ready" ? handle.state.connection : undefined
+      return handle.subscriptions.unsubscribe(server, connection, uri, Server.millis(handle.entry.toolTimeoutSec))
+    }).pipe(Effect.withSpan("ConnectionSet.unsubscribe"))
+
   const allTemplatesOn = (connection: Connection, entry: ServerEntry) =>
     Pagination.collectPaginated({
       method: "resources/templates/list",
@@ -589,6 +602,8 @@ export const make = (options: Options): SetImpl => {
     toolInfo: (server, tool) => held(toolInfo(server, tool)),
     callTool: (server, tool, args) => held(callTool(server, tool, args)),
     supports,
+    subscribe: (server, uri) => held(subscribe(server, uri)),
+    unsubscribe: (server, uri) => held(unsubscribe(server, uri)),
     resourceTemplates: (server) => held(resourceTemplates(server)),
     complete: (server, request) => held(complete(server, request)),
     skillServers: held(skillServers),

@@ -1,0 +1,331 @@
+/**
+ * Resources that tell the model they changed (extended profile): a per-thread tracker of the resources
+ * the thread read with `read_mcp_resource`, subscribed on the server (`resources/subscribe`), at most
+ * {@link maxSubscriptions} (the oldest is dropped and unsubscribed). Updates are recorded as changes,
+ * one per (server, uri) however many updates came, and {@link Tracker.take} hands over the changes
+ * since the previous take, so that a host can put one line per changed resource into the model's next
+ * input. A host gives the tracker to the tools as {@link ToolHandlers.ToolContext.resourceChanges}.
+ */
+import type { Errors, ThreadEvent } from "@mcp-resources/protocol"
+import { Clock, Effect, Option, Queue } from "effect"
+
+/** How many resources a thread stays subscribed to; a further one drops the oldest. */
+export const maxSubscriptions = 64
+
+/**
+ * Where subscriptions are made: a connection set (`ResourceClient.ConnectionSet` has both, ref-counted
+ * per server; `unsupported` when the server did not declare `resources.subscribe`).
+ */
+export interface Subscriber {
+  readonly subscribe: (
+    server: string,
+    uri: string
+  ) => Effect.Effect<"subscribed" | "unsupported", Errors.ResourceFailure>
+  readonly unsubscribe: (server: string, uri: string) => Effect.Effect<void>
+}
+
+/** One resource the thread is subscribed to. */
+export interface Subscription {
+  readonly server: string
+  readonly uri: string
+  /** The call id of the read that last read it; null when a UI subscribed it. */
+  readonly readInCallId: string | null
+  /** The turn of that read; null when unknown (a UI subscription). A rollback of the turn drops it. */
+  readonly turnId: string | null
+}
+
+/** A subscribed resource that changed: the latest update's time, ISO 8601 UTC. */
+export interface Change {
+  readonly server: string
+  readonly uri: string
+  readonly readInCallId: string | null
+  readonly changedAt: string
+}
+
+/** A successful read (or a UI's subscribe): the resource, and the call and turn it came in when known. */
+export interface Read {
+  readonly server: string
+  readonly uri: string
+  readonly callId?: string | null
+  readonly turnId?: string | null
+}
+
+/** What {@link Tracker.track} did. */
+export interface Tracked {
+  /** `subscribed` (now or already), `unsupported` (the server offers no subscriptions: nothing claimed) or `failed`. */
+  readonly status: "subscribed" | "unsupported" | "failed"
+  /** The subscription as now held (when subscribed). */
+  readonly subscription: Option.Option<Subscription>
+  /** Subscriptions dropped to stay within {@link maxSubscriptions} (unsubscribed). */
+  readonly dropped: ReadonlyArray<Subscription>
+}
+
+/** The part of a tracker the read tool uses: {@link ToolHandlers.ToolContext.resourceChanges}. */
+export interface ReadWatch {
+  /** Called after each successful extended-profile read, with the URI read (a template's expanded URI). */
+  readonly track: (read: Read) => Effect.Effect<unknown>
+}
+
+/** A thread's subscriptions and changes. */
+export interface Tracker extends ReadWatch {
+  /** Subscribes to the resource (once per resource; a later read makes it the newest and names its call). */
+  readonly track: (read: Read) => Effect.Effect<Tracked>
+  /** Ends the subscription; false when there was none. */
+  readonly untrack: (server: string, uri: string) => Effect.Effect<boolean>
+  /** Ends the subscriptions made in these turns (a rollback); returns them. */
+  readonly dropTurns: (turnIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Subscription>>
+  /** Records an update of a subscribed resource (coalesced per resource); `None` when not subscribed. */
+  readonly update: (server: string, uri: string) => Effect.Effect<Option.Option<Change>>
+  /** The changes since the previous take, oldest first, and forgets them. */
+  readonly take: Effect.Effect<ReadonlyArray<Change>>
+  /** The subscriptions, oldest first. */
+  readonly subscriptions: Effect.Effect<ReadonlyArray<Subscription>>
+  /**
+   * Subscribes every subscription on `set` (a new connection set after a reload, or the first set
+   * after a restore) and then lets the previous set's go. Those the server no longer takes are dropped
+   * and returned.
+   */
+  readonly resubscribe: (set: Subscriber) => Effect.Effect<ReadonlyArray<Subscription>>
+  /** Unsubscribes everything and forgets the changes (the thread ended). */
+  readonly close: Effect.Effect<void>
+}
+
+interface Entry {
+  subscription: Subscription
+  /** The set the wire subscription is on; undefined until made (restored ones, before resubscribe). */
+  live: Subscriber | undefined
+}
+
+const keyOf = (server: string, uri: string): string => `${server}\u0000${uri}`
+
+/**
+ * A tracker whose subscriptions are made on `set`. `initial` (for example {@link replay} of a stored
+ * thread) is claimed at once and subscribed on the wire by the next {@link Tracker.resubscribe}.
+ */
+export const make = (
+  set: Subscriber,
+  options: { readonly initial?: ReadonlyArray<Subscription>; readonly max?: number } = {}
+): Effect.Effect<Tracker> =>
+  Effect.gen(function* () {
+    const max = options.max ?? maxSubscriptions
+    const lock = yield* Effect.makeSemaphore(1)
+    const entries = new Map<string, Entry>()
+    const pending = new Map<string, Change>()
+    let current = set
+    for (const subscription of options.initial ?? []) {
+      const key = keyOf(subscription.server, subscription.uri)
+      entries.delete(key)
+      entries.set(key, { subscription, live: undefined })
+    }
+    const release = (entry: Entry) =>
+      entry.live === undefined ? Effect.void : entry.live.unsubscribe(entry.subscription.server, entry.subscription.uri)
+    const remove = (key: string, entry: Entry) =>
+      Effect.suspend(() => {
+        entries.delete(key)
+        pending.delete(key)
+        return release(entry)
+      })
+    const subscribeOn = (target: Subscriber, subscription: Subscription) =>
+      target
+        .subscribe(subscription.server, subscription.uri)
+        .pipe(
+          Effect.catchAll((error) =>
+            Effect.as(
+              Effect.logWarning(
+                `could not subscribe to resource ${subscription.uri} of MCP server '${subscription.server}': ${error.message}`
+              ),
+              "failed" as const
+            )
+          )
+        )
+
+    const track: Tracker["track"] = (read) =>
+      lock.withPermits(1)(
+        Effect.gen(function* () {
+          const key = keyOf(read.server, read.uri)
+          const subscription: Subscription = {
+            server: read.server,
+            uri: read.uri,
+            readInCallId: read.callId ?? null,
+            turnId: read.turnId ?? null
+          }
+          const existing = entries.get(key)
+          if (existing?.live === current) {
+            entries.delete(key)
+            existing.subscription = subscription
+            entries.set(key, existing)
+            return { status: "subscribed", subscription: Option.some(subscription), dropped: [] } satisfies Tracked
+          }
+          const status = yield* subscribeOn(current, subscription)
+          if (status !== "subscribed") return { status, subscription: Option.none(), dropped: [] } satisfies Tracked
+          if (existing !== undefined) {
+            yield* release(existing)
+            entries.delete(key)
+          }
+          entries.set(key, { subscription, live: current })
+          const dropped: Array<Subscription> = []
+          for (const [oldest, entry] of entries) {
+            if (entries.size <= max) break
+            dropped.push(entry.subscription)
+            yield* remove(oldest, entry)
+          }
+          return { status, subscription: Option.some(subscription), dropped } satisfies Tracked
+        })
+      )
+
+    const untrack: Tracker["untrack"] = (server, uri) =>
+      lock.withPermits(1)(
+        Effect.suspend(() => {
+          const key = keyOf(server, uri)
+          const entry = entries.get(key)
+          return entry === undefined ? Effect.succeed(false) : Effect.as(remove(key, entry), true)
+        })
+      )
+
+    const dropTurns: Tracker["dropTurns"] = (turnIds) =>
+      lock.withPermits(1)(
+        Effect.gen(function* () {
+          const turns = new Set(turnIds)
+          const dropped: Array<Subscription> = []
+          for (const [key, entry] of [...entries]) {
+            if (entry.subscription.turnId === null || !turns.has(entry.subscription.turnId)) continue
+            dropped.push(entry.subscription)
+            yield* remove(key, entry)
+          }
+          return dropped
+        })
+      )
+
+    const update: Tracker["update"] = (server, uri) =>
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        const key = keyOf(server, uri)
+        const entry = entries.get(key)
+        if (entry === undefined) return Option.none()
+        const change: Change = {
+          server,
+          uri,
+          readInCallId: entry.subscription.readInCallId,
+          changedAt: new Date(now).toISOString()
+        }
+        // the first change keeps its place; the latest update gives the time
+        pending.set(key, change)
+        return Option.some(change)
+      })
+
+    const take: Tracker["take"] = Effect.sync(() => {
+      const changes = [...pending.values()]
+      pending.clear()
+      return changes
+    })
+
+    const resubscribe: Tracker["resubscribe"] = (target) =>
+      lock.withPermits(1)(
+        Effect.gen(function* () {
+          current = target
+          const dropped: Array<Subscription> = []
+          for (const [key, entry] of [...entries]) {
+            if (entry.live === target) continue
+            const status = yield* subscribeOn(target, entry.subscription)
+            if (status === "subscribed") {
+              yield* release(entry)
+              entry.live = target
+            } else {
+              dropped.push(entry.subscription)
+              yield* remove(key, entry)
+            }
+          }
+          return dropped
+        })
+      )
+
+    const close: Tracker["close"] = lock.withPermits(1)(
+      Effect.gen(function* () {
+        for (const [key, entry] of [...entries]) yield* remove(key, entry)
+        pending.clear()
+      })
+    )
+
+    return {
+      track,
+      untrack,
+      dropTurns,
+      update,
+      take,
+      subscriptions: Effect.sync(() => [...entries.values()].map((entry) => entry.subscription)),
+      resubscribe,
+      close
+    }
+  })
+
+/** An update of a resource client (`ResourceClient.updates`): only `updated` ones concern trackers. */
+export interface Update {
+  readonly _tag: string
+  readonly server: string
+  readonly uri?: string
+}
+
+/**
+ * Feeds a resource client's updates to the tracker, forever; `onChange` gets each recorded change
+ * (for example to tell a UI). Fork it in the thread's scope.
+ */
+export const follow = <E, R>(
+  tracker: Tracker,
+  updates: Queue.Dequeue<Update>,
+  onChange: (change: Change) => Effect.Effect<void, E, R> = () => Effect.void as Effect.Effect<void, E, R>
+): Effect.Effect<never, E, R> =>
+  Effect.forever(
+    Effect.flatMap(Queue.take(updates), (update) =>
+      update._tag !== "updated" || update.uri === undefined
+        ? Effect.void
+        : Effect.flatMap(tracker.update(update.server, update.uri), (change) =>
+            Option.isSome(change) ? onChange(change.value) : Effect.void
+          )
+    )
+  )
+
+/**
+ * The subscriptions a stored thread holds, from its events in order: `resourceSubscribed` adds (or
+ * makes the newest), `resourceUnsubscribed` removes, a rollback drops those of the turns it removes,
+ * and at most `max` are kept (the oldest go).
+ */
+export const replay = (
+  events: ReadonlyArray<ThreadEvent.ThreadEvent>,
+  max: number = maxSubscriptions
+): ReadonlyArray<Subscription> => {
+  const held = new Map<string, Subscription>()
+  const turns: Array<string> = []
+  for (const event of events) {
+    switch (event._tag) {
+      case "turnStarted":
+        if (turns.at(-1) !== event.turnId) turns.push(event.turnId)
+        break
+      case "threadRolledBack": {
+        const removed = new Set(turns.splice(Math.max(0, turns.length - event.numTurns)))
+        for (const [key, subscription] of [...held])
+          if (subscription.turnId !== null && removed.has(subscription.turnId)) held.delete(key)
+        break
+      }
+      case "resourceSubscribed": {
+        const key = keyOf(event.server, event.uri)
+        held.delete(key)
+        held.set(key, {
+          server: event.server,
+          uri: event.uri,
+          readInCallId: event.readInCallId,
+          turnId: event.turnId
+        })
+        for (const oldest of held.keys()) {
+          if (held.size <= max) break
+          held.delete(oldest)
+        }
+        break
+      }
+      case "resourceUnsubscribed":
+        held.delete(keyOf(event.server, event.uri))
+        break
+      default:
+        break
+    }
+  }
+  return [...held.values()]
+}

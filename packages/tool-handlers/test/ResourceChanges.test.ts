@@ -1,0 +1,150 @@
+/**
+ * The per-thread resource-change tracker: one subscription per resource, at most 64 (the oldest is
+ * dropped and unsubscribed), updates coalesced per resource, `take` hands over and clears, rollback
+ * drops a turn's subscriptions, resubscribe moves them to a new set, and replay rebuilds them from
+ * stored events. The subscriber records what would go on the wire; the app-server tests run the same
+ * against real servers.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import type { ThreadEvent } from "@mcp-resources/protocol"
+import { Effect, Option, Queue, TestClock } from "effect"
+import { ResourceChanges } from "../src/index.js"
+
+const recorder = (supported: (server: string) => boolean = () => true) => {
+  const calls: Array<string> = []
+  const subscriber: ResourceChanges.Subscriber = {
+    subscribe: (server, uri) =>
+      Effect.sync(() => {
+        if (!supported(server)) return "unsupported" as const
+        calls.push(`+${server} ${uri}`)
+        return "subscribed" as const
+      }),
+    unsubscribe: (server, uri) => Effect.sync(() => void calls.push(`-${server} ${uri}`))
+  }
+  return { calls, subscriber }
+}
+
+describe("ResourceChanges", () => {
+  it.effect("a resource read twice is subscribed once and names the latest read's call", () =>
+    Effect.gen(function* () {
+      const { calls, subscriber } = recorder()
+      const tracker = yield* ResourceChanges.make(subscriber)
+      yield* tracker.track({ server: "s", uri: "file:///a", callId: "c1", turnId: "t1" })
+      const again = yield* tracker.track({ server: "s", uri: "file:///a", callId: "c2", turnId: "t2" })
+      assert.strictEqual(again.status, "subscribed")
+      assert.deepStrictEqual(calls, ["+s file:///a"])
+      const change = yield* tracker.update("s", "file:///a")
+      assert.strictEqual(Option.getOrThrow(change).readInCallId, "c2")
+    })
+  )
+
+  it.effect("the 65th resource drops and unsubscribes the oldest", () =>
+    Effect.gen(function* () {
+      const { calls, subscriber } = recorder()
+      const tracker = yield* ResourceChanges.make(subscriber)
+      for (let i = 0; i < ResourceChanges.maxSubscriptions; i++) {
+        yield* tracker.track({ server: "s", uri: `file:///${i}`, callId: `c${i}` })
+      }
+      // reading the first again makes it the newest: the second is now the oldest
+      yield* tracker.track({ server: "s", uri: "file:///0", callId: "again" })
+      const tracked = yield* tracker.track({ server: "s", uri: "file:///new", callId: "cn" })
+      assert.deepStrictEqual(
+        tracked.dropped.map((s) => s.uri),
+        ["file:///1"]
+      )
+      assert.strictEqual(calls.at(-1), "-s file:///1")
+      const held = yield* tracker.subscriptions
+      assert.strictEqual(held.length, ResourceChanges.maxSubscriptions)
+      assert.isFalse(held.some((s) => s.uri === "file:///1"))
+      assert.isTrue(Option.isNone(yield* tracker.update("s", "file:///1")))
+    })
+  )
+
+  it.effect("1000 updates of one resource are one change with the latest time; take clears", () =>
+    Effect.gen(function* () {
+      const { subscriber } = recorder()
+      const tracker = yield* ResourceChanges.make(subscriber)
+      yield* tracker.track({ server: "s", uri: "file:///a", callId: "c1" })
+      yield* tracker.track({ server: "s", uri: "file:///b", callId: "c2" })
+      yield* tracker.update("s", "file:///b")
+      for (let i = 0; i < 999; i++) yield* tracker.update("s", "file:///a")
+      yield* TestClock.adjust("1 second")
+      yield* tracker.update("s", "file:///a")
+      yield* tracker.update("s", "file:///unknown")
+      const changes = yield* tracker.take
+      assert.deepStrictEqual(changes, [
+        { server: "s", uri: "file:///b", readInCallId: "c2", changedAt: new Date(0).toISOString() },
+        { server: "s", uri: "file:///a", readInCallId: "c1", changedAt: new Date(1000).toISOString() }
+      ])
+      assert.deepStrictEqual(yield* tracker.take, [])
+    })
+  )
+
+  it.effect("a server without subscriptions claims nothing and records no change", () =>
+    Effect.gen(function* () {
+      const { calls, subscriber } = recorder((server) => server !== "plain")
+      const tracker = yield* ResourceChanges.make(subscriber)
+      const tracked = yield* tracker.track({ server: "plain", uri: "file:///a", callId: "c1" })
+      assert.strictEqual(tracked.status, "unsupported")
+      assert.deepStrictEqual(calls, [])
+      assert.deepStrictEqual(yield* tracker.subscriptions, [])
+      assert.isTrue(Option.isNone(yield* tracker.update("plain", "file:///a")))
+    })
+  )
+
+  it.effect("rollback drops the turn's subscriptions; resubscribe moves the rest to the new set", () =>
+    Effect.gen(function* () {
+      const first = recorder()
+      const tracker = yield* ResourceChanges.make(first.subscriber)
+      yield* tracker.track({ server: "s", uri: "file:///a", callId: "c1", turnId: "t1" })
+      yield* tracker.track({ server: "s", uri: "file:///b", callId: "c2", turnId: "t2" })
+      const dropped = yield* tracker.dropTurns(["t2"])
+      assert.deepStrictEqual(
+        dropped.map((s) => s.uri),
+        ["file:///b"]
+      )
+      const second = recorder()
+      yield* tracker.resubscribe(second.subscriber)
+      assert.deepStrictEqual(first.calls, ["+s file:///a", "+s file:///b", "-s file:///b", "-s file:///a"])
+      assert.deepStrictEqual(second.calls, ["+s file:///a"])
+      yield* tracker.close
+      assert.deepStrictEqual(second.calls, ["+s file:///a", "-s file:///a"])
+    })
+  )
+
+  it.effect("replay rebuilds the subscriptions of stored events; follow records the updates", () =>
+    Effect.gen(function* () {
+      const events: ReadonlyArray<ThreadEvent.ThreadEvent> = [
+        { _tag: "turnStarted", turnId: "t1" },
+        { _tag: "resourceSubscribed", turnId: "t1", server: "s", uri: "file:///a", readInCallId: "c1" },
+        { _tag: "resourceSubscribed", turnId: null, server: "s", uri: "file:///ui", readInCallId: null },
+        { _tag: "turnStarted", turnId: "t2" },
+        { _tag: "resourceSubscribed", turnId: "t2", server: "s", uri: "file:///b", readInCallId: "c2" },
+        { _tag: "resourceSubscribed", turnId: "t2", server: "s", uri: "file:///c", readInCallId: "c3" },
+        { _tag: "resourceUnsubscribed", server: "s", uri: "file:///c" },
+        { _tag: "threadRolledBack", numTurns: 1 }
+      ]
+      const initial = ResourceChanges.replay(events)
+      assert.deepStrictEqual(
+        initial.map((s) => s.uri),
+        ["file:///a", "file:///ui"]
+      )
+      const { calls, subscriber } = recorder()
+      const tracker = yield* ResourceChanges.make(subscriber, { initial })
+      assert.deepStrictEqual(calls, [])
+      yield* tracker.resubscribe(subscriber)
+      assert.deepStrictEqual(calls, ["+s file:///a", "+s file:///ui"])
+      const updates = yield* Queue.unbounded<ResourceChanges.Update>()
+      const seen = yield* Queue.unbounded<ResourceChanges.Change>()
+      yield* Effect.fork(ResourceChanges.follow(tracker, updates, (change) => Queue.offer(seen, change)))
+      yield* Queue.offerAll(updates, [
+        { _tag: "listChanged", server: "s" },
+        { _tag: "updated", server: "s", uri: "file:///b" },
+        { _tag: "updated", server: "s", uri: "file:///ui" }
+      ])
+      const change = yield* Queue.take(seen)
+      assert.strictEqual(change.uri, "file:///ui")
+      assert.strictEqual(change.readInCallId, null)
+    })
+  )
+})
