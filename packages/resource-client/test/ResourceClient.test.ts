@@ -519,6 +519,21 @@ layer(McpTransport.layerMemory)("ResourceClient (in-memory servers)", (it) => {
 })
 
 describe("ResourceClient (in-memory servers, live clock)", () => {
+  it.live("P-16 on the live clock: the same timeout message, and the request is cancelled", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const srv = yield* fixture({ reads: [{ uri: "test://slow", hang: true }] })
+        const client = yield* ResourceClient.make(setupOf([entry("srv", srv, { toolTimeoutSec: 1 })]))
+        yield* settled(client)
+        assert.strictEqual(
+          message(yield* Effect.either(client.readResource("srv", "test://slow"))),
+          "resources/read failed for `srv` (test://slow): timed out awaiting resources/read after 1s"
+        )
+        yield* until(() => srv.cancelled.some((r) => r.method === "resources/read"))
+      })
+    ).pipe(Effect.provide(McpTransport.layerMemory))
+  )
+
   it.live("16 servers are listed concurrently: all 16 requests are outstanding at once", () =>
     Effect.scoped(
       Effect.gen(function* () {

@@ -122,6 +122,19 @@ describe("ServerRequests", () => {
     })
   )
 
+  it.scopedLive("on the live clock too, the tool timeout is paused while the host answers", () =>
+    Effect.gen(function* () {
+      const client = yield* startClient([entry("ask", "v1", 1)], {
+        elicitation: {
+          // 1.5 s of real time: over the call's 1 s tool timeout
+          handle: () => Effect.as(Effect.sleep("1500 millis"), { action: "accept", content: { name: "Slow" } })
+        }
+      })
+      const result = yield* client.callTool("ask", "ask_form").pipe(ServerRequests.withContext({ threadId: "th-1" }))
+      assert.strictEqual(textOf(result), `form: {"action":"accept","content":{"name":"Slow"}}`)
+    })
+  )
+
   it.scopedLive("an input_required read is fulfilled through the handler and retried with the answer and state", () =>
     Effect.gen(function* () {
       const contexts: Array<ServerRequests.RequestContext> = []

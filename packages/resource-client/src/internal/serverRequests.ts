@@ -20,11 +20,14 @@ export class Budget {
   extraMillis = 0
   pausedAt = 0
   resumed: Deferred.Deferred<void> | undefined = undefined
+  /** Told when the budget pauses or resumes (a request's own live timer re-arms on it). */
+  changed: (() => void) | undefined = undefined
 
   pause(now: number): void {
     if (this.paused++ === 0) {
       this.pausedAt = now
       this.resumed = Deferred.unsafeMake<void>(FiberId.none)
+      this.changed?.()
     }
   }
 
@@ -33,6 +36,7 @@ export class Budget {
     if (--this.paused === 0) {
       this.extraMillis += now - this.pausedAt
       if (this.resumed !== undefined) Deferred.unsafeDone(this.resumed, Exit.void)
+      this.changed?.()
     }
   }
 
