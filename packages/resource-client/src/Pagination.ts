@@ -40,7 +40,8 @@ export const collectPaginated = <A, E, R>(
   Effect.gen(function* () {
     const { method, fetchPage } = options
     const timeoutMillis = Duration.toMillis(Duration.decode(options.timeout ?? defaultTimeout))
-    const deadlineError = guardError(Messages.pagination.timedOut(method, timeoutMillis))
+    // built only when the deadline passes (an error captures a stack trace)
+    const deadlineError = () => guardError(Messages.pagination.timedOut(method, timeoutMillis))
     const deadline = (yield* Clock.currentTimeMillis) + timeoutMillis
     const items: Array<A> = []
     const seen = new Set<string>()
@@ -53,7 +54,7 @@ export const collectPaginated = <A, E, R>(
           Effect.flatMap(
             Clock.currentTimeMillis,
             (now): Effect.Effect<never, E | Errors.TransportError> =>
-              now >= deadline ? Effect.fail(deadlineError) : Effect.fail(error)
+              now >= deadline ? Effect.fail(deadlineError()) : Effect.fail(error)
           )
         )
       )
@@ -80,5 +81,5 @@ export const collectPaginated = <A, E, R>(
         cursor = next
       }
     })
-    return yield* loop.pipe(Effect.timeoutFail({ duration: timeoutMillis, onTimeout: () => deadlineError }))
+    return yield* loop.pipe(Effect.timeoutFail({ duration: timeoutMillis, onTimeout: deadlineError }))
   })
