@@ -48,8 +48,9 @@ const only = flag("--only")
 const out = flag("--out") ?? (quick ? undefined : fileURLToPath(new URL("../results.json", import.meta.url)))
 
 /**
- * Scenarios that do not repeat themselves run whole `ctx.runs` times (each run interleaved with its
- * baselines as before); their results are merged here: a figure's value is the median of the runs'
+ * Scenarios that do not repeat themselves run `ctx.runs` times (each run interleaved with its
+ * baselines as before; a scenario with `prepare` is set up and warmed once and measured on each run,
+ * the others run whole each time, with `perRun` samples each); their results are merged here: a figure's value is the median of the runs'
  * values, with min and max, and a target is decided on that median. The rows are the last run's, with
  * the spread of each row's ratio over the runs.
  */
@@ -124,9 +125,18 @@ const main = async (): Promise<void> => {
       const module = await scenario.load()
       const outputs: Array<Output> = []
       const times = selfRepeating.has(scenario.id) ? 1 : ctx.runs
-      for (let r = 0; r < times; r++) {
-        if (times > 1) ctx.log(`   -- run ${r + 1} of ${times}`)
-        outputs.push(await module.run(ctx))
+      const prepared = "prepare" in module ? await module.prepare(ctx) : undefined
+      try {
+        for (let r = 0; r < times; r++) {
+          if (times > 1) ctx.log(`   -- run ${r + 1} of ${times}`)
+          outputs.push(
+            prepared !== undefined
+              ? await prepared.run(r)
+              : await (module as { run: (c: Context) => Promise<Output> }).run(ctx)
+          )
+        }
+      } finally {
+        await prepared?.dispose()
       }
       const output = merge(outputs)
       rows.push(...output.rows)

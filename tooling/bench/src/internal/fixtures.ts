@@ -3,6 +3,7 @@ import { connectInMemory, type FixtureSpec, type InMemoryFixture } from "@mcp-re
 import { Config, Truncation } from "@mcp-resources/protocol"
 import { ResourceClient, ServerEntry } from "@mcp-resources/resource-client"
 import { LifecycleSink, ToolHandlers } from "@mcp-resources/tool-handlers"
+import { Client as ClientV2 } from "@modelcontextprotocol/client"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { Effect, Layer, ManagedRuntime } from "effect"
 
@@ -71,6 +72,13 @@ export const makeStackOf = async (
 /** A raw SDK client connected to a fixture, as a naive host would hold it. */
 export const sdkClient = async (fixture: InMemoryFixture): Promise<Client> => {
   const client = new Client({ name: "naive-host", version: "1.0.0" })
+  await client.connect(await fixture.connect())
+  return client
+}
+
+/** A raw v2 SDK client (`@modelcontextprotocol/client`, the line our resource client runs on) connected to a fixture. */
+export const sdkClientV2 = async (fixture: InMemoryFixture): Promise<ClientV2> => {
+  const client = new ClientV2({ name: "naive-host-v2", version: "1.0.0" })
   await client.connect(await fixture.connect())
   return client
 }

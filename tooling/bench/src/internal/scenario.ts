@@ -11,10 +11,28 @@ export interface Context {
   readonly log: (line: string) => void
 }
 
-/** A scenario module exports `run`. */
-export interface ScenarioModule {
-  readonly run: (ctx: Context) => Promise<Output>
+/**
+ * The samples one run takes of a measurement sized `n` for a single run: over repeated runs, each run
+ * takes `2n / runs` (at least `min`), so that the runs together take twice the samples of one run
+ * rather than `runs` times, and the whole bench stays within its time bound.
+ */
+export const perRun = (ctx: Context, n: number, min = 2): number =>
+  ctx.runs > 1 ? Math.max(min, Math.ceil((n * 2) / ctx.runs)) : n
+
+/** A scenario that is set up once and then measured on each repeated run. */
+export interface Prepared {
+  /** One run's measurement; `index` counts from 0 to `ctx.runs - 1`. */
+  readonly run: (index: number) => Promise<Output>
+  readonly dispose: () => Promise<void>
 }
+
+/**
+ * A scenario module exports `run` (the whole scenario, run once per repeated run) or `prepare` (its
+ * set-up and warm-up once, then each repeated run measures on the warm set-up).
+ */
+export type ScenarioModule =
+  | { readonly run: (ctx: Context) => Promise<Output> }
+  | { readonly prepare: (ctx: Context) => Promise<Prepared> }
 
 /** A scenario of the issue, loaded lazily so that one whose packages are missing does not stop the rest. */
 export interface Scenario {

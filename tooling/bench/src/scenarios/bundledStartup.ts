@@ -13,7 +13,7 @@ import { PromiseClient } from "@mcp-resources/app-server-client"
 import { interleaved, type Measured } from "../internal/harness.js"
 import { timeToFirstLine } from "../internal/firstLine.js"
 import { atMost, info, type Output, type Row, rowOf } from "../internal/report.js"
-import type { Context } from "../internal/scenario.js"
+import { type Context, perRun } from "../internal/scenario.js"
 import { fmtMs } from "../internal/stats.js"
 
 /** The package's bins: `apps/app-server/dist/bundle/{Cli,main}.js` of this checkout. */
@@ -69,7 +69,11 @@ export const run = async (ctx: Context): Promise<Output> => {
           })
         }
       ],
-      { iterations: ctx.quick ? 6 : 30, rounds: ctx.quick ? 2 : 5, warmupIterations: ctx.quick ? 1 : 2 }
+      {
+        iterations: ctx.quick ? 6 : perRun(ctx, 30, 12),
+        rounds: ctx.quick ? 2 : 4,
+        warmupIterations: ctx.quick ? 1 : 2
+      }
     )
     const scenario = "7. bundled start-up (spawn -> exit / initialize)"
     const base = bare!.summary.median

@@ -9,7 +9,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { interleaved, medianPeakMemory } from "../internal/harness.js"
 import { type Output, type Result, type Row, atMost, info, rowOf } from "../internal/report.js"
 import { profileTop } from "../internal/profile.js"
-import type { Context } from "../internal/scenario.js"
+import { type Context, perRun } from "../internal/scenario.js"
 import { connectInMemory, type FixtureSpec, makeStack, sdkClient } from "../internal/fixtures.js"
 
 const serverCount = 32
@@ -76,7 +76,11 @@ export const run = async (ctx: Context): Promise<Output> => {
         { name: "aggregate over 32", fn: ours },
         { name: "naive sequential 32", fn: naive, weight: 0.25 }
       ],
-      { iterations: ctx.quick ? 8 : 60, rounds: ctx.quick ? 2 : 6, warmupIterations: ctx.quick ? 2 : 4 }
+      {
+        iterations: ctx.quick ? 8 : perRun(ctx, 60, 24),
+        rounds: ctx.quick ? 2 : 6,
+        warmupIterations: ctx.quick ? 2 : 4
+      }
     )
     const scenario = "2. fan-out 32x3 pages, 20 ms"
     const base = a!.summary.median

@@ -7,7 +7,7 @@
 import { interleaved, medianPeakMemory, memoryOnce } from "../internal/harness.js"
 import { type Output, type Result, type Row, atMost, info, rowOf } from "../internal/report.js"
 import { profileTop } from "../internal/profile.js"
-import type { Context } from "../internal/scenario.js"
+import { type Context, perRun } from "../internal/scenario.js"
 import { connectInMemory, makeStack, textResult } from "../internal/fixtures.js"
 
 const MiB = 1024 * 1024
@@ -44,7 +44,7 @@ export const run = async (ctx: Context): Promise<Output> => {
           { name: "read_mcp_resource", fn: ours }
         ],
         {
-          iterations: ctx.quick ? size.quick : size.iterations,
+          iterations: ctx.quick ? size.quick : perRun(ctx, size.iterations, 12),
           rounds: ctx.quick ? 2 : size.mib === 64 ? 6 : 10,
           warmupIterations: ctx.quick ? 1 : 3
         }

@@ -12,7 +12,7 @@ import { interleaved } from "../internal/harness.js"
 import { timeToFirstLine } from "../internal/firstLine.js"
 import { type Output, type Result, type Row, atMost, info, rowOf } from "../internal/report.js"
 import { loadedPackages, newestProfile, summarizeFile } from "../internal/profile.js"
-import type { Context } from "../internal/scenario.js"
+import { type Context, perRun } from "../internal/scenario.js"
 
 /** `apps/app-server/dist/main.js` of this checkout. */
 export const appServerMain = fileURLToPath(new URL("../../../../apps/app-server/dist/main.js", import.meta.url))
@@ -54,7 +54,7 @@ export const run = async (ctx: Context): Promise<Output> => {
         { name: "app-server initialize", fn: ours },
         { name: "node -e", fn: bare }
       ],
-      { iterations: ctx.quick ? 4 : 20, rounds: ctx.quick ? 2 : 5, warmupIterations: ctx.quick ? 1 : 2 }
+      { iterations: ctx.quick ? 4 : perRun(ctx, 20, 8), rounds: ctx.quick ? 2 : 4, warmupIterations: ctx.quick ? 1 : 2 }
     )
     const scenario = "6. start-up (spawn -> first line)"
     const base = f!.summary.median
