@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import { fileURLToPath } from "node:url"
-import type { Context, Scenario } from "./internal/scenario.js"
+import type { Context, Prepared, Scenario } from "./internal/scenario.js"
 import {
   type Output,
   type Result,
@@ -48,10 +48,10 @@ const only = flag("--only")
 const out = flag("--out") ?? (quick ? undefined : fileURLToPath(new URL("../results.json", import.meta.url)))
 
 /**
- * Scenarios that do not repeat themselves run `ctx.runs` times (each run interleaved with its
- * baselines as before; a scenario with `prepare` is set up and warmed once and measured on each run,
- * the others run whole each time, with `perRun` samples each); their results are merged here: a figure's value is the median of the runs'
- * values, with min and max, and a target is decided on that median. The rows are the last run's, with
+ * Scenarios that do not repeat themselves run `ctx.runs` times, each run interleaved with its
+ * baselines as before: a scenario with `prepare` is set up and warmed once and measured on each run,
+ * the others run whole each time, with `perRun` samples. Their results are merged here: a figure's
+ * value is the median of the runs' values, with min and max, and a target is decided on that median. The rows are the last run's, with
  * the spread of each row's ratio over the runs.
  */
 const selfRepeating = new Set([5, 10, 11, 12])
@@ -125,18 +125,16 @@ const main = async (): Promise<void> => {
       const module = await scenario.load()
       const outputs: Array<Output> = []
       const times = selfRepeating.has(scenario.id) ? 1 : ctx.runs
-      const prepared = "prepare" in module ? await module.prepare(ctx) : undefined
+      // a scenario without `prepare` is run whole on every run
+      const prepared: Prepared =
+        "prepare" in module ? await module.prepare(ctx) : { run: () => module.run(ctx), dispose: async () => {} }
       try {
         for (let r = 0; r < times; r++) {
           if (times > 1) ctx.log(`   -- run ${r + 1} of ${times}`)
-          outputs.push(
-            prepared !== undefined
-              ? await prepared.run(r)
-              : await (module as { run: (c: Context) => Promise<Output> }).run(ctx)
-          )
+          outputs.push(await prepared.run(r))
         }
       } finally {
-        await prepared?.dispose()
+        await prepared.dispose()
       }
       const output = merge(outputs)
       rows.push(...output.rows)
