@@ -1,7 +1,7 @@
 /**
  * The request path: one SDK request as a single async step with our timeout (a timer of its own on
- * the live clock, a race on any other clock, such as a TestClock), decoded synchronously, failed with the close reason when the transport
- * closes, and cancelled (abort signal) when interrupted.
+ * the live clock, a race on any other clock, such as a TestClock), decoded synchronously, failed with
+ * the close reason when the transport closes, and cancelled (abort signal) when interrupted.
  */
 import { Errors, Messages } from "@mcp-resources/protocol"
 import type { Client } from "@modelcontextprotocol/client"
@@ -404,21 +404,27 @@ export const makeRequester = (wire: Wire): Requester => {
         }
       })
     })
-  /** One attempt bounded by `timeoutMillis` on the current clock. */
+  /**
+   * One attempt bounded by `timeoutMillis` on the current clock (paused with `budget` when given): its
+   * own timer on the live clock, else a race with a timer on that clock.
+   */
   const bounded = <A>(
     method: string,
     params: Record<string, unknown> | undefined,
     timeoutMillis: number,
     decode: (raw: unknown) => Either.Either<A, Errors.TransportError>,
-    hold: Hold | undefined
+    hold: Hold | undefined,
+    context?: ServerRequests.RequestContext,
+    budget?: Budget
   ): Effect.Effect<A, Failure> =>
-    Effect.clockWith((clock) =>
-      clock.sleep === liveSleep
-        ? attempt(method, params, timeoutMillis, decode, hold, undefined, undefined, true)
-        : attempt(method, params, timeoutMillis, decode, hold).pipe(
-            Effect.timeoutFail({ duration: timeoutMillis, onTimeout: () => timedOut(method, timeoutMillis) })
-          )
-    )
+    Effect.clockWith((clock) => {
+      if (clock.sleep === liveSleep) return attempt(method, params, timeoutMillis, decode, hold, context, budget, true)
+      const request = attempt(method, params, timeoutMillis, decode, hold, context, budget)
+      const onTimeout = () => timedOut(method, timeoutMillis)
+      return budget === undefined
+        ? Effect.timeoutFail(request, { duration: timeoutMillis, onTimeout })
+        : Effect.raceFirst(request, budget.timer(timeoutMillis, onTimeout))
+    })
   const withContext = <A>(
     effect: Effect.Effect<A, RequestError>,
     context: string | undefined
@@ -449,18 +455,10 @@ export const makeRequester = (wire: Wire): Requester => {
   ): Effect.Effect<A, RequestError> =>
     Effect.withFiberRuntime<A, RequestError>((fiber) => {
       const context = fiber.getFiberRef(ServerRequests.currentContext)
-      const leg = (legParams: Record<string, unknown> | undefined): Effect.Effect<A, Failure> => {
-        if (context === undefined) return bounded(method, legParams, timeoutMillis, decode, hold)
-        const budget = new Budget()
-        return Effect.clockWith((clock) =>
-          clock.sleep === liveSleep
-            ? attempt(method, legParams, timeoutMillis, decode, hold, context, budget, true)
-            : Effect.raceFirst(
-                attempt(method, legParams, timeoutMillis, decode, hold, context, budget),
-                budget.timer(timeoutMillis, () => timedOut(method, timeoutMillis))
-              )
-        )
-      }
+      const leg = (legParams: Record<string, unknown> | undefined): Effect.Effect<A, Failure> =>
+        context === undefined
+          ? bounded(method, legParams, timeoutMillis, decode, hold)
+          : bounded(method, legParams, timeoutMillis, decode, hold, context, new Budget())
       const rounds = (legParams: Record<string, unknown> | undefined, round: number): Effect.Effect<A, RequestError> =>
         Effect.catchIf(
           leg(legParams),
