@@ -18,13 +18,14 @@ export type Record = (event: ThreadEvent.ThreadEvent) => Effect.Effect<void, { r
 /** The operations on the threads' subscriptions. */
 export interface Service {
   /**
-   * A thread was started or loaded: its tracker, claiming what its events subscribed, subscribed on
-   * the wire in the background. `holders` is the thread's live set of connections (told of changes).
+   * A thread was started or loaded: its tracker, claiming the subscriptions its records hold (the
+   * result of `ResourceChanges.replayer` fed its records), subscribed on the wire in the background.
+   * `holders` is the thread's live set of connections (told of changes).
    */
   readonly open: (
     threadId: string,
     holders: ReadonlySet<number>,
-    events: ReadonlyArray<ThreadEvent.ThreadEvent>
+    initial: ReadonlyArray<ResourceChanges.Subscription>
   ) => Effect.Effect<void>
   /** The thread was unloaded or removed: its subscriptions end (the stored ones come back at the next load). */
   readonly close: (threadId: string) => Effect.Effect<void>
@@ -106,9 +107,8 @@ export const make = Effect.gen(function* () {
     })
   )
 
-  const open: Service["open"] = (threadId, holders, events) =>
+  const open: Service["open"] = (threadId, holders, initial) =>
     Effect.gen(function* () {
-      const initial = ResourceChanges.replay(events)
       const tracker = yield* ResourceChanges.make(held.set, { initial })
       threads.set(threadId, { tracker, holders })
       if (initial.length === 0) return

@@ -15,7 +15,7 @@ import { ResourceClient } from "@mcp-resources/resource-client"
 import { OriginStore } from "@mcp-resources/resource-origins"
 import { Skills } from "@mcp-resources/skills"
 import { ThreadStore } from "@mcp-resources/thread-store"
-import type { ToolHandlers } from "@mcp-resources/tool-handlers"
+import { ResourceChanges, type ToolHandlers } from "@mcp-resources/tool-handlers"
 import { Clock, Context, Duration, Effect, Exit, Layer, Option, Schedule, Schema, Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppOptions } from "./AppOptions.js"
@@ -183,15 +183,6 @@ const itemNotification = (kind: "started" | "completed", threadId: string, turnI
   params: { threadId, turnId, item }
 })
 
-/** The started items of `events` with no completion, with their turn. */
-const openItems = (events: ReadonlyArray<ThreadEvent.ThreadEvent>) => {
-  const open = new Map<string, { readonly turnId: string; readonly item: ToolCallItem.McpToolCallItem }>()
-  for (const event of events) {
-    if (event._tag === "itemStarted") open.set(event.item.id, { turnId: event.turnId, item: event.item })
-    else if (event._tag === "itemCompleted") open.delete(event.item.id)
-  }
-  return [...open.values()]
-}
 const lastTurn = (thread: LoadedThread, turnId: unknown): HistoryTurn | undefined => {
   for (let i = thread.history.length - 1; i >= 0; i--)
     if (thread.history[i]!.turnId === turnId) return thread.history[i]
@@ -283,10 +274,6 @@ export const make = Effect.gen(function* () {
         const info = yield* durable.get(threadId)
         if (Option.isNone(info)) return yield* Effect.fail(threadNotFound(threadId))
         yield* Effect.logInfo("loading thread").pipe(Effect.annotateLogs({ threadId }))
-        // The whole record list (read in pages that let other requests run): the turn and call-id
-        // history that `tool/call` checks reaches back past compactions, while the origin state is
-        // rebuilt from the newest compaction's checkpoint and the records after it (OriginState.rebuild finds it).
-        const records = yield* durable.since(threadId, 0)
         const thread: LoadedThread = {
           id: threadId,
           ephemeral: false,
@@ -296,19 +283,37 @@ export const make = Effect.gen(function* () {
           lock: yield* Effect.makeSemaphore(1),
           subscribers: new Set([connection.id]),
           history: [],
-          lastSeq: records.at(-1)?.seq ?? 0,
+          lastSeq: 0,
           binding: undefined,
           lastUsed: yield* Clock.currentTimeMillis,
           busy: 0,
           idleCheck: false
         }
-        const events = records.map((r) => r.event)
-        for (const event of events) apply(thread, event)
-        yield* origins.load(threadId, events)
+        // Every record, a page at a time, folded into what the thread keeps: the turn and call-id
+        // history that `tool/call` checks reaches back past compactions, the origin state is rebuilt
+        // from the newest compaction's checkpoint on, and the subscriptions and unfinished items are
+        // replayed. No page is kept, so a long thread never holds all its events at once.
+        const originLoader = yield* origins.loader(threadId)
+        const held = ResourceChanges.replayer()
+        const open = new Map<string, { readonly turnId: string; readonly item: ToolCallItem.McpToolCallItem }>()
+        let count = 0
+        thread.lastSeq = yield* durable.sincePages(threadId, 0, (records) =>
+          Effect.sync(() => {
+            for (const { event } of records) {
+              apply(thread, event)
+              originLoader.add(event)
+              held.add(event)
+              if (event._tag === "itemStarted") open.set(event.item.id, { turnId: event.turnId, item: event.item })
+              else if (event._tag === "itemCompleted") open.delete(event.item.id)
+            }
+            count += records.length
+          })
+        )
+        yield* originLoader.commit
         loaded.set(threadId, thread)
-        yield* subscriptions.open(threadId, thread.subscribers, events)
-        yield* Effect.logInfo("thread loaded").pipe(Effect.annotateLogs({ threadId, records: events.length }))
-        yield* closeInterrupted(thread, openItems(events))
+        yield* subscriptions.open(threadId, thread.subscribers, held.result())
+        yield* Effect.logInfo("thread loaded").pipe(Effect.annotateLogs({ threadId, records: count }))
+        yield* closeInterrupted(thread, [...open.values()])
         return thread
       })
     )

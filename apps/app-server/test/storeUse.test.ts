@@ -8,7 +8,7 @@ import { createRequire } from "node:module"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { stdioCommand } from "@mcp-resources/fixtures"
-import type { ThreadEvent } from "@mcp-resources/protocol"
+import type { ThreadEvent, ToolCallItem } from "@mcp-resources/protocol"
 import { ThreadStore } from "@mcp-resources/thread-store"
 import { Effect, Layer } from "effect"
 import { inject } from "vitest"
@@ -24,7 +24,7 @@ if (clusterUrl === undefined && "skipped" in cluster) {
   console.warn(`PostgreSQL case of the store-use tests skipped: ${cluster.skipped}`)
 }
 
-type Operation = "create" | "get" | "list" | "remove" | "append" | "load" | "since" | "lastSeq"
+type Operation = "create" | "get" | "list" | "remove" | "append" | "load" | "since" | "sincePages" | "lastSeq"
 
 /** A store layer that counts every operation of the wrapped store and can refuse appends. */
 const counting = (inner: Layer.Layer<ThreadStore.ThreadStore, ThreadStore.ThreadStoreError>) => {
@@ -58,6 +58,11 @@ const counting = (inner: Layer.Layer<ThreadStore.ThreadStore, ThreadStore.Thread
         remove: wrap("remove", store.remove),
         load: wrap("load", store.load),
         since: wrap("since", store.since),
+        sincePages: (id, seq, onPage) =>
+          Effect.suspend(() => {
+            count("sincePages")
+            return store.sincePages(id, seq, onPage)
+          }),
         lastSeq: wrap("lastSeq", store.lastSeq),
         append: wrap("append", (id: string, expectedSeq: number, event: ThreadEvent.ThreadEvent) => {
           const refused = control.refuse?.(event)
@@ -106,6 +111,68 @@ describe("tool/call and the store", () => {
       })
       assert.deepStrictEqual(store.control.snapshot(), { append: 2 })
     })
+  )
+
+  it.scopedLive(
+    "thread/resume folds a thread of several read pages, keeping its history and closing what was left open",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = tempDir()
+        const filename = join(dataDir, "state.sqlite")
+        const threadId = "long-thread"
+        const quickCall = (id: string, done: boolean): ToolCallItem.McpToolCallItem => ({
+          type: "mcpToolCall",
+          id,
+          server: "srv",
+          tool: "quick",
+          arguments: {},
+          status: done ? "completed" : "inProgress",
+          result: done ? { content: [{ type: "text", text: "quick ok" }] } : null,
+          error: null,
+          durationMs: done ? 1 : null
+        })
+        // 1,102 records: more than one page of the store's reads (1,024 records), a call left open last.
+        const events: Array<ThreadEvent.ThreadEvent> = [
+          { _tag: "turnStarted", turnId: "t1" },
+          ...Array.from(
+            { length: 1_100 },
+            (_, i): ThreadEvent.ThreadEvent => ({
+              _tag: "itemCompleted",
+              turnId: "t1",
+              item: quickCall(`old-${i}`, true)
+            })
+          ),
+          { _tag: "itemStarted", turnId: "t1", item: quickCall("open-1", false) }
+        ]
+        yield* Effect.gen(function* () {
+          const store = yield* ThreadStore.ThreadStore
+          yield* store.create({ id: threadId, createdAt: new Date(0).toISOString(), config: null })
+          yield* Effect.reduce(events, 0, (seq, event) => store.append(threadId, seq, event))
+        }).pipe(Effect.provide(ThreadStore.layerSqlite({ filename })))
+
+        const store = counting(ThreadStore.layerSqlite({ filename, exclusive: true }))
+        const server = yield* startInProcess({
+          dataDir,
+          configPath: writeConfig(dataDir, { mcp_servers: { srv: stdioCommand(srv) } }),
+          store: store.layer
+        })
+        resultOf(yield* server.request("thread/resume", { threadId }))
+        // One paged read of the whole thread, and the open call's terminal item appended.
+        assert.deepStrictEqual(store.control.snapshot(), { append: 1, get: 1, sincePages: 1 })
+        const records = yield* storedRecords(filename, threadId)
+        assert.strictEqual(records.length, events.length + 1)
+        assert.deepStrictEqual(
+          terminalItems(records, "open-1").map((item) => [item.status, item.error?.message]),
+          [["failed", "interrupted"]]
+        )
+        // A call id of the first page is still known: refused after one look for newer records, nothing stored.
+        store.control.reset()
+        assert.deepStrictEqual((yield* call(server, threadId, "t1", "old-3")).error, {
+          code: -32600,
+          message: "duplicate callId: old-3"
+        })
+        assert.deepStrictEqual(store.control.snapshot(), { since: 1 })
+      })
   )
 
   for (const kind of ["SQLite", "PostgreSQL"] as const) {

@@ -352,28 +352,53 @@ export interface ReplayResult {
 }
 
 /**
+ * A replay fed one record at a time, for a thread read page by page: after the same events in order,
+ * {@link Replayer.result} is what {@link replay} returns for them. Each `compacted` event restores its
+ * checkpoint (or the empty state when it holds none), so the newest one decides, whatever came before.
+ */
+export interface Replayer {
+  /** Applies the thread's next recorded event. */
+  readonly add: (event: ThreadEvent.ThreadEvent) => void
+  /** The state so far (a copy: later events do not change it) and the newest compaction's restore. */
+  readonly result: () => ReplayResult
+}
+
+/** A {@link Replayer} starting from the empty state. */
+export const replayer = (options: Options): Replayer => {
+  let restored: RestoreResult | undefined
+  const b: Builder = { origins: [], turns: [], current: undefined }
+  return {
+    add: (event) => {
+      if (event._tag !== "compacted") return applyInPlace(b, event, options)
+      restored = event.state.mcp_resource_origins === undefined ? undefined : restore(event.state.mcp_resource_origins)
+      const initial = restored?.state ?? empty
+      b.origins = [...initial.origins]
+      b.turns = [...initial.turns]
+      b.current = initial.currentTurnId
+    },
+    result: () => {
+      const state = withCurrent([...b.origins], [...b.turns], b.current)
+      return restored === undefined ? { state } : { state, restored }
+    }
+  }
+}
+
+/**
  * Rebuilds a thread's state from its records (section 7), reporting the restore: from the newest
  * `compacted` event restore its checkpoint (empty when it holds none, or without any `compacted`
- * event), then apply every later event in order.
+ * event), then apply every later event in order. Only the records from the newest compaction on are read.
  */
 export const replay = (events: ReadonlyArray<ThreadEvent.ThreadEvent>, options: Options): ReplayResult => {
   let start = 0
-  let restored: RestoreResult | undefined
   for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i]!
-    if (event._tag === "compacted") {
-      start = i + 1
-      if (event.state.mcp_resource_origins !== undefined) restored = restore(event.state.mcp_resource_origins)
+    if (events[i]!._tag === "compacted") {
+      start = i
       break
     }
   }
-  const initial = restored?.state ?? empty
-  if (start === events.length) return restored === undefined ? { state: initial } : { state: initial, restored }
-  // One builder for the whole replay (copies of the initial arrays: `restored` is returned as it is).
-  const b: Builder = { origins: [...initial.origins], turns: [...initial.turns], current: initial.currentTurnId }
-  for (let i = start; i < events.length; i++) applyInPlace(b, events[i]!, options)
-  const state = withCurrent(b.origins, b.turns, b.current)
-  return restored === undefined ? { state } : { state, restored }
+  const r = replayer(options)
+  for (let i = start; i < events.length; i++) r.add(events[i]!)
+  return r.result()
 }
 
 /** Rebuilds a thread's state from its records: the same state in every process (see {@link replay}). */

@@ -19,10 +19,22 @@ export interface Service {
   readonly state: (threadId: string) => Effect.Effect<OriginState.State>
   /** Rebuilds the thread's state from its records (newest compaction and every later record) and replaces it. */
   readonly load: (threadId: string, events: ReadonlyArray<ThreadEvent.ThreadEvent>) => Effect.Effect<OriginState.State>
+  /**
+   * `load` for records read a page at a time: feed the thread's records in order to `add` (from its
+   * first record or from its newest compaction), then `commit` replaces the thread's state with the
+   * result, as `load` of the same records would.
+   */
+  readonly loader: (threadId: string) => Effect.Effect<Loader>
   /** True when the thread was observed or loaded since the store started (and not forgotten). */
   readonly isLoaded: (threadId: string) => Effect.Effect<boolean>
   /** Drops the thread's state (unloaded or deleted thread). */
   readonly forget: (threadId: string) => Effect.Effect<void>
+}
+
+/** A thread's records fed one at a time, then committed (see {@link Service.loader}). */
+export interface Loader {
+  readonly add: (event: ThreadEvent.ThreadEvent) => void
+  readonly commit: Effect.Effect<OriginState.State>
 }
 
 /** The OriginStore service tag. Layers: `layer({appsServerName})`, `layerFromResourceClient`. */
@@ -70,19 +82,32 @@ export const make = (options: Options): Effect.Effect<Service> =>
       return yield* stateOf(threadId)
     })
 
+    /** Makes a replay's state the thread's, warning when its checkpoint was discarded. */
+    const commit = (threadId: string, result: OriginState.ReplayResult) =>
+      Effect.gen(function* () {
+        if (result.restored?.discarded === true) {
+          yield* Effect.logWarning(`discarded the resource-origin checkpoint of thread ${threadId}`).pipe(
+            Effect.annotateLogs({ threadId, reason: result.restored.reason ?? "" })
+          )
+        }
+        yield* Ref.update(threads, HashMap.set(threadId, result.state))
+        return result.state
+      })
+
     const load = Effect.fn("OriginStore.load")(function* (
       threadId: string,
       events: ReadonlyArray<ThreadEvent.ThreadEvent>
     ) {
       const appsServerName = yield* options.appsServerName
-      const result = OriginState.replay(events, { appsServerName })
-      if (result.restored?.discarded === true) {
-        yield* Effect.logWarning(`discarded the resource-origin checkpoint of thread ${threadId}`).pipe(
-          Effect.annotateLogs({ threadId, reason: result.restored.reason ?? "" })
-        )
-      }
-      yield* Ref.update(threads, HashMap.set(threadId, result.state))
-      return result.state
+      return yield* commit(threadId, OriginState.replay(events, { appsServerName }))
+    })
+
+    const loader = Effect.fn("OriginStore.loader")(function* (threadId: string) {
+      const replayer = OriginState.replayer({ appsServerName: yield* options.appsServerName })
+      return {
+        add: replayer.add,
+        commit: Effect.suspend(() => commit(threadId, replayer.result())).pipe(Effect.withSpan("OriginStore.commit"))
+      } satisfies Loader
     })
 
     const isLoaded = Effect.fn("OriginStore.isLoaded")(function* (threadId: string) {
@@ -93,7 +118,7 @@ export const make = (options: Options): Effect.Effect<Service> =>
       yield* Ref.update(threads, HashMap.remove(threadId))
     })
 
-    return OriginStore.of({ observe, find, checkpoint, state, load, isLoaded, forget })
+    return OriginStore.of({ observe, find, checkpoint, state, load, loader, isLoaded, forget })
   })
 
 /** The store with the apps server name given by `options`. */

@@ -234,6 +234,28 @@ describe("OriginState properties", () => {
       params
     )
   })
+
+  it("a replayer fed every record from the first, one at a time, gives replay's result at every prefix", () => {
+    fc.assert(
+      fc.property(steps, (generated) => {
+        const { records } = record(generated)
+        const r = OriginState.replayer(options)
+        let earlier: { readonly result: OriginState.ReplayResult; readonly at: number } | undefined
+        records.forEach((event, i) => {
+          r.add(event)
+          // Every 8th prefix and the last: a whole replay per prefix is the slow part.
+          if (i % 8 !== 0 && i !== records.length - 1) return
+          const result = r.result()
+          assert.deepStrictEqual(result, OriginState.replay(records.slice(0, i + 1), options))
+          // A result handed out earlier is not changed by the records added since.
+          if (earlier !== undefined)
+            assert.deepStrictEqual(earlier.result, OriginState.replay(records.slice(0, earlier.at + 1), options))
+          earlier = { result, at: i }
+        })
+      }),
+      params
+    )
+  })
 })
 
 describe("byteLength", () => {

@@ -99,6 +99,40 @@ describe("OriginStore", () => {
     })
   )
 
+  it.effect("a loader fed records one at a time commits what load of the same records gives, and warns the same", () =>
+    Effect.gen(function* () {
+      const logs: Array<string> = []
+      const logger = Logger.make(({ logLevel, message }) => {
+        logs.push(`${logLevel.label}: ${String(message)}`)
+      })
+      const records = [
+        turn("t0"),
+        item("c0", { turnId: "t0" }),
+        compacted({ origins: "x", turns: ["t1"] }),
+        turn("t2"),
+        item("c2", { turnId: "t2" })
+      ]
+      const [loaded, committed, state, untouched] = yield* Effect.gen(function* () {
+        const store = yield* OriginStore
+        const loaded = yield* store.load("a", records)
+        const loader = yield* store.loader("b")
+        for (const event of records) loader.add(event)
+        // Nothing changes before the commit.
+        const untouched = yield* store.isLoaded("b")
+        const committed = yield* loader.commit
+        return [loaded, committed, yield* store.state("b"), untouched] as const
+      }).pipe(Effect.provide(Layer.merge(storeLayer, Logger.replace(Logger.defaultLogger, logger))))
+      assert.isFalse(untouched)
+      assert.deepStrictEqual(committed, loaded)
+      assert.deepStrictEqual(state, loaded)
+      assert.deepStrictEqual(callIds(state), ["c2"])
+      assert.deepStrictEqual(logs, [
+        "WARN: discarded the resource-origin checkpoint of thread a",
+        "WARN: discarded the resource-origin checkpoint of thread b"
+      ])
+    })
+  )
+
   it.effect("forget drops a thread's state", () =>
     Effect.gen(function* () {
       const store = yield* OriginStore

@@ -62,6 +62,18 @@ export interface Service {
   readonly load: (id: string) => Effect.Effect<Loaded, ThreadStoreError>
   /** The records with a seq greater than `seq`, in order (those another process appended since). */
   readonly since: (id: string, seq: number) => Effect.Effect<ReadonlyArray<StoredRecord>, ThreadStoreError>
+  /**
+   * The records of {@link since}, handed to `onPage` in order, a page at a time (up to 1,024 records on
+   * the SQL stores), and not kept: a caller that folds a long thread into a smaller state holds one page's
+   * records at a time, not the whole thread's. Returns the last seq handed over, or `seq` when there
+   * was none. A failure of `onPage` ends the read with that failure; a corrupt record fails before the
+   * page that holds it is handed over.
+   */
+  readonly sincePages: <E = never, R = never>(
+    id: string,
+    seq: number,
+    onPage: (records: ReadonlyArray<StoredRecord>) => Effect.Effect<void, E, R>
+  ) => Effect.Effect<number, ThreadStoreError | E, R>
   /** The seq of the thread's last record, 0 when it has none. */
   readonly lastSeq: (id: string) => Effect.Effect<number, ThreadStoreError>
   /**

@@ -386,10 +386,49 @@ export const threadStoreSuite = (
         assert.strictEqual(loaded.lastSeq, 10_001)
         assert.isTrue(loaded.records.every((r, i) => r.seq === i + 1))
         assert.deepStrictEqual(loaded.records[10_000]!.event, ev.item("t9998", "c9999"))
-        // Across the SQL layers' read pages (128 rows): every record once, in order.
+        // Across the read pages (1,024 records): every record once, in order.
         const later = yield* store.since("big", 4_999)
         assert.strictEqual(later.length, 5_002)
         assert.isTrue(later.every((r, i) => r.seq === i + 5_000))
+        // The same records a page at a time: more than one page, none larger than 1,024 records.
+        const pages: Array<ReadonlyArray<ThreadStore.StoredRecord>> = []
+        const lastPaged = yield* store.sincePages("big", 4_999, (page) => Effect.sync(() => pages.push(page)))
+        assert.strictEqual(lastPaged, 10_001)
+        assert.isAbove(pages.length, 1)
+        assert.isTrue(pages.every((page) => page.length > 0 && page.length <= 1024))
+        assert.deepStrictEqual(pages.flat(), later)
+        // A failing page handler ends the read with its own failure: no later page is read.
+        let handled = 0
+        const stopped = yield* Effect.either(
+          store.sincePages("big", 0, () => {
+            handled++
+            return Effect.fail("stop" as const)
+          })
+        )
+        assert.deepStrictEqual(stopped, Either.left("stop"))
+        assert.strictEqual(handled, 1)
+      })
+    )
+
+    it.scoped("sincePages returns seq and hands nothing over when no record follows; unknown threads fail", () =>
+      Effect.gen(function* () {
+        const { store } = yield* fresh
+        yield* store.create(thread("th"))
+        let pages = 0
+        const count = () =>
+          Effect.sync(() => {
+            pages++
+          })
+        assert.strictEqual(yield* store.sincePages("th", 0, count), 0)
+        yield* appendAll(store, "th", [ev.turn("t1"), ev.turn("t2")])
+        assert.strictEqual(yield* store.sincePages("th", 2, count), 2)
+        assert.strictEqual(yield* store.sincePages("th", 7, count), 7)
+        assert.strictEqual(pages, 0)
+        assert.strictEqual(yield* store.sincePages("th", 1, count), 2)
+        assert.strictEqual(pages, 1)
+        const missing = yield* failure(store.sincePages("nope", 0, count))
+        assert.strictEqual(missing.reason, "notFound")
+        assert.strictEqual(missing.message, "thread not found: nope")
       })
     )
 
@@ -491,6 +530,17 @@ export const threadStoreSuite = (
           assert.match(loadFailure.message, /turnId/)
           const sinceFailure = yield* failure(store.since("th", 1))
           assert.match(sinceFailure.message, /^corrupt record 2 of thread th: /)
+          // A page holding a corrupt record is never handed over.
+          let handed = 0
+          const pagesFailure = yield* failure(
+            store.sincePages("th", 0, (page) =>
+              Effect.sync(() => {
+                handed += page.length
+              })
+            )
+          )
+          assert.strictEqual(pagesFailure.message, sinceFailure.message)
+          assert.strictEqual(handed, 0)
           assert.deepStrictEqual(yield* store.since("th", 2), [{ seq: 3, event: ev.turn("t3") }])
 
           yield* b.query!(`UPDATE thread_records SET event = 'not json' WHERE thread_id = 'th' AND seq = 3`)

@@ -284,48 +284,64 @@ export const follow = <E, R>(
   )
 
 /**
- * The subscriptions a stored thread holds, from its events in order: `resourceSubscribed` adds (or
- * makes the newest), `resourceUnsubscribed` removes, a rollback drops those of the turns it removes,
- * and at most `max` are kept (the oldest go).
+ * The subscriptions a stored thread holds, fed its events in order one at a time (a thread read page
+ * by page): `resourceSubscribed` adds (or makes the newest), `resourceUnsubscribed` removes, a
+ * rollback drops those of the turns it removes, and at most `max` are kept (the oldest go).
  */
+export interface Replayer {
+  readonly add: (event: ThreadEvent.ThreadEvent) => void
+  /** The subscriptions held after the events added so far, oldest first. */
+  readonly result: () => ReadonlyArray<Subscription>
+}
+
+/** A {@link Replayer} holding no subscription yet. */
+export const replayer = (max: number = maxSubscriptions): Replayer => {
+  const held = new Map<string, Subscription>()
+  const turns: Array<string> = []
+  return {
+    add: (event) => {
+      switch (event._tag) {
+        case "turnStarted":
+          if (turns.at(-1) !== event.turnId) turns.push(event.turnId)
+          return
+        case "threadRolledBack": {
+          const removed = new Set(turns.splice(Math.max(0, turns.length - event.numTurns)))
+          for (const [key, subscription] of [...held])
+            if (subscription.turnId !== null && removed.has(subscription.turnId)) held.delete(key)
+          return
+        }
+        case "resourceSubscribed": {
+          const key = keyOf(event.server, event.uri)
+          held.delete(key)
+          held.set(key, {
+            server: event.server,
+            uri: event.uri,
+            readInCallId: event.readInCallId,
+            turnId: event.turnId
+          })
+          for (const oldest of held.keys()) {
+            if (held.size <= max) break
+            held.delete(oldest)
+          }
+          return
+        }
+        case "resourceUnsubscribed":
+          held.delete(keyOf(event.server, event.uri))
+          return
+        default:
+          return
+      }
+    },
+    result: () => [...held.values()]
+  }
+}
+
+/** The subscriptions a stored thread holds after all of `events` (see {@link Replayer}). */
 export const replay = (
   events: ReadonlyArray<ThreadEvent.ThreadEvent>,
   max: number = maxSubscriptions
 ): ReadonlyArray<Subscription> => {
-  const held = new Map<string, Subscription>()
-  const turns: Array<string> = []
-  for (const event of events) {
-    switch (event._tag) {
-      case "turnStarted":
-        if (turns.at(-1) !== event.turnId) turns.push(event.turnId)
-        break
-      case "threadRolledBack": {
-        const removed = new Set(turns.splice(Math.max(0, turns.length - event.numTurns)))
-        for (const [key, subscription] of [...held])
-          if (subscription.turnId !== null && removed.has(subscription.turnId)) held.delete(key)
-        break
-      }
-      case "resourceSubscribed": {
-        const key = keyOf(event.server, event.uri)
-        held.delete(key)
-        held.set(key, {
-          server: event.server,
-          uri: event.uri,
-          readInCallId: event.readInCallId,
-          turnId: event.turnId
-        })
-        for (const oldest of held.keys()) {
-          if (held.size <= max) break
-          held.delete(oldest)
-        }
-        break
-      }
-      case "resourceUnsubscribed":
-        held.delete(keyOf(event.server, event.uri))
-        break
-      default:
-        break
-    }
-  }
-  return [...held.values()]
+  const r = replayer(max)
+  for (const event of events) r.add(event)
+  return r.result()
 }

@@ -129,6 +129,15 @@ describe("ResourceChanges", () => {
         initial.map((s) => s.uri),
         ["file:///a", "file:///ui"]
       )
+      // Fed one event at a time, the replayer holds what the events so far hold.
+      const fed = ResourceChanges.replayer()
+      for (const event of events.slice(0, 6)) fed.add(event)
+      assert.deepStrictEqual(
+        fed.result().map((s) => s.uri),
+        ["file:///a", "file:///ui", "file:///b", "file:///c"]
+      )
+      for (const event of events.slice(6)) fed.add(event)
+      assert.deepStrictEqual(fed.result(), initial)
       const { calls, subscriber } = recorder()
       const tracker = yield* ResourceChanges.make(subscriber, { initial })
       assert.deepStrictEqual(calls, [])

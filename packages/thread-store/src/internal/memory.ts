@@ -1,5 +1,5 @@
 import { Effect, Either, Option } from "effect"
-import type { Service, ThreadInfo } from "../ThreadStore.js"
+import type { Service, StoredRecord, ThreadInfo } from "../ThreadStore.js"
 import * as Codec from "./codec.js"
 import { alreadyExists, conflict, notFound } from "./error.js"
 
@@ -29,10 +29,10 @@ export const make: Effect.Effect<Service> = Effect.sync(() => {
     return entry === undefined ? Either.left(notFound(id)) : Either.right(entry)
   }
 
-  const recordsFrom = (entry: Entry, from: number) =>
+  const recordsFrom = (entry: Entry, from: number, to?: number) =>
     Codec.decodeAll(
       entry.id,
-      entry.records.slice(from).map((r, i) => ({ seq: from + i + 1, event: r.event }))
+      entry.records.slice(from, to).map((r, i) => ({ seq: from + i + 1, event: r.event }))
     )
 
   return {
@@ -74,6 +74,22 @@ export const make: Effect.Effect<Service> = Effect.sync(() => {
       const entry = yield* entryOf(id)
       return yield* recordsFrom(entry, Math.min(Math.max(Math.floor(seq), 0), entry.records.length))
     }),
+    sincePages: <E, R>(
+      id: string,
+      seq: number,
+      onPage: (records: ReadonlyArray<StoredRecord>) => Effect.Effect<void, E, R>
+    ) =>
+      Effect.gen(function* () {
+        const entry = yield* entryOf(id)
+        let last = Math.floor(seq)
+        // Up to the length at the start: records appended while a page is handled are not handed over.
+        const end = entry.records.length
+        for (let from = Math.max(last, 0); from < end; from = last) {
+          last = Math.min(from + Codec.pageRows, end)
+          yield* onPage(yield* recordsFrom(entry, from, last))
+        }
+        return last
+      }).pipe(Effect.withSpan("ThreadStore.sincePages")),
     lastSeq: Effect.fn("ThreadStore.lastSeq")(function* (id: string) {
       const entry = yield* entryOf(id)
       return entry.records.length

@@ -26,9 +26,6 @@ const busySchedule = Schedule.exponential("2 millis").pipe(
   Schedule.intersect(Schedule.recurs(60))
 )
 
-/** Rows per query when reading a thread's records: pages keep one statement and its decoding short. */
-export const pageRows = 128
-
 /** Lets pending I/O (other connections' requests) run before the next page is read. */
 const yieldToIo: Effect.Effect<void> = Effect.async<void>((resume) => {
   const handle = setImmediate(() => resume(Effect.void))
@@ -80,21 +77,45 @@ export const make: Effect.Effect<Service, ThreadStoreError, SqlClient.SqlClient>
     threadRow(id).pipe(Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound(id)), onSome: toInfo })))
 
   /**
-   * The records with a seq greater than `after`, in order, read and decoded {@link pageRows} at a time
-   * with the event loop yielded between pages: loading a large thread never stalls other requests.
+   * The records with a seq greater than `after`, in order, read and decoded {@link Codec.pageRows} at a time
+   * and handed to `onPage`, with the event loop yielded between pages: reading a large thread never
+   * stalls other requests. A busy database is retried per page (a retry never hands a page over twice);
+   * a failed query is a storage error with `context`. Returns the last seq handed over (`after` when none).
    */
-  const recordsAfter = (id: string, after: number) =>
+  const pagesAfter = <E, R>(
+    id: string,
+    after: number,
+    context: string,
+    onPage: (records: ReadonlyArray<StoredRecord>) => Effect.Effect<void, E, R>
+  ): Effect.Effect<number, ThreadStoreError | E, R> =>
     Effect.gen(function* () {
-      const records: Array<StoredRecord> = []
       let from = after
       for (;;) {
         const rows = yield* sql<RecordRow>`SELECT seq, event FROM thread_records
-          WHERE thread_id = ${id} AND seq > ${from} ORDER BY seq LIMIT ${pageRows}`
-        for (const record of yield* Codec.decodeAll(id, rows)) records.push(record)
-        if (rows.length < pageRows) return records
+          WHERE thread_id = ${id} AND seq > ${from} ORDER BY seq LIMIT ${Codec.pageRows}`.pipe(
+          retryBusy,
+          Effect.mapError(failed(context))
+        )
+        if (rows.length === 0) return from
+        yield* onPage(yield* Codec.decodeAll(id, rows))
         from = Number(rows[rows.length - 1]!.seq)
+        if (rows.length < Codec.pageRows) return from
         yield* yieldToIo
       }
+    })
+
+  /** {@link pagesAfter}, the pages collected. */
+  const recordsAfter = (id: string, after: number, context: string) =>
+    Effect.suspend(() => {
+      const records: Array<StoredRecord> = []
+      return Effect.as(
+        pagesAfter(id, after, context, (page) =>
+          Effect.sync(() => {
+            for (const record of page) records.push(record)
+          })
+        ),
+        records
+      )
     })
 
   return {
@@ -171,7 +192,7 @@ export const make: Effect.Effect<Service, ThreadStoreError, SqlClient.SqlClient>
         // The newest compaction (found through its partial index), then it and everything after it.
         const newest = yield* sql<{ readonly seq: number | null }>`SELECT MAX(seq) AS seq FROM thread_records
           WHERE thread_id = ${id} AND kind = 'compacted'`
-        const records = yield* recordsAfter(id, Number(newest[0]?.seq ?? 0) - 1)
+        const records = yield* recordsAfter(id, Number(newest[0]?.seq ?? 0) - 1, `cannot load thread ${id}`)
         return { thread, records, lastSeq: records.length === 0 ? 0 : records[records.length - 1]!.seq }
       },
       (effect, id) =>
@@ -179,7 +200,7 @@ export const make: Effect.Effect<Service, ThreadStoreError, SqlClient.SqlClient>
     ),
     since: Effect.fn("ThreadStore.since")(
       function* (id: string, seq: number) {
-        const records = yield* recordsAfter(id, Math.floor(seq))
+        const records = yield* recordsAfter(id, Math.floor(seq), `cannot read records of thread ${id}`)
         if (records.length === 0) yield* requireThread(id)
         return records
       },
@@ -188,6 +209,22 @@ export const make: Effect.Effect<Service, ThreadStoreError, SqlClient.SqlClient>
           Effect.fail(failed(`cannot read records of thread ${id}`)(e))
         )
     ),
+    sincePages: <E, R>(
+      id: string,
+      seq: number,
+      onPage: (records: ReadonlyArray<StoredRecord>) => Effect.Effect<void, E, R>
+    ) =>
+      Effect.gen(function* () {
+        const context = `cannot read records of thread ${id}`
+        const from = Math.floor(seq)
+        const last = yield* pagesAfter(id, from, context, onPage)
+        if (last === from)
+          yield* requireThread(id).pipe(
+            retryBusy,
+            Effect.catchTag("SqlError", (e) => Effect.fail(failed(context)(e)))
+          )
+        return last
+      }).pipe(Effect.withSpan("ThreadStore.sincePages")),
     lastSeq: Effect.fn("ThreadStore.lastSeq")(
       function* (id: string) {
         const rows = yield* sql<{ readonly last_seq: number }>`SELECT last_seq FROM threads WHERE id = ${id}`
