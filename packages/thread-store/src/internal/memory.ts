@@ -1,5 +1,5 @@
 import { Effect, Either, Option } from "effect"
-import type { Service, StoredRecord, ThreadInfo } from "../ThreadStore.js"
+import type { Service, ThreadInfo } from "../ThreadStore.js"
 import * as Codec from "./codec.js"
 import { alreadyExists, conflict, notFound } from "./error.js"
 
@@ -74,11 +74,7 @@ export const make: Effect.Effect<Service> = Effect.sync(() => {
       const entry = yield* entryOf(id)
       return yield* recordsFrom(entry, Math.min(Math.max(Math.floor(seq), 0), entry.records.length))
     }),
-    sincePages: <E, R>(
-      id: string,
-      seq: number,
-      onPage: (records: ReadonlyArray<StoredRecord>) => Effect.Effect<void, E, R>
-    ) =>
+    sincePages: (id, seq, onPage) =>
       Effect.gen(function* () {
         const entry = yield* entryOf(id)
         let last = Math.floor(seq)

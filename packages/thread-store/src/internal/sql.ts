@@ -209,11 +209,7 @@ export const make: Effect.Effect<Service, ThreadStoreError, SqlClient.SqlClient>
           Effect.fail(failed(`cannot read records of thread ${id}`)(e))
         )
     ),
-    sincePages: <E, R>(
-      id: string,
-      seq: number,
-      onPage: (records: ReadonlyArray<StoredRecord>) => Effect.Effect<void, E, R>
-    ) =>
+    sincePages: (id, seq, onPage) =>
       Effect.gen(function* () {
         const context = `cannot read records of thread ${id}`
         const from = Math.floor(seq)
