@@ -63,8 +63,8 @@ export interface Service {
   /** The records with a seq greater than `seq`, in order (those another process appended since). */
   readonly since: (id: string, seq: number) => Effect.Effect<ReadonlyArray<StoredRecord>, ThreadStoreError>
   /**
-   * The records of {@link since}, handed to `onPage` in order, a page at a time (up to 1,024 records),
-   * and not kept: a caller that folds a long thread into a smaller state holds one page's records at a
+   * The records of {@link since}, handed to `onPage` in order, a page at a time (up to 1,024 records;
+   * on the SQL stores, about 1 MiB of stored events), and not kept: a caller that folds a long thread into a smaller state holds one page's records at a
    * time, not the whole thread's. Returns the last seq handed over, or `seq` when there
    * was none. A failure of `onPage` ends the read with that failure; a corrupt record fails before the
    * page that holds it is handed over.

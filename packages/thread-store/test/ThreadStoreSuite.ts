@@ -435,6 +435,32 @@ export const threadStoreSuite = (
     // Registered only where they apply: memory storage is neither shared nor reopened.
     if (!options.shared) return
     describe("shared storage", () => {
+      it.scoped("records of 20 KiB are read about 1 MiB at a time, so the event loop runs between pages", () =>
+        Effect.gen(function* () {
+          const { store } = yield* fresh
+          yield* store.create(thread("big"))
+          const text = "z".repeat(20 * 1024)
+          yield* Effect.reduce(
+            Array.from({ length: 300 }, (_, i) => i),
+            0,
+            (seq, i) => store.append("big", seq, ev.turn(`${i}${text}`))
+          )
+          const sizes: Array<number> = []
+          assert.strictEqual(
+            yield* store.sincePages("big", 0, (page) => Effect.sync(() => sizes.push(page.length))),
+            300
+          )
+          // 128 rows first, then as many as fit in about 1 MiB (51 of these), never more.
+          assert.strictEqual(sizes[0], 128)
+          assert.isAtLeast(sizes.length, 5)
+          assert.isTrue(sizes.slice(1).every((n) => n <= 52))
+          assert.strictEqual(
+            sizes.reduce((a, b) => a + b, 0),
+            300
+          )
+        })
+      )
+
       it.scoped("a second layer on the same storage sees the first one's threads and appends, and vice versa", () =>
         Effect.gen(function* () {
           const { backend: b, store: one } = yield* fresh

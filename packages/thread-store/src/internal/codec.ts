@@ -124,7 +124,7 @@ export const decode = (threadId: string, seq: number, text: unknown): Either.Eit
   })
 }
 
-/** Records per page when a thread's records are read: one query and its decoding stay short. */
+/** The most records per page when a thread's records are read: one query and its decoding stay short. */
 export const pageRows = 1024
 
 /** Decodes stored rows in order, stopping at the first corrupt one. */

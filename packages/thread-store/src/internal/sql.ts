@@ -26,6 +26,23 @@ const busySchedule = Schedule.exponential("2 millis").pipe(
   Schedule.intersect(Schedule.recurs(60))
 )
 
+/** Rows of the first page of a read; later pages follow the size of the records (see {@link nextPageRows}). */
+const firstPageRows = 128
+
+/** About this much stored text per page: a thread of large records is read a few records at a time. */
+export const pageBytes = 1024 * 1024
+
+/**
+ * The rows of the page after `rows`: as many as fit in {@link pageBytes} at their mean size, at least
+ * one, at most twice as many as `rows` and at most {@link Codec.pageRows}.
+ */
+export const nextPageRows = (rows: ReadonlyArray<RecordRow>): number => {
+  let bytes = 0
+  for (const row of rows) bytes += typeof row.event === "string" ? row.event.length : 0
+  const fit = bytes === 0 ? Codec.pageRows : Math.floor((pageBytes * rows.length) / bytes)
+  return Math.max(1, Math.min(fit, rows.length * 2, Codec.pageRows))
+}
+
 /** Lets pending I/O (other connections' requests) run before the next page is read. */
 const yieldToIo: Effect.Effect<void> = Effect.async<void>((resume) => {
   const handle = setImmediate(() => resume(Effect.void))
@@ -47,7 +64,7 @@ interface ThreadRow {
 
 interface RecordRow {
   readonly seq: number
-  readonly event: string
+  readonly event: unknown
 }
 
 const toInfo = (row: ThreadRow) =>
@@ -77,10 +94,12 @@ export const make: Effect.Effect<Service, ThreadStoreError, SqlClient.SqlClient>
     threadRow(id).pipe(Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound(id)), onSome: toInfo })))
 
   /**
-   * The records with a seq greater than `after`, in order, read and decoded {@link Codec.pageRows} at a time
-   * and handed to `onPage`, with the event loop yielded between pages: reading a large thread never
-   * stalls other requests. A busy database is retried per page (a retry never hands a page over twice);
-   * a failed query is a storage error with `context`. Returns the last seq handed over (`after` when none).
+   * The records with a seq greater than `after`, in order, read and decoded a page at a time and
+   * handed to `onPage`, with the event loop yielded between pages: reading a large thread never stalls
+   * other requests. A page holds at most {@link Codec.pageRows} rows and about {@link pageBytes} of
+   * stored text: the first one 128 rows, each next one sized from the last one's bytes (at most twice
+   * as many rows). A busy database is retried per page (a retry never hands a page over twice); a
+   * failed query is a storage error with `context`. Returns the last seq handed over (`after` when none).
    */
   const pagesAfter = <E, R>(
     id: string,
@@ -90,16 +109,18 @@ export const make: Effect.Effect<Service, ThreadStoreError, SqlClient.SqlClient>
   ): Effect.Effect<number, ThreadStoreError | E, R> =>
     Effect.gen(function* () {
       let from = after
+      let limit = firstPageRows
       for (;;) {
         const rows = yield* sql<RecordRow>`SELECT seq, event FROM thread_records
-          WHERE thread_id = ${id} AND seq > ${from} ORDER BY seq LIMIT ${Codec.pageRows}`.pipe(
+          WHERE thread_id = ${id} AND seq > ${from} ORDER BY seq LIMIT ${limit}`.pipe(
           retryBusy,
           Effect.mapError(failed(context))
         )
         if (rows.length === 0) return from
         yield* onPage(yield* Codec.decodeAll(id, rows))
         from = Number(rows[rows.length - 1]!.seq)
-        if (rows.length < Codec.pageRows) return from
+        if (rows.length < limit) return from
+        limit = nextPageRows(rows)
         yield* yieldToIo
       }
     })
