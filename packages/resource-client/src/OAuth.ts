@@ -9,11 +9,11 @@
  * a token, a code, a verifier or a client secret.
  */
 import { Messages } from "@mcp-resources/protocol"
-import { auth, extractWWWAuthenticateParams } from "@modelcontextprotocol/client"
 import { Deferred, Duration, Effect, Option, Schema, type Scope } from "effect"
 import * as NodeCrypto from "node:crypto"
 import * as NodeHttp from "node:http"
 import { makeProvider, type OAuthContext, type Session } from "./internal/oauth.js"
+import * as Sdk from "./internal/sdk.js"
 import { oauthClient, outgoingFetch, usesOAuth } from "./internal/transports.js"
 import type { ServerEntry } from "./ServerEntry.js"
 import { TokenStore } from "./TokenStore.js"
@@ -87,6 +87,7 @@ export const startLogin = (
     if (transport._tag !== "http") return yield* Effect.fail(loginError(Messages.oauth.notHttp(entry.name)))
     if (!usesOAuth(transport)) return yield* Effect.fail(loginError(Messages.oauth.staticAuthorization(entry.name)))
     const store = yield* TokenStore
+    const { auth, extractWWWAuthenticateParams } = (yield* Sdk.load).client
     const runtime = yield* Effect.runtime<never>()
     const client = yield* oauthClient(transport).pipe(Effect.mapError((error) => loginError(error.message)))
     const received = yield* Deferred.make<URLSearchParams>()

@@ -4,25 +4,19 @@
  * is in `transports.ts`, the request path in `request.ts`, what failures mean in `failures.ts`.
  */
 import { Errors, McpSkills, Messages, Widget } from "@mcp-resources/protocol"
-import {
-  Client,
-  type McpSubscription,
-  type PriorDiscovery,
-  SdkHttpError,
-  SdkErrorCode,
-  type Transport
-} from "@modelcontextprotocol/client"
+import type { Client, McpSubscription, PriorDiscovery, Transport } from "@modelcontextprotocol/client"
 import { Deferred, Effect, type Either, FiberSet, Queue, type Scope } from "effect"
 import type * as ServerRequests from "../ServerRequests.js"
 import type { ServerEntry } from "../ServerEntry.js"
-import { httpConnectionLost, startupFailure } from "./failures.js"
+import { httpConnectionLost, noStream, startupFailure } from "./failures.js"
 import { type Hold, InFlightList, keepRaw, makeRequester, type Wire } from "./request.js"
 import { gateNotifications } from "./notificationGate.js"
+import * as Sdk from "./sdk.js"
 import { ChangeQueue } from "./notifications.js"
 import { guardResponses } from "./responseGuard.js"
 import { attribute, elicit, pausing } from "./serverRequests.js"
 import { MessageTooLargeError } from "./stdioTransport.js"
-import { httpTrace, TracedHttpTransport, type TransportFactory } from "./transports.js"
+import { httpTrace, type TransportFactory, tracedHttpTransport } from "./transports.js"
 
 export { decodeResult, decodeResultEither, type Hold } from "./request.js"
 export { makeTransport, type TransportFactory, transportKind } from "./transports.js"
@@ -120,18 +114,13 @@ const negotiation = (entry: ServerEntry, timeoutMillis: number) => {
 /** Closes the client (and its transport); an HTTP session is terminated first. Never fails. */
 const closeClient = (client: Client, transport: Transport): Effect.Effect<void> =>
   Effect.gen(function* () {
-    if (transport instanceof TracedHttpTransport && transport.sessionId !== undefined) {
-      yield* Effect.tryPromise(() => transport.terminateSession()).pipe(Effect.timeout("2 seconds"), Effect.ignore)
+    const http = tracedHttpTransport(transport)
+    if (http !== undefined && http.sessionId !== undefined) {
+      yield* Effect.tryPromise(() => http.terminateSession()).pipe(Effect.timeout("2 seconds"), Effect.ignore)
     }
     // stdio: the transport ends stdin, then SIGTERM, then SIGKILL, each after a 2 s grace
     yield* Effect.tryPromise(() => client.close()).pipe(Effect.timeout("10 seconds"), Effect.ignore)
   })
-
-/** An error of the optional GET stream that only says the server offers none (404/405 before a session exists). */
-const noStream = (error: unknown, sessionId: string | undefined): boolean =>
-  error instanceof SdkHttpError &&
-  error.code === SdkErrorCode.ClientHttpFailedToOpenStream &&
-  (error.status === 405 || (error.status === 404 && sessionId === undefined))
 
 /** The client capabilities declared for the host's handlers (without any: form elicitation, declined). */
 export const clientCapabilities = (handlers: ServerRequests.Service | undefined) => {
@@ -165,6 +154,7 @@ export const open = (
   handlers?: ServerRequests.Service
 ): Effect.Effect<Connection, Errors.ResourceFailure, Scope.Scope> =>
   Effect.gen(function* () {
+    const sdk = yield* Sdk.load
     const closed = yield* Deferred.make<string>()
     const toolsChanged = yield* Effect.acquireRelease(Queue.sliding<void>(1), Queue.shutdown)
     const stderr = yield* Effect.acquireRelease(Queue.unbounded<string>(), Queue.shutdown)
@@ -208,7 +198,7 @@ export const open = (
     }
     const client = yield* Effect.acquireRelease(
       Effect.sync(() => {
-        const client = new Client(clientInfo, {
+        const client = new sdk.client.Client(clientInfo, {
           // MCP Apps: this client's hosts render `ui://` widgets of this MIME type (docs/widgets.md)
           capabilities: {
             ...clientCapabilities(handlers),
@@ -309,6 +299,7 @@ export const open = (
     const memory = entry.transport._tag === "memory"
     const wire: Wire = {
       client,
+      anyResult: sdk.anyResult,
       memory,
       closedReason,
       inFlight,

@@ -4,9 +4,39 @@
  * the server's own reason (its HTTP status and answer, its JSON-RPC error, the network error code).
  */
 import { Errors, Messages } from "@mcp-resources/protocol"
-import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, UnauthorizedError } from "@modelcontextprotocol/client"
+import type { ProtocolError, SdkErrorCode } from "@modelcontextprotocol/client"
 import { invalidResponseMessage } from "./responseGuard.js"
+import * as Sdk from "./sdk.js"
 import type { HttpFailure, HttpTrace } from "./transports.js"
+
+// A value can be one of the SDK's errors only once a connection has loaded the SDK (see sdk.ts).
+
+/** A JSON-RPC error the server answered with. */
+const isProtocolError = (error: unknown): error is ProtocolError => {
+  const sdk = Sdk.current()?.client
+  return sdk !== undefined && error instanceof sdk.ProtocolError
+}
+
+/** The code of one of the SDK's own errors (`SdkError`), else undefined. */
+const sdkErrorCode = (error: unknown): SdkErrorCode | undefined => {
+  const sdk = Sdk.current()?.client
+  return sdk !== undefined && error instanceof sdk.SdkError ? error.code : undefined
+}
+
+/** The status of the SDK's HTTP error (`SdkHttpError`), else undefined. */
+const sdkHttpStatus = (error: unknown): number | undefined => {
+  const sdk = Sdk.current()?.client
+  return sdk !== undefined && error instanceof sdk.SdkHttpError ? error.status : undefined
+}
+
+/** The SDK's `SdkErrorCode`, for the switch of {@link mapSdkError} (undefined before the SDK is loaded). */
+const codes = () => Sdk.current()?.client.SdkErrorCode
+
+/** One of the SDK's own errors with the code `pick` chooses. */
+const isSdkError = (error: unknown, pick: (codes: typeof SdkErrorCode) => SdkErrorCode): boolean => {
+  const sdk = Sdk.current()?.client
+  return sdk !== undefined && error instanceof sdk.SdkError && error.code === pick(sdk.SdkErrorCode)
+}
 
 export const transportError = (kind: Errors.TransportKind, message: string) =>
   new Errors.TransportError({ kind, message })
@@ -53,27 +83,38 @@ export const mapSdkError = (
     const reason = closedReason()
     return reason !== undefined ? closedError(reason) : transportError("invalidResult", answer)
   }
-  if (error instanceof ProtocolError) {
+  if (isProtocolError(error)) {
     const invalid = invalidResponseMessage(error.data)
     if (invalid !== undefined) return transportError("invalidResult", invalid)
     return Errors.serverError(error.code, serverText(error))
   }
-  if (error instanceof SdkError) {
-    switch (error.code) {
-      case SdkErrorCode.RequestTimeout:
+  const code = sdkErrorCode(error)
+  const Code = codes()
+  if (code !== undefined && Code !== undefined) {
+    switch (code) {
+      case Code.RequestTimeout:
         return transportError("timeout", Messages.timedOutAwaiting(method, timeoutMillis))
-      case SdkErrorCode.ConnectionClosed:
-      case SdkErrorCode.NotConnected:
+      case Code.ConnectionClosed:
+      case Code.NotConnected:
         return closedError(closedReason() ?? Messages.connectionClosed)
-      case SdkErrorCode.InvalidResult:
-        return transportError("invalidResult", sdkInvalidResult(error.message, method))
-      case SdkErrorCode.UnsupportedResultType:
-        return transportError("invalidResult", error.message)
+      case Code.InvalidResult:
+        return transportError("invalidResult", sdkInvalidResult(errorMessage(error), method))
+      case Code.UnsupportedResultType:
+        return transportError("invalidResult", errorMessage(error))
     }
   }
   const reason = closedReason()
   if (reason !== undefined) return closedError(reason)
   return transportError("other", errorMessage(error))
+}
+
+/** An error of the optional GET stream that only says the server offers none (404/405 before a session exists). */
+export const noStream = (error: unknown, sessionId: string | undefined): boolean => {
+  const status = sdkHttpStatus(error)
+  return (
+    isSdkError(error, (code) => code.ClientHttpFailedToOpenStream) &&
+    (status === 405 || (status === 404 && sessionId === undefined))
+  )
 }
 
 /**
@@ -87,7 +128,7 @@ export const httpConnectionLost = (error: unknown, sessionId: string | undefined
     const code = (error.cause as { readonly code?: unknown } | undefined)?.code
     return typeof code === "string" ? `fetch failed (${code})` : "fetch failed"
   }
-  if (error instanceof SdkHttpError && error.status === 404) {
+  if (sdkHttpStatus(error) === 404) {
     return sessionId !== undefined ? "the server no longer knows the session (HTTP 404)" : undefined
   }
   const message = errorMessage(error)
@@ -191,13 +232,14 @@ export const startupFailure = (
   if (login !== undefined) return transportError("startup", login)
   const recorded = trace?.last
   if (recorded !== undefined) return transportError("startup", httpFailureText(recorded))
-  if (error instanceof ProtocolError && error.code === -32022) {
+  if (isProtocolError(error) && error.code === -32022) {
     return transportError("startup", jsonRpcErrorText(error.code, serverText(error), error.data))
   }
-  if (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed) {
+  if (isSdkError(error, (code) => code.EraNegotiationFailed)) {
     const cause = (error as { readonly cause?: unknown }).cause
-    const detail =
-      cause instanceof ProtocolError ? jsonRpcErrorText(cause.code, serverText(cause), cause.data) : error.message
+    const detail = isProtocolError(cause)
+      ? jsonRpcErrorText(cause.code, serverText(cause), cause.data)
+      : errorMessage(error)
     return transportError("startup", pinnedModern ? Messages.startup.noModernRevision(detail) : detail)
   }
   const mapped = mapSdkError(error, "initialize", timeoutMillis, closedReason, trace)
@@ -211,10 +253,11 @@ export const startupFailure = (
 const loginNeeded = (trace: HttpTrace | undefined, error: unknown): string | undefined => {
   const oauth = trace?.oauth
   if (oauth === undefined) return undefined
+  const sdk = Sdk.current()?.client
   const unauthorized =
-    error instanceof UnauthorizedError ||
-    (error instanceof SdkHttpError && error.status === 401) ||
-    (error instanceof SdkError && error.code === SdkErrorCode.ClientHttpAuthentication)
+    (sdk !== undefined && error instanceof sdk.UnauthorizedError) ||
+    sdkHttpStatus(error) === 401 ||
+    isSdkError(error, (code) => code.ClientHttpAuthentication)
   return oauth.required || unauthorized ? Messages.authorizationRequired(oauth.server) : undefined
 }
 
@@ -236,7 +279,7 @@ export const answerFailure = (error: unknown, trace: HttpTrace): string | undefi
   if (isSchemaFailure(error)) {
     return Messages.invalidHttpAnswer(status, Messages.invalidHttpAnswerWhat.notJsonRpc)
   }
-  if (error instanceof SdkError && error.code === SdkErrorCode.ClientHttpUnexpectedContent) {
+  if (isSdkError(error, (code) => code.ClientHttpUnexpectedContent)) {
     const contentType = String((error as { data?: { contentType?: unknown } }).data?.contentType ?? "")
     const essence = contentType.split(";")[0]!.trim().toLowerCase()
     return Messages.invalidHttpAnswer(
@@ -245,7 +288,7 @@ export const answerFailure = (error: unknown, trace: HttpTrace): string | undefi
     )
   }
   const last = trace.last
-  if (error instanceof SdkError && error.code === SdkErrorCode.ClientHttpNotImplemented && last?._tag === "status") {
+  if (isSdkError(error, (code) => code.ClientHttpNotImplemented) && last?._tag === "status") {
     return httpFailureText(last)
   }
   return undefined

@@ -7,20 +7,19 @@
  * no usable token it marks the connection as needing a login (the start-up message then says so).
  */
 import { Messages } from "@mcp-resources/protocol"
-import {
-  type AuthProvider,
-  auth,
-  type FetchLike,
-  type OAuthClientInformationMixed,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
-  type OAuthDiscoveryState,
-  type OAuthTokens,
+import type {
+  AuthProvider,
+  FetchLike,
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  OAuthTokens,
   UnauthorizedError
 } from "@modelcontextprotocol/client"
-import { extractWWWAuthenticateParams } from "@modelcontextprotocol/client"
 import { type Effect, Option, Runtime } from "effect"
 import type * as TokenStore from "../TokenStore.js"
+import type { Sdk } from "./sdk.js"
 
 /** What a session needs: the store, the key, the runtime its effects run on and a configured client. */
 export interface OAuthContext {
@@ -144,9 +143,9 @@ export interface AuthMark {
   required: boolean
 }
 
-const loginRequired = (ctx: OAuthContext, mark: AuthMark): UnauthorizedError => {
+const loginRequired = (sdk: Sdk["client"], ctx: OAuthContext, mark: AuthMark): UnauthorizedError => {
   mark.required = true
-  return new UnauthorizedError(Messages.authorizationRequired(ctx.key.server))
+  return new sdk.UnauthorizedError(Messages.authorizationRequired(ctx.key.server))
 }
 
 /**
@@ -155,7 +154,13 @@ const loginRequired = (ctx: OAuthContext, mark: AuthMark): UnauthorizedError => 
  * (the transport then retries once). No token, no refresh token, or a refresh the authorization
  * server refuses: the request fails and `mark.required` is set.
  */
-export const connectionAuth = (ctx: OAuthContext, serverUrl: URL, fetchFn: FetchLike, mark: AuthMark): AuthProvider => {
+export const connectionAuth = (
+  ctx: OAuthContext,
+  serverUrl: URL,
+  fetchFn: FetchLike,
+  mark: AuthMark,
+  sdk: Sdk["client"]
+): AuthProvider => {
   const session: Session = { entry: {}, redirectUrl: "http://127.0.0.1/callback" }
   const provider = makeProvider(ctx, session, "connect")
   const reload = async () => {
@@ -181,15 +186,15 @@ export const connectionAuth = (ctx: OAuthContext, serverUrl: URL, fetchFn: Fetch
       await reload()
       const tokens = session.entry.tokens
       if (tokens !== undefined && tokens.access_token !== stale && !expiring(tokens)) return
-      if (tokens?.refresh_token === undefined) throw loginRequired(ctx, mark)
+      if (tokens?.refresh_token === undefined) throw loginRequired(sdk, ctx, mark)
       let result: string
       try {
-        result = await auth(provider, { serverUrl, fetchFn, ...options })
+        result = await sdk.auth(provider, { serverUrl, fetchFn, ...options })
       } catch {
-        throw loginRequired(ctx, mark)
+        throw loginRequired(sdk, ctx, mark)
       }
       // anything but a refreshed token (the flow wants the user's browser) needs a login
-      if (result !== "AUTHORIZED") throw loginRequired(ctx, mark)
+      if (result !== "AUTHORIZED") throw loginRequired(sdk, ctx, mark)
     }).finally(() => {
       refreshing = undefined
     })
@@ -207,7 +212,7 @@ export const connectionAuth = (ctx: OAuthContext, serverUrl: URL, fetchFn: Fetch
       return sent
     },
     onUnauthorized: async (context) => {
-      const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(context.response)
+      const { resourceMetadataUrl, scope } = sdk.extractWWWAuthenticateParams(context.response)
       await refresh(sent, {
         ...(resourceMetadataUrl !== undefined ? { resourceMetadataUrl } : {}),
         ...(scope !== undefined ? { scope } : {}),
@@ -233,10 +238,10 @@ const exclusive = async <A>(ctx: OAuthContext, body: () => Promise<A>): Promise<
 }
 
 /** The auth of a connection without a token store: any 401 means a login is needed. */
-export const storelessAuth = (server: string, mark: AuthMark): AuthProvider => ({
+export const storelessAuth = (sdk: Sdk["client"], server: string, mark: AuthMark): AuthProvider => ({
   token: () => Promise.resolve(undefined),
   onUnauthorized: () => {
     mark.required = true
-    return Promise.reject(new UnauthorizedError(Messages.authorizationRequired(server)))
+    return Promise.reject(new sdk.UnauthorizedError(Messages.authorizationRequired(server)))
   }
 })

@@ -7,9 +7,9 @@ import { Errors, Messages } from "@mcp-resources/protocol"
 import type { Client } from "@modelcontextprotocol/client"
 import { Clock, Effect, Either, ParseResult, Schema } from "effect"
 import * as ServerRequests from "../ServerRequests.js"
-import { z } from "zod"
 import { closedError, mapSdkError, transportError } from "./failures.js"
 import { RequestSignal } from "./requestSignal.js"
+import type { Sdk } from "./sdk.js"
 import type { HttpTrace } from "./transports.js"
 import { restoreResultType } from "./responseGuard.js"
 import { type Attributable, Budget, fulfil, maxInputRounds } from "./serverRequests.js"
@@ -30,9 +30,6 @@ const liveSleep = Clock.make().sleep
 /** Our timeout of a request. */
 const timedOut = (method: string, timeoutMillis: number): Errors.TransportError =>
   transportError("timeout", Messages.timedOutAwaiting(method, timeoutMillis))
-
-/** Any JSON-RPC result, unchanged: we decode it ourselves so that no field is stripped before. */
-const AnyResult = z.unknown()
 
 /**
  * A hold on what a request runs in (a connection set): taken when the request starts and given back
@@ -162,6 +159,8 @@ const roundTripMethods = new Set(["resources/read", "tools/call", "prompts/get"]
 /** What the in-flight requests of one connection share: the SDK client and the close state. */
 export interface Wire {
   readonly client: Client
+  /** Any JSON-RPC result, unchanged (`z.unknown()`): we decode it ourselves so that no field is stripped before. */
+  readonly anyResult: Sdk["anyResult"]
   /** In-memory results never went through JSON. */
   readonly memory: boolean
   readonly closedReason: () => string | undefined
@@ -297,7 +296,7 @@ class InFlight<A> implements Linked {
       this.budget === undefined ? Math.min(this.timeoutMillis + sdkTimerMargin, maxTimerMillis) : maxTimerMillis
     const method = this.method
     this.wire.client
-      .request(params === undefined ? { method } : { method, params }, AnyResult, {
+      .request(params === undefined ? { method } : { method, params }, this.wire.anyResult, {
         signal,
         timeout,
         maxTotalTimeout: timeout,

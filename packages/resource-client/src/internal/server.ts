@@ -9,6 +9,7 @@ import { Cause, Deferred, Effect, ExecutionStrategy, Exit, Option, Scope } from 
 import type * as ServerRequests from "../ServerRequests.js"
 import type { ServerEntry } from "../ServerEntry.js"
 import { type Connection, open, type TransportFactory, type Verdict } from "./connection.js"
+import * as Sdk from "./sdk.js"
 import { Subscriptions } from "./subscriptions.js"
 import { collectToolsOrNone, millis } from "./toolCatalog.js"
 
@@ -107,6 +108,8 @@ export const start = (
 
     /** One connection with its tool catalog, in a scope of its own; the failure is the message. */
     const connect: Effect.Effect<Connected, string> = Effect.gen(function* () {
+      // the SDK is loaded (once per process) before the server's startup timeout starts counting
+      yield* Sdk.load
       const connectionScope = yield* Scope.fork(scope, ExecutionStrategy.sequential)
       const exit = yield* Effect.gen(function* () {
         const connection = yield* open(entry, startupMillis, transports, handle.verdict, serverRequests)

@@ -8,6 +8,7 @@ import { Effect, Scope } from "effect"
 import type { ServerConnection } from "../ResourceClient.js"
 import type { ServerEntry } from "../ServerEntry.js"
 import { open, type TransportFactory } from "./connection.js"
+import * as Sdk from "./sdk.js"
 import { millis } from "./server.js"
 import { serverConnection } from "./set.js"
 
@@ -45,18 +46,25 @@ export const withConnection =
         Effect.acquireUseRelease(
           Scope.make(),
           (scope) =>
-            open(entry, startupMillis, transports).pipe(
-              Effect.timeoutFail({
-                duration: startupMillis,
-                onTimeout: () =>
-                  new Errors.TransportError({ kind: "startup", message: Messages.startupTimedOut(startupMillis) })
-              }),
-              Effect.mapError(
-                (error) =>
-                  new Errors.TransportError({ kind: "unavailable", message: Messages.failedToGetClient(error.message) })
-              ),
-              Scope.extend(scope),
-              Effect.flatMap((connection) => use(serverConnection(connection, entry)))
+            // the SDK is loaded (once per process) before the startup timeout starts counting
+            Effect.zipRight(
+              Sdk.load,
+              open(entry, startupMillis, transports).pipe(
+                Effect.timeoutFail({
+                  duration: startupMillis,
+                  onTimeout: () =>
+                    new Errors.TransportError({ kind: "startup", message: Messages.startupTimedOut(startupMillis) })
+                }),
+                Effect.mapError(
+                  (error) =>
+                    new Errors.TransportError({
+                      kind: "unavailable",
+                      message: Messages.failedToGetClient(error.message)
+                    })
+                ),
+                Scope.extend(scope),
+                Effect.flatMap((connection) => use(serverConnection(connection, entry)))
+              )
             ),
           (scope, exit) => Scope.close(scope, exit)
         ),

@@ -4,12 +4,13 @@
  * what the HTTP server last answered, which start-up failures quote.
  */
 import { Errors } from "@mcp-resources/protocol"
-import { type AuthProvider, StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client"
+import type { AuthProvider, StreamableHTTPClientTransport, Transport } from "@modelcontextprotocol/client"
 import { Config as EffectConfig, Effect, Option, type Runtime } from "effect"
 import type { ServerEntry } from "../ServerEntry.js"
 import type * as TokenStore from "../TokenStore.js"
 import { filterEventStream } from "./notificationGate.js"
 import { connectionAuth, storelessAuth } from "./oauth.js"
+import * as Sdk from "./sdk.js"
 import { StdioTransport } from "./stdioTransport.js"
 
 /** The transport kind of an entry, as `mcpServer/list` shows it. */
@@ -49,33 +50,60 @@ export interface HttpTrace {
   okStatus?: number
 }
 
-/** The SDK's streamable HTTP transport with the trace of its answers and the release of its agent. */
-export class TracedHttpTransport extends StreamableHTTPClientTransport {
-  constructor(
-    url: URL,
-    headers: Record<string, string>,
-    outgoing: { readonly fetch: FetchLike; readonly close: () => Promise<void> },
-    readonly trace: HttpTrace = { last: undefined },
-    authProvider?: AuthProvider
-  ) {
-    super(url, {
-      requestInit: { headers },
-      fetch: tracingFetch(outgoing.fetch, trace),
-      ...(authProvider !== undefined ? { authProvider } : {})
-    })
-    this.releaseAgent = outgoing.close
-  }
-
-  private readonly releaseAgent: () => Promise<void>
-
-  override close(): Promise<void> {
-    return super.close().finally(() => this.releaseAgent())
-  }
+/** The SDK's streamable HTTP transport with the trace of its answers. */
+export interface TracedHttpTransport extends StreamableHTTPClientTransport {
+  readonly trace: HttpTrace
 }
 
+/**
+ * The class of {@link TracedHttpTransport} (it extends the SDK's transport, so it is made once the
+ * SDK is loaded): the trace of its answers and the release of its agent.
+ */
+const tracedClass = (sdk: Sdk.Sdk["client"]) =>
+  class extends sdk.StreamableHTTPClientTransport implements TracedHttpTransport {
+    constructor(
+      url: URL,
+      headers: Record<string, string>,
+      outgoing: { readonly fetch: FetchLike; readonly close: () => Promise<void> },
+      readonly trace: HttpTrace = { last: undefined },
+      authProvider?: AuthProvider
+    ) {
+      super(url, {
+        requestInit: { headers },
+        fetch: tracingFetch(outgoing.fetch, trace),
+        ...(authProvider !== undefined ? { authProvider } : {})
+      })
+      this.releaseAgent = outgoing.close
+    }
+
+    private readonly releaseAgent: () => Promise<void>
+
+    override close(): Promise<void> {
+      return super.close().finally(() => this.releaseAgent())
+    }
+  }
+
+let tracedHttp: ReturnType<typeof tracedClass> | undefined
+
+/** A new {@link TracedHttpTransport}: the SDK's, on this url with these headers, tracing its answers. */
+const makeTracedHttp = (
+  sdk: Sdk.Sdk,
+  url: URL,
+  headers: Record<string, string>,
+  outgoing: { readonly fetch: FetchLike; readonly close: () => Promise<void> },
+  trace?: HttpTrace,
+  authProvider?: AuthProvider
+): TracedHttpTransport => {
+  tracedHttp ??= tracedClass(sdk.client)
+  return new tracedHttp(url, headers, outgoing, trace, authProvider)
+}
+
+/** The transport as a {@link TracedHttpTransport} when it was built here, else undefined. */
+export const tracedHttpTransport = (transport: Transport): TracedHttpTransport | undefined =>
+  tracedHttp !== undefined && transport instanceof tracedHttp ? transport : undefined
+
 /** The trace of an HTTP transport built here (undefined for any other transport). */
-export const httpTrace = (transport: Transport): HttpTrace | undefined =>
-  transport instanceof TracedHttpTransport ? transport.trace : undefined
+export const httpTrace = (transport: Transport): HttpTrace | undefined => tracedHttpTransport(transport)?.trace
 
 /** At most this much of an error body is kept. */
 const maxBodyChars = 4096
@@ -291,14 +319,15 @@ export const makeTransport = (
           headers.Authorization = `Bearer ${token.value}`
         }
         const outgoing = yield* outgoingFetch
+        const sdk = yield* Sdk.load
         const url = new URL(transport.url)
-        if (!usesOAuth(transport)) return new TracedHttpTransport(url, headers, outgoing)
+        if (!usesOAuth(transport)) return makeTracedHttp(sdk, url, headers, outgoing)
         const mark = { server: entry.name, required: false }
         const trace: HttpTrace = { last: undefined, oauth: mark }
         const client = yield* oauthClient(transport)
         const authProvider =
           oauth === undefined
-            ? storelessAuth(entry.name, mark)
+            ? storelessAuth(sdk.client, entry.name, mark)
             : connectionAuth(
                 {
                   key: { server: entry.name, url: transport.url },
@@ -308,9 +337,10 @@ export const makeTransport = (
                 },
                 url,
                 outgoing.fetch,
-                mark
+                mark,
+                sdk.client
               )
-        return new TracedHttpTransport(url, headers, outgoing, trace, authProvider)
+        return makeTracedHttp(sdk, url, headers, outgoing, trace, authProvider)
       })
     case "memory":
       return Effect.tryPromise({
