@@ -55,6 +55,19 @@ const within = (done: Promise<void>, millis: number): Promise<void> =>
     })
   })
 
+/**
+ * Spawns the server (outside of any closure that outlives the start, so that nothing keeps the
+ * environment object, a copy of the host's whole environment, for the life of the child).
+ */
+const spawnServer = ({ command, args, env, cwd }: StdioParameters): ChildProcess =>
+  spawn(command, [...args], {
+    env: { ...env },
+    stdio: ["pipe", "pipe", "pipe"],
+    shell: false,
+    windowsHide: process.platform === "win32",
+    ...(cwd === undefined ? {} : { cwd })
+  })
+
 /** An MCP client transport over a spawned server's standard input and output. */
 export class StdioTransport implements Transport {
   onclose?: (() => void) | undefined
@@ -74,7 +87,16 @@ export class StdioTransport implements Transport {
   private scheduled: NodeJS.Immediate | undefined = undefined
   private closing: Promise<void> | undefined = undefined
 
-  constructor(private readonly parameters: StdioParameters) {}
+  /** What starts the server, until it is started: the environment is not kept beside the child. */
+  private parameters: StdioParameters | undefined
+  private readonly maxMessageBytes: number
+  private readonly stderr: (text: string) => void
+
+  constructor(parameters: StdioParameters) {
+    this.parameters = parameters
+    this.maxMessageBytes = parameters.maxMessageBytes
+    this.stderr = parameters.stderr
+  }
 
   /** The server's process id once started. */
   get pid(): number | undefined {
@@ -82,16 +104,17 @@ export class StdioTransport implements Transport {
   }
 
   start(): Promise<void> {
-    if (this.child !== undefined) return Promise.reject(new Error("StdioTransport already started"))
-    const { command, args, env, cwd, stderr } = this.parameters
+    const parameters = this.parameters
+    if (parameters === undefined) return Promise.reject(new Error("StdioTransport already started"))
+    this.parameters = undefined
+    const stderr = this.stderr
+    let child: ChildProcess
+    try {
+      child = spawnServer(parameters)
+    } catch (error) {
+      return Promise.reject(error)
+    }
     return new Promise((resolve, reject) => {
-      const child = spawn(command, [...args], {
-        env: { ...env },
-        stdio: ["pipe", "pipe", "pipe"],
-        shell: false,
-        windowsHide: process.platform === "win32",
-        ...(cwd === undefined ? {} : { cwd })
-      })
       this.child = child
       this.exited = new Promise((done) => child.once("close", () => done()))
       child.once("spawn", () => resolve())
@@ -149,7 +172,7 @@ export class StdioTransport implements Transport {
   /** Splits standard output into lines; the pieces of a line are joined once, when it ends. */
   private received(chunk: Buffer): void {
     if (this.refused) return
-    const max = this.parameters.maxMessageBytes
+    const max = this.maxMessageBytes
     let start = 0
     let end = chunk.indexOf(newline, start)
     while (end !== -1) {
@@ -204,7 +227,7 @@ export class StdioTransport implements Transport {
     this.refused = true
     this.parts = []
     this.partBytes = 0
-    this.onerror?.(new MessageTooLargeError(this.parameters.maxMessageBytes))
+    this.onerror?.(new MessageTooLargeError(this.maxMessageBytes))
     void this.close()
   }
 
