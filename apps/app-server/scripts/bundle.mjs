@@ -8,7 +8,10 @@
  * - The native and optional drivers (`better-sqlite3`, `pg`) and `ws` stay outside: `require`d from
  *   this package's dependencies when a store or `--listen` needs them.
  * - `import { Effect, Layer } from "effect"` in our own modules is rewritten to the per-module entry
- *   points (`effect/Effect`, …) so that the bundler can leave out what nothing uses.
+ *   points (`effect/Effect`, …) so that the bundler can leave out what nothing uses; the same for
+ *   our own packages (`import { Errors } from "@mcp-resources/protocol"` → `…/protocol/Errors`), whose
+ *   index only re-exports modules: a program then evaluates the modules it uses, not the whole index
+ *   (the CLI, say, never builds the app-server protocol's schemas).
  */
 import { spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
@@ -37,13 +40,55 @@ const perModuleImports = (text) =>
       .join("\n")
   )
 
+/**
+ * The modules each workspace package's index re-exports (`export * as Errors from "./Errors.js"`):
+ * `{ "@mcp-resources/protocol": { Errors: "Errors", … } }`.
+ */
+const workspaceModules = Object.fromEntries(
+  Fs.readdirSync(Path.join(root, "..", "..", "packages")).flatMap((dir) => {
+    const pkg = Path.join(root, "..", "..", "packages", dir)
+    const index = Path.join(pkg, "dist", "index.js")
+    if (!Fs.existsSync(index)) return []
+    const { name } = JSON.parse(Fs.readFileSync(Path.join(pkg, "package.json"), "utf8"))
+    const text = Fs.readFileSync(index, "utf8")
+    const modules = Object.fromEntries(
+      [...text.matchAll(/export \* as (\w+) from "\.\/([\w]+)\.js"/g)].map(([, exported, file]) => [exported, file])
+    )
+    // only an index that is nothing but such re-exports can be bypassed
+    const statements = text
+      .replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "")
+      .split(";")
+      .filter((line) => line.trim() !== "")
+    return statements.length === Object.keys(modules).length ? [[name, modules]] : []
+  })
+)
+
+/** `import { Errors, Messages as M } from "@mcp-resources/protocol"` → one namespace import per module. */
+const perWorkspaceModuleImports = (text) =>
+  text.replace(/import\s*\{([^}]*)\}\s*from\s*"(@mcp-resources\/[\w-]+)";?/g, (whole, names, pkg) => {
+    const modules = workspaceModules[pkg]
+    if (modules === undefined) return whole
+    const imports = names
+      .split(",")
+      .map((name) => name.trim())
+      .filter((name) => name !== "")
+      .map((name) => {
+        const [imported, local = imported] = name.split(/\s+as\s+/)
+        return modules[imported] === undefined ? undefined : `import * as ${local} from "${pkg}/${modules[imported]}";`
+      })
+    return imports.includes(undefined) ? whole : imports.join("\n")
+  })
+
 const effectModules = {
   name: "effect-modules",
   setup(build) {
     build.onLoad({ filter: /[\\/]dist[\\/].*\.js$/ }, async (args) =>
       args.path.includes(`${Path.sep}node_modules${Path.sep}`)
         ? undefined
-        : { contents: perModuleImports(await Fs.promises.readFile(args.path, "utf8")), loader: "js" }
+        : {
+            contents: perWorkspaceModuleImports(perModuleImports(await Fs.promises.readFile(args.path, "utf8"))),
+            loader: "js"
+          }
     )
   }
 }
