@@ -17,20 +17,11 @@ const isProtocolError = (error: unknown): error is ProtocolError => {
   return sdk !== undefined && error instanceof sdk.ProtocolError
 }
 
-/** The code of one of the SDK's own errors (`SdkError`), else undefined. */
-const sdkErrorCode = (error: unknown): SdkErrorCode | undefined => {
-  const sdk = Sdk.current()?.client
-  return sdk !== undefined && error instanceof sdk.SdkError ? error.code : undefined
-}
-
 /** The status of the SDK's HTTP error (`SdkHttpError`), else undefined. */
 const sdkHttpStatus = (error: unknown): number | undefined => {
   const sdk = Sdk.current()?.client
   return sdk !== undefined && error instanceof sdk.SdkHttpError ? error.status : undefined
 }
-
-/** The SDK's `SdkErrorCode`, for the switch of {@link mapSdkError} (undefined before the SDK is loaded). */
-const codes = () => Sdk.current()?.client.SdkErrorCode
 
 /** One of the SDK's own errors with the code `pick` chooses. */
 const isSdkError = (error: unknown, pick: (codes: typeof SdkErrorCode) => SdkErrorCode): boolean => {
@@ -88,19 +79,19 @@ export const mapSdkError = (
     if (invalid !== undefined) return transportError("invalidResult", invalid)
     return Errors.serverError(error.code, serverText(error))
   }
-  const code = sdkErrorCode(error)
-  const Code = codes()
-  if (code !== undefined && Code !== undefined) {
-    switch (code) {
+  const sdk = Sdk.current()?.client
+  if (sdk !== undefined && error instanceof sdk.SdkError) {
+    const Code = sdk.SdkErrorCode
+    switch (error.code) {
       case Code.RequestTimeout:
         return transportError("timeout", Messages.timedOutAwaiting(method, timeoutMillis))
       case Code.ConnectionClosed:
       case Code.NotConnected:
         return closedError(closedReason() ?? Messages.connectionClosed)
       case Code.InvalidResult:
-        return transportError("invalidResult", sdkInvalidResult(errorMessage(error), method))
+        return transportError("invalidResult", sdkInvalidResult(error.message, method))
       case Code.UnsupportedResultType:
-        return transportError("invalidResult", errorMessage(error))
+        return transportError("invalidResult", error.message)
     }
   }
   const reason = closedReason()

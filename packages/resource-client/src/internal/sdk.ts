@@ -32,9 +32,6 @@ export const load: Effect.Effect<Sdk> = Effect.suspend(() =>
   loaded !== undefined ? Effect.succeed(loaded) : Effect.promise(importSdk)
 )
 
-/** {@link load} for promise code. */
-export const loadPromise = (): Promise<Sdk> => (loaded !== undefined ? Promise.resolve(loaded) : importSdk())
-
 /**
  * The SDK once a connection has loaded it, else undefined: a value can be one of the SDK's errors
  * only when the SDK is loaded, so the checks of `failures.ts` read this instead of loading it.
