@@ -5,7 +5,7 @@
  */
 import { Errors, McpSkills, Messages, Widget } from "@mcp-resources/protocol"
 import type { Client, McpSubscription, PriorDiscovery, Transport } from "@modelcontextprotocol/client"
-import { Deferred, Effect, type Either, FiberSet, Queue, type Scope } from "effect"
+import { Effect, type Either, Runtime, Scope } from "effect"
 import type * as ServerRequests from "../ServerRequests.js"
 import type { ServerEntry } from "../ServerEntry.js"
 import { httpConnectionLost, noStream, startupFailure } from "./failures.js"
@@ -13,6 +13,7 @@ import { type Hold, InFlightList, keepRaw, makeRequester, type Wire } from "./re
 import { gateNotifications } from "./notificationGate.js"
 import * as Sdk from "./sdk.js"
 import { ChangeQueue } from "./notifications.js"
+import { Background, Signal } from "./onDemand.js"
 import { guardResponses } from "./responseGuard.js"
 import { attribute, elicit, pausing } from "./serverRequests.js"
 import { MessageTooLargeError } from "./stdioTransport.js"
@@ -75,10 +76,18 @@ export interface Connection {
     context: string,
     hold?: Hold
   ) => Effect.Effect<A, Errors.TransportError | Errors.ServerError>
-  /** Completes with the close reason when the transport closes. */
-  readonly closed: Deferred.Deferred<string>
-  /** One element per `notifications/tools/list_changed`. */
-  readonly toolsChanged: Queue.Dequeue<void>
+  /**
+   * Calls `listener` once with the close reason when the transport closes (at once when it already
+   * closed).
+   */
+  readonly onClosed: (listener: (reason: string) => void) => void
+  /** Fired on every `notifications/tools/list_changed` (one that arrives before a listener is kept). */
+  readonly toolsChanged: Signal
+  /**
+   * Runs the connection's work on demand (what reacts to its events); stopped, interrupting what
+   * still runs, first when the connection's scope closes.
+   */
+  readonly background: Background
   /** The negotiated protocol revision (e.g. `2025-11-25`, `2026-07-28`), when the SDK reports one. */
   readonly protocolVersion: string | undefined
   /** The era verdict, for the next connection of the same entry. */
@@ -141,34 +150,46 @@ const aborted = (signal: AbortSignal): Effect.Effect<void> =>
     return Effect.sync(() => signal.removeEventListener("abort", onAbort))
   })
 
+/** How a connection is opened. */
+export interface OpenOptions {
+  /** Bounds the whole start (transport, era negotiation, handshake). */
+  readonly timeoutMillis: number
+  readonly transports: TransportFactory
+  /**
+   * Where the connection's work on demand and its stderr logging run: the set's runtime, shared by
+   * its connections (without one, the runtime of the fiber that opens it).
+   */
+  readonly runtime?: Runtime.Runtime<never>
+  /** An earlier era verdict for the same entry, adopted instead of probing. */
+  readonly prior?: Verdict
+  /** The host's answers to server requests. */
+  readonly handlers?: ServerRequests.Service
+}
+
 /**
  * Opens a connection: builds the transport, negotiates the era (`prior` adopts an earlier verdict
  * instead of probing) and runs the handshake, bounded by `timeoutMillis`. The transport closes with
- * the scope, also when connecting fails.
+ * the scope, also when connecting fails. Finalizers are added to the scope directly (an
+ * `acquireRelease` would keep a copy of the opening fiber's references for the connection's life).
  */
 export const open = (
   entry: ServerEntry,
-  timeoutMillis: number,
-  transports: TransportFactory,
-  prior?: Verdict,
-  handlers?: ServerRequests.Service
+  { timeoutMillis, transports, prior, handlers, ...options }: OpenOptions
 ): Effect.Effect<Connection, Errors.ResourceFailure, Scope.Scope> =>
   Effect.gen(function* () {
     const sdk = yield* Sdk.load
-    const closed = yield* Deferred.make<string>()
-    const toolsChanged = yield* Effect.acquireRelease(Queue.sliding<void>(1), Queue.shutdown)
-    const stderr = yield* Effect.acquireRelease(Queue.unbounded<string>(), Queue.shutdown)
-    const resourceChanges = yield* Effect.acquireRelease(
-      Effect.sync(() => new ChangeQueue()),
-      (changes) => Effect.sync(() => changes.shutdown())
+    const scope = yield* Effect.scope
+    const runtime = options.runtime ?? (yield* Effect.runtime<never>())
+    const toolsChanged = new Signal()
+    const resourceChanges = new ChangeQueue()
+    yield* Scope.addFinalizer(
+      scope,
+      Effect.sync(() => resourceChanges.shutdown())
     )
-    yield* Queue.take(stderr).pipe(
-      Effect.flatMap((text) => Effect.logDebug(`MCP server '${entry.name}' stderr: ${text.trimEnd()}`)),
-      Effect.forever,
-      Effect.forkScoped
-    )
+    // the server's standard error is logged as it arrives (in order)
+    const logSync = Runtime.runSync(runtime)
     const transport = yield* transports.make(entry, (text) => {
-      Queue.unsafeOffer(stderr, text)
+      logSync(Effect.logDebug(`MCP server '${entry.name}' stderr: ${text.trimEnd()}`))
     })
     const guard = guardResponses(transport)
     // behind the guard: a notification flood reaches the SDK coalesced (see notificationGate.ts)
@@ -179,101 +200,108 @@ export const open = (
     const closedReason = () => closeReason
     // the in-flight requests, failed with the close reason when the transport closes
     const inFlight = new InFlightList()
+    let closeListeners: Array<(reason: string) => void> = []
     const markClosed = (reason: string) => {
       closeReason ??= reason
-      Deferred.unsafeDone(closed, Effect.succeed(closeReason))
       for (const request of inFlight.takeAll()) request.closed(closeReason)
+      const listeners = closeListeners
+      closeListeners = []
+      for (const listener of listeners) listener(closeReason)
     }
-    // the host's answers run in the connection's scope: closing it interrupts the ones still waiting
-    const runAnswer = yield* FiberSet.makeRuntimePromise<never>()
+    const onClosed = (listener: (reason: string) => void) => {
+      if (closeReason === undefined) closeListeners.push(listener)
+      else listener(closeReason)
+    }
+    // the connection's work on demand, the host's answers among it: stopped first when the scope
+    // closes (added again last, below), and in any case when a failed start closes it
+    const background = new Background(runtime)
+    yield* Scope.addFinalizer(scope, background.stop)
     /** Runs a host answer for a server-to-client request, attributed to the requests in flight. */
     const answer = <A>(
       signal: AbortSignal,
       use: (context: ServerRequests.RequestContext) => Effect.Effect<A, Error>
     ): Promise<A> => {
       const { context, budgets } = attribute(inFlight)
-      return runAnswer(
+      return background.promise(
         pausing(budgets, Effect.raceFirst(use(context), Effect.zipRight(aborted(signal), Effect.interrupt)))
       )
     }
-    const client = yield* Effect.acquireRelease(
-      Effect.sync(() => {
-        const client = new sdk.client.Client(clientInfo, {
-          // MCP Apps: this client's hosts render `ui://` widgets of this MIME type (docs/widgets.md)
-          capabilities: {
-            ...clientCapabilities(handlers),
-            extensions: { [Widget.extensionId]: { mimeTypes: [Widget.mimeType] } }
-          },
-          versionNegotiation: negotiation(entry, timeoutMillis),
-          // 2026-07-28 `input_required` is answered by us (it names the input), never fulfilled silently
-          inputRequired: { autoFulfill: false }
-        })
-        if (handlers === undefined) {
-          client.setRequestHandler("elicitation/create", () => Promise.resolve({ action: "decline" as const }))
-        } else {
+    const client = yield* Effect.sync(() => {
+      const client = new sdk.client.Client(clientInfo, {
+        // MCP Apps: this client's hosts render `ui://` widgets of this MIME type (docs/widgets.md)
+        capabilities: {
+          ...clientCapabilities(handlers),
+          extensions: { [Widget.extensionId]: { mimeTypes: [Widget.mimeType] } }
+        },
+        versionNegotiation: negotiation(entry, timeoutMillis),
+        // 2026-07-28 `input_required` is answered by us (it names the input), never fulfilled silently
+        inputRequired: { autoFulfill: false }
+      })
+      if (handlers === undefined) {
+        client.setRequestHandler("elicitation/create", () => Promise.resolve({ action: "decline" as const }))
+      } else {
+        client.setRequestHandler(
+          "elicitation/create",
+          (request, ctx) =>
+            answer(ctx.mcpReq.signal, (context) =>
+              elicit(handlers, entry.name, request.params, context)
+            ) as Promise<never>
+        )
+        const { sampling, roots } = handlers
+        if (sampling !== undefined) {
           client.setRequestHandler(
-            "elicitation/create",
+            "sampling/createMessage",
             (request, ctx) =>
               answer(ctx.mcpReq.signal, (context) =>
-                elicit(handlers, entry.name, request.params, context)
+                sampling({ server: entry.name, params: request.params, context })
               ) as Promise<never>
           )
-          const { sampling, roots } = handlers
-          if (sampling !== undefined) {
-            client.setRequestHandler(
-              "sampling/createMessage",
-              (request, ctx) =>
-                answer(ctx.mcpReq.signal, (context) =>
-                  sampling({ server: entry.name, params: request.params, context })
-                ) as Promise<never>
-            )
-          }
-          if (roots !== undefined) {
-            client.setRequestHandler(
-              "roots/list",
-              (request, ctx) =>
-                answer(ctx.mcpReq.signal, (context) =>
-                  roots({ server: entry.name, params: request.params ?? {}, context })
-                ) as Promise<never>
-            )
-          }
         }
-        client.setNotificationHandler("notifications/tools/list_changed", () => {
-          Queue.unsafeOffer(toolsChanged, undefined)
-        })
-        client.setNotificationHandler("notifications/resources/list_changed", () => {
-          resourceChanges.offer({ _tag: "listChanged" })
-          return Promise.resolve()
-        })
-        client.setNotificationHandler("notifications/resources/updated", (notification) => {
-          resourceChanges.offer({ _tag: "updated", uri: notification.params.uri })
-          return Promise.resolve()
-        })
-        client.onerror = (error) => {
-          // stdio refuses a message over the limit; the stream cannot be resynchronised
-          if (error instanceof MessageTooLargeError) {
-            pendingReason = Messages.messageExceeds(entry.maxMessageBytes)
-            markClosed(pendingReason)
-            return
-          }
-          if (entry.transport._tag !== "http") return
-          // a 404/405 on the optional GET stream means "no stream", not a lost session
-          if (noStream(error, transport.sessionId)) return
-          // the GET stream is the SDK's to re-open (with its own backoff); only a POST that cannot
-          // reach the server loses the connection
-          const last = trace?.last
-          if (last?._tag === "network" && last.method === "GET" && error instanceof TypeError) return
-          // streamable HTTP never reports a close: a dropped socket or a lost session is one
-          const lost = httpConnectionLost(error, transport.sessionId)
-          if (lost !== undefined) markClosed(`${Messages.connectionClosed}: ${lost}`)
+        if (roots !== undefined) {
+          client.setRequestHandler(
+            "roots/list",
+            (request, ctx) =>
+              answer(ctx.mcpReq.signal, (context) =>
+                roots({ server: entry.name, params: request.params ?? {}, context })
+              ) as Promise<never>
+          )
         }
-        client.onclose = () => {
-          markClosed(pendingReason ?? Messages.connectionClosed)
+      }
+      client.setNotificationHandler("notifications/tools/list_changed", () => {
+        toolsChanged.fire()
+      })
+      client.setNotificationHandler("notifications/resources/list_changed", () => {
+        resourceChanges.offer({ _tag: "listChanged" })
+        return Promise.resolve()
+      })
+      client.setNotificationHandler("notifications/resources/updated", (notification) => {
+        resourceChanges.offer({ _tag: "updated", uri: notification.params.uri })
+        return Promise.resolve()
+      })
+      client.onerror = (error) => {
+        // stdio refuses a message over the limit; the stream cannot be resynchronised
+        if (error instanceof MessageTooLargeError) {
+          pendingReason = Messages.messageExceeds(entry.maxMessageBytes)
+          markClosed(pendingReason)
+          return
         }
-        return client
-      }),
-      (client) => closeClient(client, transport)
-    )
+        if (entry.transport._tag !== "http") return
+        // a 404/405 on the optional GET stream means "no stream", not a lost session
+        if (noStream(error, transport.sessionId)) return
+        // the GET stream is the SDK's to re-open (with its own backoff); only a POST that cannot
+        // reach the server loses the connection
+        const last = trace?.last
+        if (last?._tag === "network" && last.method === "GET" && error instanceof TypeError) return
+        // streamable HTTP never reports a close: a dropped socket or a lost session is one
+        const lost = httpConnectionLost(error, transport.sessionId)
+        if (lost !== undefined) markClosed(`${Messages.connectionClosed}: ${lost}`)
+      }
+      client.onclose = () => {
+        markClosed(pendingReason ?? Messages.connectionClosed)
+      }
+      return client
+    })
+    yield* Scope.addFinalizer(scope, closeClient(client, transport))
     yield* Effect.tryPromise({
       try: (signal) => {
         const options = { signal, timeout: timeoutMillis + sdkTimerMargin }
@@ -313,10 +341,10 @@ export const open = (
     const verdict: Verdict | undefined =
       discover !== undefined ? { kind: "modern", discover } : era === "legacy" ? { kind: "legacy" } : undefined
     let listening: McpSubscription | undefined
-    const connectionScope = yield* Effect.scope
     const closeStream = (stream: McpSubscription | undefined) =>
       stream === undefined ? Effect.void : Effect.promise(() => stream.close().catch(() => undefined))
-    yield* Effect.addFinalizer(() =>
+    yield* Scope.addFinalizer(
+      scope,
       Effect.suspend(() => {
         const last = listening
         listening = undefined
@@ -354,8 +382,8 @@ export const open = (
       })
     // a stream the server side dropped (not closed by us, nor ended gracefully) is opened again
     const reopenWhenDropped = (subscription: McpSubscription, uris: ReadonlyArray<string>, timeoutMillis: number) =>
-      Effect.asVoid(
-        Effect.forkIn(
+      Effect.sync(() =>
+        background.run(
           Effect.promise(() => subscription.closed).pipe(
             Effect.flatMap((how) =>
               how !== "remote" || listening !== subscription
@@ -370,12 +398,12 @@ export const open = (
                     ),
                     Effect.catchAll((error) => Effect.logWarning(`MCP server '${entry.name}': ${error.message}`))
                   )
-            ),
-            Effect.interruptible
-          ),
-          connectionScope
+            )
+          )
         )
       )
+    // added last: the first finalizer to run, before the stream and the client close
+    yield* Scope.addFinalizer(scope, background.stop)
     return {
       capabilities,
       era: era === "modern" ? "modern" : "legacy",
@@ -384,8 +412,9 @@ export const open = (
         requestWith(method, params, timeoutMillis, keepRaw, undefined, undefined),
       requestDecoded: (method, params, timeoutMillis, decode, context, hold) =>
         requestWith(method, params, timeoutMillis, decode, context, hold),
-      closed,
+      onClosed,
       toolsChanged,
+      background,
       resourceChanges,
       protocolVersion: client.getNegotiatedProtocolVersion(),
       verdict

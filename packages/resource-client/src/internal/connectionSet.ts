@@ -6,13 +6,14 @@
  * it runs. The result cache's invalidation by generation and by notification starts here too.
  */
 import type * as ServerRequests from "../ServerRequests.js"
-import { Effect, Config as EffectConfig, Option, PubSub, type Scope } from "effect"
+import { Effect, Config as EffectConfig, Option, PubSub, Scope } from "effect"
 import { createHash } from "node:crypto"
 import type { ConnectionSet, ResourceUpdate } from "../ResourceClient.js"
 import type { ServerEntry, Setup } from "../ServerEntry.js"
 import type * as Cache from "./cache.js"
 import type { Hold, TransportFactory } from "./connection.js"
 import type { Batch } from "./notifications.js"
+import { serially } from "./onDemand.js"
 import * as Server from "./server.js"
 import { Subscriptions } from "./subscriptions.js"
 import * as ConnectionSetImpl from "./set.js"
@@ -138,6 +139,36 @@ export const make = (options: Options): Effect.Effect<Lifetimes, never, Scope.Sc
     let current: Held | undefined
     let currentSetup: Setup | undefined
 
+    /**
+     * Beside every connection a handle serves (the first and each reconnection), that connection's
+     * resource notifications invalidate the cache; when the connection closes, the answers it gave
+     * are dropped (a reconnection is a new connection: nothing of the old one is served).
+     */
+    const watch: Server.ConnectionWatch = (connection, { entry, subscriptions }, scope) => {
+      const server = entry.name
+      const changes = connection.resourceChanges
+      changes.listen(
+        serially(connection.background, () => {
+          const batch = changes.poll()
+          if (batch === undefined) return Effect.void
+          invalidate(cache, server, batch)
+          if (updates === undefined) return Effect.void
+          return PubSub.publishAll(updates, updatesOf(server, batch, subscriptions.uris()))
+        })
+      )
+      return Scope.addFinalizer(
+        scope,
+        Effect.sync(() => cache.invalidateConnection(server, cache.connectionId(connection)))
+      )
+    }
+    const startOptions: Server.StartOptions = {
+      transports,
+      runtime: yield* Effect.runtime<never>(),
+      permits: startupPermits,
+      watch,
+      ...(serverRequests === undefined ? {} : { serverRequests })
+    }
+
     const releaseHandle = (handle: Server.Handle): boolean => {
       const refs = (handleRefs.get(handle) ?? 1) - 1
       if (refs > 0) {
@@ -187,25 +218,7 @@ export const make = (options: Options): Effect.Effect<Lifetimes, never, Scope.Sc
      * answers it gave are dropped (a reconnection is a new connection: nothing of the old one is served).
      */
     const startHandle = (entry: ServerEntry, subscriptions = new Subscriptions()): Effect.Effect<Server.Handle> =>
-      Server.start(
-        entry,
-        transports,
-        startupPermits,
-        (connection) =>
-          connection.resourceChanges.take.pipe(
-            Effect.flatMap((batch) =>
-              Effect.suspend(() => {
-                invalidate(cache, entry.name, batch)
-                if (updates === undefined) return Effect.void
-                return PubSub.publishAll(updates, updatesOf(entry.name, batch, subscriptions.uris()))
-              })
-            ),
-            Effect.forever,
-            Effect.ensuring(Effect.sync(() => cache.invalidateConnection(entry.name, cache.connectionId(connection))))
-          ),
-        serverRequests,
-        subscriptions
-      )
+      Server.start(entry, startOptions, subscriptions)
 
     const publish = (next: Setup, carryOver: boolean): Effect.Effect<void> =>
       publishLock.withPermits(1)(

@@ -5,12 +5,10 @@
  * backlog. Past `maxPendingUris` distinct uris the pending uris merge into "every resource changed".
  * Nothing is dropped: a merged change is always covered by a broader one.
  */
-import { Effect } from "effect"
-
 /** One notification, as the SDK delivered it. */
 export type Change = { readonly _tag: "listChanged" } | { readonly _tag: "updated"; readonly uri: string }
 
-/** What changed since the last {@link ChangeQueue.take}. */
+/** What changed since the last {@link ChangeQueue.poll}. */
 export interface Batch {
   /** A `list_changed` arrived. */
   readonly listChanged: boolean
@@ -25,12 +23,14 @@ export interface Batch {
 /** Distinct pending uris held before they merge into "every resource changed". */
 export const defaultMaxPendingUris = 1024
 
-/** A bounded, coalescing queue of changes with one consumer. */
+/** A bounded, coalescing queue of changes with one consumer, told of every offer. */
 export class ChangeQueue {
   private listChanged = false
-  private uris = new Set<string>()
+  /** The pending uris (made at the first `updated`). */
+  private uris: Set<string> | undefined = undefined
   private everything = false
   private received = 0
+  /** The consumer, told of every offer. */
   private wake: (() => void) | undefined = undefined
   private closed = false
 
@@ -42,44 +42,42 @@ export class ChangeQueue {
     this.received += 1
     if (change._tag === "listChanged") this.listChanged = true
     else if (!this.everything) {
+      this.uris ??= new Set()
       this.uris.add(change.uri)
       if (this.uris.size > this.maxPendingUris) {
         this.everything = true
-        this.uris.clear()
+        this.uris = undefined
       }
     }
-    const wake = this.wake
-    this.wake = undefined
-    wake?.()
+    this.wake?.()
   }
 
-  /** Ends the queue: a waiting {@link take} never resumes (its fiber is interrupted with the connection's scope). */
+  /** Ends the queue: nothing is offered or announced any more. */
   shutdown(): void {
     this.closed = true
     this.wake = undefined
   }
 
-  /** Waits for at least one change and takes everything pending as one batch. */
-  readonly take: Effect.Effect<Batch> = Effect.async<Batch>((resume) => {
-    if (this.received > 0) {
-      resume(Effect.succeed(this.drain()))
-      return
-    }
-    this.wake = () => resume(Effect.succeed(this.drain()))
-    return Effect.sync(() => {
-      this.wake = undefined
-    })
-  })
+  /** Sets the consumer's listener, called after every offer (and at once when changes are pending). */
+  listen(listener: () => void): void {
+    this.wake = listener
+    if (this.received > 0) listener()
+  }
+
+  /** Takes everything pending as one batch, or nothing when no change arrived since the last poll. */
+  poll(): Batch | undefined {
+    return this.received > 0 ? this.drain() : undefined
+  }
 
   private drain(): Batch {
     const batch: Batch = {
       listChanged: this.listChanged,
-      uris: [...this.uris],
+      uris: this.uris === undefined ? [] : [...this.uris],
       everything: this.everything,
       received: this.received
     }
     this.listChanged = false
-    this.uris = new Set()
+    this.uris = undefined
     this.everything = false
     this.received = 0
     return batch

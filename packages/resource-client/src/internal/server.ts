@@ -5,10 +5,11 @@
  * whose connection drops is reconnected with bounded exponential backoff; a stdio server that exits stays failed.
  */
 import { Errors, type Mcp, Messages } from "@mcp-resources/protocol"
-import { Cause, Deferred, Effect, ExecutionStrategy, Exit, Option, Scope } from "effect"
+import { Cause, Deferred, Effect, ExecutionStrategy, Exit, Option, type Runtime, Scope } from "effect"
 import type * as ServerRequests from "../ServerRequests.js"
 import type { ServerEntry } from "../ServerEntry.js"
 import { type Connection, open, type TransportFactory, type Verdict } from "./connection.js"
+import { serially } from "./onDemand.js"
 import * as Sdk from "./sdk.js"
 import { Subscriptions } from "./subscriptions.js"
 import { collectToolsOrNone, millis } from "./toolCatalog.js"
@@ -72,23 +73,30 @@ interface Connected {
 }
 
 /**
- * Runs beside every connection a handle serves (the first and each reconnection), in that
- * connection's scope: interrupted when the connection closes. `connectionSet.ts` consumes the
- * connection's resource notifications with it.
+ * Installed beside every connection a handle serves (the first and each reconnection), with that
+ * connection's scope; what it runs goes through `connection.background` (stopped when the connection
+ * closes). `connectionSet.ts` consumes the connection's resource notifications with it.
  */
-export type ConnectionWatch = (connection: Connection) => Effect.Effect<void>
+export type ConnectionWatch = (connection: Connection, handle: Handle, scope: Scope.Scope) => Effect.Effect<void>
+
+/** What every handle of a connection set starts with (one object, shared by the set's handles). */
+export interface StartOptions {
+  readonly transports: TransportFactory
+  /** The set's runtime: every connection's work on demand runs on it. */
+  readonly runtime: Runtime.Runtime<never>
+  /** With permits, a start waits for one of them first (bounded start-up concurrency). */
+  readonly permits?: Effect.Semaphore
+  readonly watch?: ConnectionWatch
+  readonly serverRequests?: ServerRequests.Service
+}
 
 /**
  * Creates a handle and starts its server in the background (connect, initialize, tools), bounded by the
- * startup timeout. With `permits`, the start waits for one of them first (bounded start-up
- * concurrency); the startup timeout counts from when the server's own start begins.
+ * startup timeout, which counts from when the server's own start begins (after its permit).
  */
 export const start = (
   entry: ServerEntry,
-  transports: TransportFactory,
-  permits?: Effect.Semaphore,
-  watch?: ConnectionWatch,
-  serverRequests?: ServerRequests.Service,
+  { transports, runtime, permits, watch, serverRequests }: StartOptions,
   /** The subscriptions of a handle this one replaces for the same entry (a reconnect of the set). */
   subscriptions: Subscriptions = new Subscriptions()
 ): Effect.Effect<Handle> =>
@@ -112,7 +120,13 @@ export const start = (
       yield* Sdk.load
       const connectionScope = yield* Scope.fork(scope, ExecutionStrategy.sequential)
       const exit = yield* Effect.gen(function* () {
-        const connection = yield* open(entry, startupMillis, transports, handle.verdict, serverRequests)
+        const connection = yield* open(entry, {
+          timeoutMillis: startupMillis,
+          transports,
+          runtime,
+          ...(handle.verdict === undefined ? {} : { prior: handle.verdict }),
+          ...(serverRequests === undefined ? {} : { handlers: serverRequests })
+        })
         const tools = yield* collectToolsOrNone(connection, entry)
         return { connection, tools }
       }).pipe(
@@ -136,34 +150,31 @@ export const start = (
       handle.state._tag === "ready" && handle.state.connection === connection
 
     /**
-     * Serves a connection: its catalog refresh and its crash watch run in the connection's scope (so
-     * that closing the server interrupts them before the transport closes); a remote server that
-     * drops is then reconnected beside it.
+     * Serves a connection: its catalog refresh, its crash watch and the set's watch run on demand in
+     * the connection's scope (no fiber waits for their events; closing the server stops them before
+     * the transport closes); a remote server that drops is then reconnected beside it.
      */
     const serve = ({ connection, tools, scope: connectionScope }: Connected): Effect.Effect<void> =>
       Effect.gen(function* () {
         handle.state = { _tag: "ready", connection, tools }
         handle.verdict ??= connection.verdict
-        if (watch !== undefined) yield* Effect.forkIn(Effect.interruptible(watch(connection)), connectionScope)
+        const { background } = connection
+        if (watch !== undefined) yield* watch(connection, handle, connectionScope)
         // the server keeps no subscription across connections: every held one is sent again
-        yield* Effect.forkIn(
-          Effect.interruptible(subscriptions.restore(entry.name, connection, millis(entry.toolTimeoutSec))),
-          connectionScope
-        )
+        background.run(subscriptions.restore(entry.name, connection, millis(entry.toolTimeoutSec)))
         // notifications/tools/list_changed refreshes the catalog
-        yield* connection.toolsChanged.take.pipe(
-          Effect.zipRight(collectToolsOrNone(connection, entry)),
-          Effect.flatMap((tools) =>
-            Effect.sync(() => {
-              if (isCurrent(connection)) handle.state = { _tag: "ready", connection, tools }
-            })
-          ),
-          Effect.forever,
-          Effect.forkIn(connectionScope)
+        connection.toolsChanged.listen(
+          serially(background, () =>
+            Effect.flatMap(collectToolsOrNone(connection, entry), (tools) =>
+              Effect.sync(() => {
+                if (isCurrent(connection)) handle.state = { _tag: "ready", connection, tools }
+              })
+            )
+          )
         )
         // a crash (transport closed) marks the server failed with the close reason
-        yield* Deferred.await(connection.closed).pipe(
-          Effect.flatMap((reason) =>
+        connection.onClosed((reason) =>
+          background.run(
             Effect.suspend(() => {
               if (!isCurrent(connection)) return Effect.void
               const remote = entry.transport._tag === "http"
@@ -179,8 +190,7 @@ export const start = (
                 Effect.zipRight(Effect.forkIn(Scope.close(connectionScope, Exit.void), scope))
               )
             })
-          ),
-          Effect.forkIn(connectionScope)
+          )
         )
       })
 

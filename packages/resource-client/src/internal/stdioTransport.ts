@@ -9,6 +9,7 @@ import type { ChildProcess } from "node:child_process"
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client"
 import spawn from "cross-spawn"
 import { droppableLine } from "./notificationGate.js"
+import type { Receive, WrapsReceive } from "./onMessage.js"
 
 /** What starts the server and where its standard error goes. */
 export interface StdioParameters {
@@ -69,10 +70,14 @@ const spawnServer = ({ command, args, env, cwd }: StdioParameters): ChildProcess
   })
 
 /** An MCP client transport over a spawned server's standard input and output. */
-export class StdioTransport implements Transport {
+export class StdioTransport implements Transport, WrapsReceive {
   onclose?: (() => void) | undefined
   onerror?: ((error: Error) => void) | undefined
-  onmessage?: ((message: JSONRPCMessage) => void) | undefined
+
+  /** The handler installed (by the SDK client), what wraps it, and the two composed. */
+  private handler: Receive | undefined = undefined
+  private wraps: Array<(receive: Receive) => Receive> = []
+  private receive: Receive | undefined = undefined
 
   private child: ChildProcess | undefined = undefined
   private exited: Promise<void> | undefined = undefined
@@ -96,6 +101,21 @@ export class StdioTransport implements Transport {
     this.parameters = parameters
     this.maxMessageBytes = parameters.maxMessageBytes
     this.stderr = parameters.stderr
+  }
+
+  get onmessage(): Receive | undefined {
+    return this.receive
+  }
+
+  set onmessage(handler: Receive | undefined) {
+    this.handler = handler
+    this.receive = handler === undefined ? undefined : this.wraps.reduceRight((inner, wrap) => wrap(inner), handler)
+  }
+
+  /** Every handler installed from now on (and the current one) is wrapped; the first wrap sees messages first. */
+  wrapReceive(wrap: (receive: Receive) => Receive): void {
+    this.wraps.push(wrap)
+    this.onmessage = this.handler
   }
 
   /** The server's process id once started. */
@@ -220,7 +240,7 @@ export class StdioTransport implements Transport {
       this.onerror?.(new Error(`not a JSON-RPC 2.0 message: ${line.slice(0, 200)}`))
       return
     }
-    this.onmessage?.(message)
+    this.receive?.(message)
   }
 
   private tooLarge(): void {

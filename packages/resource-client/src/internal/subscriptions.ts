@@ -16,8 +16,15 @@ export type Outcome = "subscribed" | "unsupported"
 /** The subscription book of one handle (shared by a reconnected handle of an unchanged entry). */
 export class Subscriptions {
   private readonly refs = new Map<string, number>()
-  /** Wire changes of one book run one at a time, so that counts and the server agree. */
-  private readonly lock = Effect.unsafeMakeSemaphore(1)
+  /**
+   * Wire changes of one book run one at a time, so that counts and the server agree. Made at the
+   * first change: most servers never see a subscription.
+   */
+  private madeLock: Effect.Semaphore | undefined = undefined
+  private get lock(): Effect.Semaphore {
+    this.madeLock ??= Effect.unsafeMakeSemaphore(1)
+    return this.madeLock
+  }
   /** The connection the held set was last sent on (a new one gets the whole set first). */
   private current: Connection | undefined = undefined
 
@@ -85,6 +92,13 @@ export class Subscriptions {
 
   /** Sends every held subscription on a new connection (a failure is logged: the next change is the server's to report). */
   restore(server: string, connection: Connection, timeoutMillis: number): Effect.Effect<void> {
+    // nothing held and no change ever under way: only a 2026-07-28 server with list changes needs a stream
+    if (this.madeLock === undefined && this.refs.size === 0) {
+      if (connection.era !== "modern" || !connection.capabilities.listChanged) {
+        this.current = connection
+        return Effect.void
+      }
+    }
     return this.lock.withPermits(1)(
       Effect.suspend(() =>
         this.current === connection ? Effect.void : this.establish(server, connection, timeoutMillis)

@@ -49,7 +49,7 @@ export const withConnection =
             // the SDK is loaded (once per process) before the startup timeout starts counting
             Effect.zipRight(
               Sdk.load,
-              open(entry, startupMillis, transports).pipe(
+              open(entry, { timeoutMillis: startupMillis, transports }).pipe(
                 Effect.timeoutFail({
                   duration: startupMillis,
                   onTimeout: () =>
