@@ -21,7 +21,10 @@ const wrapsReceive = (transport: Transport): transport is Transport & WrapsRecei
  * whoever handed us the transport, or an earlier wrap) keeps working behind this one.
  */
 export const wrapOnMessage = (transport: Transport, wrap: (receive: Receive) => Receive): void => {
-  if (wrapsReceive(transport)) return transport.wrapReceive(wrap)
+  if (wrapsReceive(transport)) {
+    transport.wrapReceive(wrap)
+    return
+  }
   const previous = Object.getOwnPropertyDescriptor(transport, "onmessage")
   let current: Receive | undefined
   const set =
