@@ -212,11 +212,7 @@ export const make = (options: Options): Effect.Effect<Lifetimes, never, Scope.Sc
         () => Effect.suspend(() => releaseNow(held))
       )
 
-    /**
-     * A new handle for `entry`. Beside every connection it serves (the first and each reconnection),
-     * that connection's resource notifications invalidate the cache; when the connection closes, the
-     * answers it gave are dropped (a reconnection is a new connection: nothing of the old one is served).
-     */
+    /** A new handle for `entry`, started with the set's options (and {@link watch} beside each connection). */
     const startHandle = (entry: ServerEntry, subscriptions = new Subscriptions()): Effect.Effect<Server.Handle> =>
       Server.start(entry, startOptions, subscriptions)
 
