@@ -1,7 +1,9 @@
 /**
  * Model-facing payloads of the resource tools (resource-tools.md section 8) and the Responses API
- * ToolSpec (section 3). Encoding goes through these schemas so that key order is deliberate:
- * `server` first, then the item's fields in the order of section 1.5.
+ * ToolSpec (section 3). Key order is deliberate: `server` first, then the item's fields in the order
+ * of section 1.5. Payloads are encoded through these schemas; the list payloads, which can hold
+ * thousands of entries, are built in the same order by their builders ({@link resourceEntry}) and
+ * their JSON text is the same.
  */
 import { Schema } from "effect"
 import {
@@ -20,10 +22,56 @@ export const ResourceEntry = Schema.Struct({ server: Schema.String, ...Resource.
 /** A resource entry: `server` first, then the resource's fields. */
 export type ResourceEntry = typeof ResourceEntry.Type
 
+type Mutable<T> = { -readonly [K in keyof T]: T[K] }
+
+/** The optional text fields of a resource or a template, in the schema's order. */
+const withTexts = (
+  out: { title?: string; description?: string; mimeType?: string },
+  item: { readonly title?: string; readonly description?: string; readonly mimeType?: string }
+): void => {
+  if (item.title !== undefined) out.title = item.title
+  if (item.description !== undefined) out.description = item.description
+  if (item.mimeType !== undefined) out.mimeType = item.mimeType
+}
+
+/** The optional nested fields of a resource or a template, in the schema's order. */
+const withNested = (
+  out: { icons?: ReadonlyArray<unknown>; _meta?: JsonObject; annotations?: JsonObject },
+  item: {
+    readonly icons?: ReadonlyArray<unknown>
+    readonly _meta?: JsonObject
+    readonly annotations?: JsonObject
+  }
+): void => {
+  if (item.icons !== undefined) out.icons = item.icons
+  if (item._meta !== undefined) out._meta = item._meta
+  if (item.annotations !== undefined) out.annotations = item.annotations
+}
+
+/**
+ * A resource entry built in {@link ResourceEntry}'s key order (the JSON text of encoding through
+ * it, without the schema machinery: list payloads can hold thousands of entries).
+ */
+export const resourceEntry = (server: string, resource: Resource): ResourceEntry => {
+  const out: Mutable<ResourceEntry> = { server, uri: resource.uri, name: resource.name }
+  withTexts(out, resource)
+  if (resource.size !== undefined) out.size = resource.size
+  withNested(out, resource)
+  return out
+}
+
 /** A template entry: `server` first, then the template's fields. */
 export const ResourceTemplateEntry = Schema.Struct({ server: Schema.String, ...ResourceTemplate.fields })
 /** A template entry: `server` first, then the template's fields. */
 export type ResourceTemplateEntry = typeof ResourceTemplateEntry.Type
+
+/** A template entry built in {@link ResourceTemplateEntry}'s key order (as {@link resourceEntry}). */
+export const resourceTemplateEntry = (server: string, template: ResourceTemplate): ResourceTemplateEntry => {
+  const out: Mutable<ResourceTemplateEntry> = { server, uriTemplate: template.uriTemplate, name: template.name }
+  withTexts(out, template)
+  withNested(out, template)
+  return out
+}
 
 /** `{server, error}`: a server that failed in an aggregate list. */
 export const FailedServer = Schema.Struct({ server: Schema.String, error: Schema.String })
@@ -65,7 +113,7 @@ export const singleServerResources = (
   page: ListResourcesResult
 ): typeof SingleServerResources.Type => ({
   server,
-  resources: page.resources.map((r) => ({ server, ...r })),
+  resources: page.resources.map((r) => resourceEntry(server, r)),
   ...(isBlank(page.nextCursor) ? {} : { nextCursor: page.nextCursor! })
 })
 
@@ -75,7 +123,7 @@ export const singleServerResourceTemplates = (
   page: ListResourceTemplatesResult
 ): typeof SingleServerResourceTemplates.Type => ({
   server,
-  resourceTemplates: page.resourceTemplates.map((t) => ({ server, ...t })),
+  resourceTemplates: page.resourceTemplates.map((t) => resourceTemplateEntry(server, t)),
   ...(isBlank(page.nextCursor) ? {} : { nextCursor: page.nextCursor! })
 })
 

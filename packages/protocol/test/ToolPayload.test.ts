@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Schema } from "effect"
+import { Arbitrary, FastCheck as fc, Schema } from "effect"
 import * as Mcp from "../src/Mcp.js"
 import * as ToolPayload from "../src/ToolPayload.js"
 
@@ -9,6 +9,27 @@ const decodeRead = Schema.decodeUnknownSync(Mcp.ReadResourceResult)
 const text = ToolPayload.toJsonText
 
 describe("ToolPayload", () => {
+  it("the entry builders give the JSON text of encoding through the entry schemas", () => {
+    fc.assert(
+      fc.property(fc.string(), Arbitrary.make(Mcp.Resource), (server, resource) => {
+        assert.strictEqual(
+          JSON.stringify(ToolPayload.resourceEntry(server, resource)),
+          text(ToolPayload.ResourceEntry, { server, ...resource })
+        )
+      }),
+      { numRuns: 500 }
+    )
+    fc.assert(
+      fc.property(fc.string(), Arbitrary.make(Mcp.ResourceTemplate), (server, template) => {
+        assert.strictEqual(
+          JSON.stringify(ToolPayload.resourceTemplateEntry(server, template)),
+          text(ToolPayload.ResourceTemplateEntry, { server, ...template })
+        )
+      }),
+      { numRuns: 500 }
+    )
+  })
+
   it("P-1: a resource entry puts server first", () => {
     const [resource] = decodeList({ resources: [{ uri: "memo://id", name: "memo" }] }).resources
     assert.strictEqual(

@@ -25,10 +25,19 @@ export interface Page<A> {
 export interface Options<A, E, R> {
   /** The label used in messages: `resources/list`, `resources/templates/list`, `tools/list`. */
   readonly method: string
-  /** Fetches one page; `undefined` for the first page. Its failure fails the collection unchanged. */
-  readonly fetchPage: (cursor: string | undefined) => Effect.Effect<Page<A>, E, R>
+  /**
+   * Fetches one page; `undefined` for the first page. `remainingMillis` is what is left of the overall
+   * deadline when the page starts. Its failure fails the collection unchanged.
+   */
+  readonly fetchPage: (cursor: string | undefined, remainingMillis: number) => Effect.Effect<Page<A>, E, R>
   /** The overall deadline across all pages (30 s when not given). */
   readonly timeout?: Duration.DurationInput
+  /**
+   * `true` when every page fetch ends within the `remainingMillis` it is given (a request with that
+   * timeout, as the connection set's pages are). The deadline is then kept by the pages themselves and
+   * checked as each page starts, with no timer of its own; otherwise the collection is raced against it.
+   */
+  readonly pagesBounded?: boolean
 }
 
 const guardError = (message: string) => new Errors.TransportError({ kind: "pagination", message })
@@ -47,8 +56,8 @@ export const collectPaginated = <A, E, R>(
     const seen = new Set<string>()
     let cursor: string | undefined
     let pages = 0
-    const fetch = (next: string | undefined): Effect.Effect<Page<A>, E | Errors.TransportError, R> =>
-      fetchPage(next).pipe(
+    const fetch = (next: string | undefined, startedAt: number): Effect.Effect<Page<A>, E | Errors.TransportError, R> =>
+      fetchPage(next, deadline - startedAt).pipe(
         // a page timeout that expires together with the deadline reports the deadline
         Effect.catchAll((error) =>
           Effect.flatMap(
@@ -60,7 +69,9 @@ export const collectPaginated = <A, E, R>(
       )
     const loop: Effect.Effect<ReadonlyArray<A>, E | Errors.TransportError, R> = Effect.gen(function* () {
       while (true) {
-        const page = yield* fetch(cursor)
+        const now = yield* Clock.currentTimeMillis
+        if (now >= deadline) return yield* Effect.fail(deadlineError())
+        const page = yield* fetch(cursor, now)
         pages += 1
         if (page.items.length > maxItems - items.length) {
           return yield* Effect.fail(guardError(Messages.pagination.itemLimit(method)))
@@ -81,5 +92,7 @@ export const collectPaginated = <A, E, R>(
         cursor = next
       }
     })
+    // a race forks two fibers and a timer per collection: bounded pages need none of it
+    if (options.pagesBounded === true) return yield* loop
     return yield* loop.pipe(Effect.timeoutFail({ duration: timeoutMillis, onTimeout: deadlineError }))
   })

@@ -176,4 +176,31 @@ describe("collectPaginated", () => {
       assert.strictEqual(failureMessage(result), "resources/list pagination timed out after 5s")
     })
   )
+
+  it("bounded pages are given what is left of the deadline, and one that runs out reports the deadline", () =>
+    Effect.gen(function* () {
+      const given: Array<number> = []
+      const next: Record<string, string> = { [FIRST]: "second", second: "third", third: "fourth" }
+      // a page that needs 2 s and honours its bound, as a request with that timeout does
+      const fetchPage = (cursor: string | undefined, remainingMillis: number) =>
+        Effect.gen(function* () {
+          given.push(remainingMillis)
+          if (remainingMillis < 2000) {
+            yield* Effect.sleep(remainingMillis)
+            return yield* Effect.fail(new Errors.TransportError({ kind: "timeout", message: "page timed out" }))
+          }
+          yield* Effect.sleep("2 seconds")
+          const key = cursor ?? FIRST
+          return { items: [key], nextCursor: next[key] }
+        })
+      const fiber = yield* Effect.fork(
+        Effect.either(
+          Pagination.collectPaginated({ method: "resources/list", fetchPage, timeout: "5 seconds", pagesBounded: true })
+        )
+      )
+      yield* TestClock.adjust("5 seconds")
+      const result = yield* Fiber.join(fiber)
+      assert.strictEqual(failureMessage(result), "resources/list pagination timed out after 5s")
+      assert.deepStrictEqual(given, [5000, 3000, 1000])
+    }))
 })

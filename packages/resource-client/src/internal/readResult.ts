@@ -7,22 +7,24 @@
 import { Errors, Mcp, Messages } from "@mcp-resources/protocol"
 import { Either } from "effect"
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] }
+/** A type with its fields writable (the fast decoders build their results field by field). */
+export type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
-const hasOwn = (u: object, key: string): boolean => Object.hasOwn(u, key)
+/** An own property, also one named `__proto__`. */
+export const hasOwn = (u: object, key: string): boolean => Object.hasOwn(u, key)
 
 /** A plain object (of JSON or an object literal), not an array. */
-const isPlain = (u: unknown): u is Readonly<Record<string, unknown>> => {
+export const isPlain = (u: unknown): u is Readonly<Record<string, unknown>> => {
   if (typeof u !== "object" || u === null || Array.isArray(u)) return false
   const proto: unknown = Object.getPrototypeOf(u)
   return proto === Object.prototype || proto === null
 }
 
 /** What `Mcp.JsonObject` accepts. */
-const isJsonObject = (u: unknown): u is { readonly [x: string]: unknown } =>
+export const isJsonObject = (u: unknown): u is { readonly [x: string]: unknown } =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
-const isString = (u: unknown): u is string => typeof u === "string"
+export const isString = (u: unknown): u is string => typeof u === "string"
 
 /** A text item `{uri, mimeType?, text, _meta?}` in the schema's order, or undefined when the schema must decide. */
 const textItem = (item: unknown): Mcp.TextResourceContents | undefined => {

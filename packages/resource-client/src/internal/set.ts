@@ -19,6 +19,7 @@ import {
 import type { ServerEntry, Setup } from "../ServerEntry.js"
 import { type Connection, decodeResult, decodeResultEither, type Hold, transportKind } from "./connection.js"
 import * as Cache from "./cache.js"
+import { fastListResources, fastListResourceTemplates, withFastList } from "./listResult.js"
 import { withFastPath } from "./readResult.js"
 import * as Server from "./server.js"
 import { status } from "./status.js"
@@ -48,8 +49,14 @@ const unknownServer = (server: string) =>
 const failedToGetClient = (error: string) =>
   new Errors.TransportError({ kind: "unavailable", message: Messages.failedToGetClient(error) })
 
-const decodeListResources = decodeResult(Mcp.ListResourcesResult, "resources/list")
-const decodeListResourceTemplates = decodeResult(Mcp.ListResourceTemplatesResult, "resources/templates/list")
+const decodeListResources = withFastList(
+  fastListResources,
+  decodeResultEither(Mcp.ListResourcesResult, "resources/list")
+)
+const decodeListResourceTemplates = withFastList(
+  fastListResourceTemplates,
+  decodeResultEither(Mcp.ListResourceTemplatesResult, "resources/templates/list")
+)
 const decodeReadResource = withFastPath(decodeResultEither(Mcp.ReadResourceResult, "resources/read"))
 const decodeCallTool = decodeResult(Mcp.CallToolResult, "tools/call")
 const decodeComplete = decodeResultEither(Mcp.CompleteResult, "completion/complete")
@@ -66,24 +73,37 @@ const notDeclared = (server: string, what: string) =>
 
 type ListMethod = "resources/list" | "resources/templates/list"
 
-/** One page of a list method on a connection, decoded, with the raw result beside it (its `ttlMs`, `cacheScope`). */
+/**
+ * One page of a list method on a connection, decoded, with the raw result beside it (its `ttlMs`,
+ * `cacheScope`); bounded by the server's tool timeout, or by `timeoutMillis` when given (what is left
+ * of a pagination deadline).
+ */
 const listPageOn = <A>(
   connection: Connection,
   entry: ServerEntry,
   method: ListMethod,
   cursor: string | undefined,
-  decode: (raw: unknown) => Effect.Effect<A, Errors.TransportError>
+  decode: (raw: unknown) => Effect.Effect<A, Errors.TransportError>,
+  timeoutMillis = Server.millis(entry.toolTimeoutSec)
 ): Effect.Effect<{ readonly value: A; readonly raw: unknown }, Errors.TransportError | Errors.ServerError> =>
-  connection.request(method, cursor === undefined ? undefined : { cursor }, Server.millis(entry.toolTimeoutSec)).pipe(
+  connection.request(method, cursor === undefined ? undefined : { cursor }, timeoutMillis).pipe(
     Effect.flatMap((raw) => Effect.map(decode(raw), (value) => ({ value, raw }))),
     Effect.mapError((error) => Errors.withContext(error, Messages.requestContext[method](entry.name)))
   )
 
-const resourcesPageOn = (connection: Connection, entry: ServerEntry, cursor: string | undefined) =>
-  listPageOn(connection, entry, "resources/list", cursor, decodeListResources)
+const resourcesPageOn = (
+  connection: Connection,
+  entry: ServerEntry,
+  cursor: string | undefined,
+  timeoutMillis?: number
+) => listPageOn(connection, entry, "resources/list", cursor, decodeListResources, timeoutMillis)
 
-const templatesPageOn = (connection: Connection, entry: ServerEntry, cursor: string | undefined) =>
-  listPageOn(connection, entry, "resources/templates/list", cursor, decodeListResourceTemplates)
+const templatesPageOn = (
+  connection: Connection,
+  entry: ServerEntry,
+  cursor: string | undefined,
+  timeoutMillis?: number
+) => listPageOn(connection, entry, "resources/templates/list", cursor, decodeListResourceTemplates, timeoutMillis)
 
 /** One `resources/list` page on a connection. */
 export const listResourcesOn = (connection: Connection, entry: ServerEntry, cursor: string | undefined) =>
@@ -251,14 +271,38 @@ export const make = (options: Options): SetImpl => {
       )
     )
 
-  const cachedResources = (connection: Connection, entry: ServerEntry, cursor: string | undefined) =>
+  /** A cached `resources/list` page; `timeoutMillis` bounds its request (the server's tool timeout when not given). */
+  const cachedResources = (
+    connection: Connection,
+    entry: ServerEntry,
+    cursor: string | undefined,
+    timeoutMillis?: number
+  ) =>
     connection.capabilities.resources
-      ? cachedPage("resources/list", connection, entry, cursor, resourcesPageOn(connection, entry, cursor))
+      ? cachedPage(
+          "resources/list",
+          connection,
+          entry,
+          cursor,
+          resourcesPageOn(connection, entry, cursor, timeoutMillis)
+        )
       : Effect.succeed<Mcp.ListResourcesResult>({ resources: [] })
 
-  const cachedTemplates = (connection: Connection, entry: ServerEntry, cursor: string | undefined) =>
+  /** A cached `resources/templates/list` page; `timeoutMillis` as in {@link cachedResources}. */
+  const cachedTemplates = (
+    connection: Connection,
+    entry: ServerEntry,
+    cursor: string | undefined,
+    timeoutMillis?: number
+  ) =>
     connection.capabilities.resources
-      ? cachedPage("resources/templates/list", connection, entry, cursor, templatesPageOn(connection, entry, cursor))
+      ? cachedPage(
+          "resources/templates/list",
+          connection,
+          entry,
+          cursor,
+          templatesPageOn(connection, entry, cursor, timeoutMillis)
+        )
       : Effect.succeed<Mcp.ListResourceTemplatesResult>({ resourceTemplates: [] })
 
   const cachedRead = (
@@ -390,8 +434,9 @@ export const make = (options: Options): SetImpl => {
     Pagination.collectPaginated({
       method: "resources/templates/list",
       timeout: Server.millis(entry.toolTimeoutSec),
-      fetchPage: (cursor) =>
-        Effect.map(cachedTemplates(connection, entry, cursor), (page) => ({
+      pagesBounded: true,
+      fetchPage: (cursor, remainingMillis) =>
+        Effect.map(cachedTemplates(connection, entry, cursor, remainingMillis), (page) => ({
           items: page.resourceTemplates,
           nextCursor: page.nextCursor
         }))
@@ -433,10 +478,12 @@ export const make = (options: Options): SetImpl => {
   const aggregate = <A>(
     include: (server: string) => boolean,
     method: "resources/list" | "resources/templates/list",
+    /** One page, its request bounded by `remainingMillis` (what is left of the server's deadline). */
     fetch: (
       connection: Connection,
       entry: ServerEntry,
-      cursor: string | undefined
+      cursor: string | undefined,
+      remainingMillis: number
     ) => Effect.Effect<Pagination.Page<A>, Errors.ResourceFailure>
   ): Effect.Effect<AggregateResult<A>> =>
     Effect.gen(function* () {
@@ -459,7 +506,8 @@ export const make = (options: Options): SetImpl => {
           return Pagination.collectPaginated({
             method,
             timeout: Server.millis(handle.entry.toolTimeoutSec),
-            fetchPage: (cursor) => fetch(state.connection, handle.entry, cursor)
+            pagesBounded: true,
+            fetchPage: (cursor, remainingMillis) => fetch(state.connection, handle.entry, cursor, remainingMillis)
           }).pipe(
             Effect.match({
               onFailure: (error): Outcome => Option.some({ server: name, error: error.message }),
@@ -490,8 +538,8 @@ export const make = (options: Options): SetImpl => {
   const listAllResources = Effect.fn("ConnectionSet.listAllResources")(function* (
     include: (server: string) => boolean
   ) {
-    return yield* aggregate(include, "resources/list", (connection, entry, cursor) =>
-      Effect.map(cachedResources(connection, entry, cursor), (page) => ({
+    return yield* aggregate(include, "resources/list", (connection, entry, cursor, remainingMillis) =>
+      Effect.map(cachedResources(connection, entry, cursor, remainingMillis), (page) => ({
         items: page.resources,
         nextCursor: page.nextCursor
       }))
@@ -501,8 +549,8 @@ export const make = (options: Options): SetImpl => {
   const listAllResourceTemplates = Effect.fn("ConnectionSet.listAllResourceTemplates")(function* (
     include: (server: string) => boolean
   ) {
-    return yield* aggregate(include, "resources/templates/list", (connection, entry, cursor) =>
-      Effect.map(cachedTemplates(connection, entry, cursor), (page) => ({
+    return yield* aggregate(include, "resources/templates/list", (connection, entry, cursor, remainingMillis) =>
+      Effect.map(cachedTemplates(connection, entry, cursor, remainingMillis), (page) => ({
         items: page.resourceTemplates,
         nextCursor: page.nextCursor
       }))

@@ -22,8 +22,9 @@ export const collectTools = (
   return Pagination.collectPaginated({
     method: "tools/list",
     timeout,
-    fetchPage: (cursor) =>
-      connection.request("tools/list", cursor === undefined ? undefined : { cursor }, timeout).pipe(
+    pagesBounded: true,
+    fetchPage: (cursor, remainingMillis) =>
+      connection.request("tools/list", cursor === undefined ? undefined : { cursor }, remainingMillis).pipe(
         Effect.flatMap(decodeResult(Mcp.ListToolsResult, "tools/list")),
         Effect.map((page) => ({ items: page.tools, nextCursor: page.nextCursor })),
         Effect.mapError((error) => Errors.withContext(error, Messages.requestContext["tools/list"](entry.name)))

@@ -6,19 +6,22 @@ import { compareBytewise } from "../McpToolNames.js"
 const byServer = <A extends { readonly server: string }>(entries: ReadonlyArray<A>): Array<A> =>
   [...entries].sort((a, b) => compareBytewise(a.server, b.server))
 
+// the list payloads are built in their schemas' key order (ToolPayload's entry builders), so their
+// JSON text is the text of encoding through those schemas, without the schema machinery
+
 /** `{"server":…,"resources":[…],"nextCursor"?:…}` */
 export const singleServerResources = (server: string, page: Mcp.ListResourcesResult): string =>
-  ToolPayload.toJsonText(ToolPayload.SingleServerResources, ToolPayload.singleServerResources(server, page))
+  JSON.stringify(ToolPayload.singleServerResources(server, page))
 
 /** `{"server":…,"resourceTemplates":[…],"nextCursor"?:…}` */
 export const singleServerResourceTemplates = (server: string, page: Mcp.ListResourceTemplatesResult): string =>
-  ToolPayload.toJsonText(
-    ToolPayload.SingleServerResourceTemplates,
-    ToolPayload.singleServerResourceTemplates(server, page)
-  )
+  JSON.stringify(ToolPayload.singleServerResourceTemplates(server, page))
 
-const flatten = <A>(result: ResourceClient.AggregateResult<A>): Array<{ readonly server: string } & A> =>
-  byServer(result.servers).flatMap(({ server, items }) => items.map((item) => ({ server, ...item })))
+const flatten = <A, E>(result: ResourceClient.AggregateResult<A>, entry: (server: string, item: A) => E): Array<E> => {
+  const out: Array<E> = []
+  for (const { server, items } of byServer(result.servers)) for (const item of items) out.push(entry(server, item))
+  return out
+}
 
 const failedServers = (result: ResourceClient.AggregateResult<unknown>) =>
   result.failures.length === 0
@@ -27,14 +30,11 @@ const failedServers = (result: ResourceClient.AggregateResult<unknown>) =>
 
 /** `{"resources":[…],"failedServers"?:[…]}`: servers in bytewise order, each keeping its own order. */
 export const aggregateResources = (result: ResourceClient.AggregateResult<Mcp.Resource>): string =>
-  ToolPayload.toJsonText(ToolPayload.AggregateResources, { resources: flatten(result), ...failedServers(result) })
+  JSON.stringify({ resources: flatten(result, ToolPayload.resourceEntry), ...failedServers(result) })
 
 /** `{"resourceTemplates":[…],"failedServers"?:[…]}` */
 export const aggregateResourceTemplates = (result: ResourceClient.AggregateResult<Mcp.ResourceTemplate>): string =>
-  ToolPayload.toJsonText(ToolPayload.AggregateResourceTemplates, {
-    resourceTemplates: flatten(result),
-    ...failedServers(result)
-  })
+  JSON.stringify({ resourceTemplates: flatten(result, ToolPayload.resourceTemplateEntry), ...failedServers(result) })
 
 /** A text or blob value at least this long is kept as a piece of its own when JSON would not escape it. */
 const pieceMinLength = 512
