@@ -4,7 +4,7 @@
  * overall deadline.
  */
 import { Errors, Messages } from "@mcp-resources/protocol"
-import { Clock, Duration, Effect } from "effect"
+import { Duration, Effect } from "effect"
 
 /** At most this many pages are fetched. */
 export const maxPages = 100
@@ -51,7 +51,9 @@ export const collectPaginated = <A, E, R>(
     const timeoutMillis = Duration.toMillis(Duration.decode(options.timeout ?? defaultTimeout))
     // built only when the deadline passes (an error captures a stack trace)
     const deadlineError = () => guardError(Messages.pagination.timedOut(method, timeoutMillis))
-    const deadline = (yield* Clock.currentTimeMillis) + timeoutMillis
+    // the clock is read synchronously on every page (one service lookup per collection)
+    const clock = yield* Effect.clock
+    const deadline = clock.unsafeCurrentTimeMillis() + timeoutMillis
     const items: Array<A> = []
     const seen = new Set<string>()
     let cursor: string | undefined
@@ -59,17 +61,14 @@ export const collectPaginated = <A, E, R>(
     const fetch = (next: string | undefined, startedAt: number): Effect.Effect<Page<A>, E | Errors.TransportError, R> =>
       fetchPage(next, deadline - startedAt).pipe(
         // a page timeout that expires together with the deadline reports the deadline
-        Effect.catchAll((error) =>
-          Effect.flatMap(
-            Clock.currentTimeMillis,
-            (now): Effect.Effect<never, E | Errors.TransportError> =>
-              now >= deadline ? Effect.fail(deadlineError()) : Effect.fail(error)
-          )
+        Effect.catchAll(
+          (error): Effect.Effect<never, E | Errors.TransportError> =>
+            clock.unsafeCurrentTimeMillis() >= deadline ? Effect.fail(deadlineError()) : Effect.fail(error)
         )
       )
     const loop: Effect.Effect<ReadonlyArray<A>, E | Errors.TransportError, R> = Effect.gen(function* () {
       while (true) {
-        const now = yield* Clock.currentTimeMillis
+        const now = clock.unsafeCurrentTimeMillis()
         if (now >= deadline) return yield* Effect.fail(deadlineError())
         const page = yield* fetch(cursor, now)
         pages += 1

@@ -5,7 +5,7 @@
  * Anything they do not recognise is left to the schema, which also names the failing path of a mismatch.
  */
 import type { Errors, Mcp } from "@mcp-resources/protocol"
-import { Effect, Either } from "effect"
+import { Either } from "effect"
 import { hasOwn, isJsonObject, isPlain, isString, type Mutable } from "./readResult.js"
 
 /** The optional fields shared by a resource and a template, in the schema's order (after `mimeType`). */
@@ -98,15 +98,18 @@ export const fastListResourceTemplates = (raw: unknown): Mcp.ListResourceTemplat
     : { resourceTemplates: decoded.items, nextCursor: decoded.nextCursor }
 }
 
-/** `fast`, falling back to `slow` (the schema) for anything it leaves undecided. */
+/**
+ * `fast`, falling back to `slow` (the schema) for anything it leaves undecided; the decoded page comes
+ * with the raw result beside it (its `ttlMs` and `cacheScope` decide caching).
+ */
 export const withFastList =
   <A>(
     fast: (raw: unknown) => A | undefined,
     slow: (raw: unknown) => Either.Either<A, Errors.TransportError>
-  ): ((raw: unknown) => Effect.Effect<A, Errors.TransportError>) =>
+  ): ((raw: unknown) => Either.Either<{ readonly value: A; readonly raw: unknown }, Errors.TransportError>) =>
   (raw) => {
     const decoded = fast(raw)
-    if (decoded !== undefined) return Effect.succeed(decoded)
+    if (decoded !== undefined) return Either.right({ value: decoded, raw })
     const result = slow(raw)
-    return Either.isRight(result) ? Effect.succeed(result.right) : Effect.fail(result.left)
+    return Either.isRight(result) ? Either.right({ value: result.right, raw }) : Either.left(result.left)
   }

@@ -5,7 +5,7 @@
  */
 import { Errors, Messages } from "@mcp-resources/protocol"
 import type { Client } from "@modelcontextprotocol/client"
-import { Clock, Effect, Either, ParseResult, Schema } from "effect"
+import { Clock, Context, Effect, Either, ParseResult, Schema } from "effect"
 import * as ServerRequests from "../ServerRequests.js"
 import { closedError, mapSdkError, transportError } from "./failures.js"
 import { RequestSignal } from "./requestSignal.js"
@@ -407,7 +407,8 @@ export const makeRequester = (wire: Wire): Requester => {
    * One attempt bounded by `timeoutMillis` on the current clock (paused with `budget` when given): its
    * own timer on the live clock, else a race with a timer on that clock.
    */
-  const bounded = <A>(
+  const boundedOn = <A>(
+    clock: Clock.Clock,
     method: string,
     params: Record<string, unknown> | undefined,
     timeoutMillis: number,
@@ -415,15 +416,22 @@ export const makeRequester = (wire: Wire): Requester => {
     hold: Hold | undefined,
     context?: ServerRequests.RequestContext,
     budget?: Budget
+  ): Effect.Effect<A, Failure> => {
+    if (clock.sleep === liveSleep) return attempt(method, params, timeoutMillis, decode, hold, context, budget, true)
+    const request = attempt(method, params, timeoutMillis, decode, hold, context, budget)
+    const onTimeout = () => timedOut(method, timeoutMillis)
+    return budget === undefined
+      ? Effect.timeoutFail(request, { duration: timeoutMillis, onTimeout })
+      : Effect.raceFirst(request, budget.timer(timeoutMillis, onTimeout))
+  }
+  const bounded = <A>(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    timeoutMillis: number,
+    decode: (raw: unknown) => Either.Either<A, Errors.TransportError>,
+    hold: Hold | undefined
   ): Effect.Effect<A, Failure> =>
-    Effect.clockWith((clock) => {
-      if (clock.sleep === liveSleep) return attempt(method, params, timeoutMillis, decode, hold, context, budget, true)
-      const request = attempt(method, params, timeoutMillis, decode, hold, context, budget)
-      const onTimeout = () => timedOut(method, timeoutMillis)
-      return budget === undefined
-        ? Effect.timeoutFail(request, { duration: timeoutMillis, onTimeout })
-        : Effect.raceFirst(request, budget.timer(timeoutMillis, onTimeout))
-    })
+    Effect.clockWith((clock) => boundedOn(clock, method, params, timeoutMillis, decode, hold))
   const withContext = <A>(
     effect: Effect.Effect<A, RequestError>,
     context: string | undefined
@@ -454,10 +462,13 @@ export const makeRequester = (wire: Wire): Requester => {
   ): Effect.Effect<A, RequestError> =>
     Effect.withFiberRuntime<A, RequestError>((fiber) => {
       const context = fiber.getFiberRef(ServerRequests.currentContext)
+      const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
       const leg = (legParams: Record<string, unknown> | undefined): Effect.Effect<A, Failure> =>
         context === undefined
-          ? bounded(method, legParams, timeoutMillis, decode, hold)
-          : bounded(method, legParams, timeoutMillis, decode, hold, context, new Budget())
+          ? boundedOn(clock, method, legParams, timeoutMillis, decode, hold)
+          : boundedOn(clock, method, legParams, timeoutMillis, decode, hold, context, new Budget())
+      // only a round-trip method is answered with `input_required` (see InFlight.succeeded)
+      if (!roundTripMethods.has(method)) return withContext(leg(params) as Effect.Effect<A, RequestError>, errorContext)
       const rounds = (legParams: Record<string, unknown> | undefined, round: number): Effect.Effect<A, RequestError> =>
         Effect.catchIf(
           leg(legParams),

@@ -3,7 +3,7 @@
  * resource-tools.md 1.4 and 2.2, answered from the result cache where the server allowed it.
  */
 import { type Config, Errors, Mcp, McpSkills, Messages } from "@mcp-resources/protocol"
-import { Deferred, Effect, Option } from "effect"
+import { Deferred, Effect, type Either, Fiber, Option } from "effect"
 import * as Pagination from "../Pagination.js"
 import {
   type AggregateResult,
@@ -83,12 +83,16 @@ const listPageOn = <A>(
   entry: ServerEntry,
   method: ListMethod,
   cursor: string | undefined,
-  decode: (raw: unknown) => Effect.Effect<A, Errors.TransportError>,
+  decode: (raw: unknown) => Either.Either<{ readonly value: A; readonly raw: unknown }, Errors.TransportError>,
   timeoutMillis = Server.millis(entry.toolTimeoutSec)
 ): Effect.Effect<{ readonly value: A; readonly raw: unknown }, Errors.TransportError | Errors.ServerError> =>
-  connection.request(method, cursor === undefined ? undefined : { cursor }, timeoutMillis).pipe(
-    Effect.flatMap((raw) => Effect.map(decode(raw), (value) => ({ value, raw }))),
-    Effect.mapError((error) => Errors.withContext(error, Messages.requestContext[method](entry.name)))
+  // decoding and the error context inside the request's one async step (a listing runs many pages)
+  connection.requestDecoded(
+    method,
+    cursor === undefined ? undefined : { cursor },
+    timeoutMillis,
+    decode,
+    Messages.requestContext[method](entry.name)
   )
 
 const resourcesPageOn = (
@@ -261,14 +265,16 @@ export const make = (options: Options): SetImpl => {
           pageAnswer
         )
       : Effect.map(fetch, (page) => page.value)
-    ).pipe(
-      Effect.tapError((error) =>
-        Effect.sync(() => {
-          if (cursor !== undefined && error._tag === "ServerError" && error.code === invalidParams) {
-            cache.invalidateMethod(entry.name, method)
-          }
-        })
-      )
+    ).pipe((page) =>
+      // only a later page has a cursor to refuse
+      cursor === undefined
+        ? page
+        : Effect.tapError(page, (error) =>
+            Effect.sync(() => {
+              if (error._tag === "ServerError" && error.code === invalidParams)
+                cache.invalidateMethod(entry.name, method)
+            })
+          )
     )
 
   /** A cached `resources/list` page; `timeoutMillis` bounds its request (the server's tool timeout when not given). */
@@ -492,18 +498,18 @@ export const make = (options: Options): SetImpl => {
         | { readonly server: string; readonly items: ReadonlyArray<A> }
         | { readonly server: string; readonly error: string }
       >
-      const outcomes = yield* Effect.forEach(
-        names,
-        (name): Effect.Effect<Outcome> => {
-          const handle = handles.get(name)!
-          const state = handle.state
-          if (state._tag === "failed") {
-            return Effect.succeed<Outcome>(
-              Option.some({ server: name, error: Messages.failedToGetClient(state.error) })
-            )
-          }
-          if (state._tag !== "ready") return Effect.succeed<Outcome>(Option.none())
-          return Pagination.collectPaginated({
+      // a ready server's pages on a fiber of its own, every fiber awaited in order: lighter than a
+      // concurrent forEach, and enough here: an outcome never fails, and a fiber forked here is
+      // interrupted with this one (an interrupted listing leaves no walk behind)
+      const running = yield* Effect.forEach(names, (name): Effect.Effect<Outcome | Fiber.RuntimeFiber<Outcome>> => {
+        const handle = handles.get(name)!
+        const state = handle.state
+        if (state._tag === "failed") {
+          return Effect.succeed<Outcome>(Option.some({ server: name, error: Messages.failedToGetClient(state.error) }))
+        }
+        if (state._tag !== "ready") return Effect.succeed<Outcome>(Option.none())
+        return Effect.fork(
+          Pagination.collectPaginated({
             method,
             timeout: Server.millis(handle.entry.toolTimeoutSec),
             pagesBounded: true,
@@ -514,8 +520,10 @@ export const make = (options: Options): SetImpl => {
               onSuccess: (items): Outcome => Option.some({ server: name, items })
             })
           )
-        },
-        { concurrency: "unbounded" }
+        )
+      })
+      const outcomes = yield* Effect.forEach(running, (outcome) =>
+        Option.isOption(outcome) ? Effect.succeed(outcome) : Effect.flatten(Fiber.await(outcome))
       )
       const servers: Array<{ readonly server: string; readonly items: ReadonlyArray<A> }> = []
       const failures: Array<{ readonly server: string; readonly error: string }> = []
