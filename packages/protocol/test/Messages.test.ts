@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { FastCheck as fc } from "effect"
 import * as Mcp from "../src/Mcp.js"
 import * as Messages from "../src/Messages.js"
 
@@ -40,6 +41,39 @@ describe("Mcp.isBase64", () => {
     }
     for (const bad of ["not base64!", "A", "AAAAA", "AA=A", "AA===", "A=", "A A=", "AA\n=="]) {
       assert.isFalse(Mcp.isBase64(bad), bad)
+    }
+  })
+
+  /** The definition, as a regular expression and the length rules. */
+  const reference = (s: string): boolean => {
+    const match = /^([A-Za-z0-9+/]*)(={0,2})$/.exec(s)
+    if (match === null) return false
+    const body = match[1]!.length
+    return match[2]!.length > 0 ? s.length % 4 === 0 : body % 4 !== 1
+  }
+  // URL-safe characters, white space, non-ASCII text and padding anywhere
+  const piece = fc.constantFrom(..."AQz09+/=-_ *\n\t\u00e9\u4e00".split(""), "\ud83d\ude00", "\ud83d", "AAAA")
+
+  it("agrees with the definition on short text and on long text (the native decoder's path)", () => {
+    // a valid prefix of a multiple of four characters keeps the verdict and takes the long path
+    const prefix = "QUJD".repeat(100)
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 16 }), (pieces) => {
+        const s = pieces.join("")
+        assert.strictEqual(Mcp.isBase64(s), reference(s), JSON.stringify(s))
+        assert.strictEqual(Mcp.isBase64(prefix + s), reference(s), `long: ${JSON.stringify(s)}`)
+        assert.strictEqual(Mcp.isBase64(s + prefix), reference(s + prefix), `suffix: ${JSON.stringify(s)}`)
+      }),
+      { numRuns: 20000 }
+    )
+  })
+
+  it("accepts a 1 MiB blob and refuses it with one character changed", () => {
+    const bytes = Buffer.alloc(1024 * 1024, 7)
+    const blob = bytes.toString("base64")
+    assert.isTrue(Mcp.isBase64(blob))
+    for (const bad of ["-", "_", " ", "=", "*", "\u00e9"]) {
+      assert.isFalse(Mcp.isBase64(`${blob.slice(0, 1000)}${bad}${blob.slice(1001)}`), JSON.stringify(bad))
     }
   })
 })

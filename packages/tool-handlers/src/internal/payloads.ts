@@ -70,7 +70,11 @@ export const readPieces = (server: string, uri: string, result: Mcp.ReadResource
     const isText = Mcp.isTextContents(item)
     const value = isText ? item.text : item.blob
     current += isText ? `,"text":` : `,"blob":`
-    if (value.length >= pieceMinLength && !needsEscaping(value)) {
+    // base64 needs no escaping, and the native check is quicker on a long blob than the escape scan
+    if (
+      value.length >= pieceMinLength &&
+      (isText ? !needsEscaping(value) : Mcp.isBase64(value) || !needsEscaping(value))
+    ) {
       pieces.push(`${current}"`, value)
       current = `"`
     } else {
