@@ -4,6 +4,7 @@
  * mapping from failures to JSON-RPC errors. Transports (stdio, WebSocket) feed it framed text.
  */
 import { AppServer } from "@mcp-resources/protocol"
+import { ServerRequests } from "@mcp-resources/resource-client"
 import {
   Cause,
   Clock,
@@ -198,7 +199,8 @@ export const makeWith = <R>(
           id: RequestId,
           definition: Method<R>,
           run: (connection: Connection) => Effect.Effect<unknown, unknown, R>,
-          ticket: QueueTicket
+          ticket: QueueTicket,
+          requestContext: ServerRequests.RequestContext | undefined
         ): void => {
           const method = definition.name
           const state: InFlight["state"] = { reason: undefined, done: false }
@@ -220,18 +222,21 @@ export const makeWith = <R>(
             })
           )
           // Forked on the dispatcher's runtime, which holds the environment: nothing to provide per request.
-          // The body runs in the method's log span, set in the fiber's initial refs (what `Effect.withLogSpan`
-          // does, without its save-and-restore around the body).
+          // The body runs in the method's log span and in its MCP request context, both set in the fiber's
+          // initial refs in one update (what `Effect.withLogSpan` and `ServerRequests.withContext` do,
+          // without their save-and-restore around the body: each of those copies the fiber's refs twice).
           let outerSpans = List.empty<LogSpan.LogSpan>()
           const fiber = runFork(program, {
             updateRefs: (refs, fiberId) => {
               outerSpans = FiberRefs.getOrDefault(refs, FiberRef.currentLogSpan)
               const clock = Context.get(FiberRefs.getOrDefault(refs, DefaultServices.currentServices), Clock.Clock)
               const span = LogSpan.make(method, clock.unsafeCurrentTimeMillis())
-              return FiberRefs.updateAs(refs, {
-                fiberId,
-                fiberRef: FiberRef.currentLogSpan,
-                value: List.prepend(outerSpans, span)
+              const spans = [FiberRef.currentLogSpan, [[fiberId, List.prepend(outerSpans, span)]]] as const
+              return FiberRefs.updateManyAs(refs, {
+                entries:
+                  requestContext === undefined
+                    ? [spans]
+                    : [spans, [ServerRequests.currentContext, [[fiberId, requestContext]]]]
               })
             }
           })
@@ -312,7 +317,13 @@ export const makeWith = <R>(
           if (Either.isLeft(prepared)) return fail(id, codes.invalidRequest, prepared.left)
           if (!accepting) return fail(id, codes.internalError, messages.shuttingDown)
           const ticket = queues.enter(prepared.right.threadId, definition.ordering)
-          start(id, definition, (connection) => prepared.right.run({ connection, ticket }), ticket)
+          start(
+            id,
+            definition,
+            (connection) => prepared.right.run({ connection, ticket }),
+            ticket,
+            prepared.right.requestContext
+          )
           return Effect.void
         }
 

@@ -1,5 +1,5 @@
 /** `mcp/resource/read` (alias `mcpServer/resource/read`): plain, call-scoped and threadless reads. No items, no history. */
-import { ResourceClient, ServerRequests } from "@mcp-resources/resource-client"
+import { ResourceClient } from "@mcp-resources/resource-client"
 import { CallScopedRead } from "@mcp-resources/resource-origins"
 import { Context, Effect } from "effect"
 import { type AppServer, Errors, Messages, ResourcePolicy } from "@mcp-resources/protocol"
@@ -61,14 +61,9 @@ const readOnThread = (
   Effect.flatMap(threads.get(connection, threadId), (thread) => {
     const deny = thread.config.resources?.deny
     // without an origin call id the read is plain whatever the server: no need for the config; an
-    // elicitation it causes goes to a client of the thread (Elicitation.ts)
-    if (originCallId === null)
-      return policed(
-        client,
-        p,
-        deny,
-        ServerRequests.withContext(plainRead(client, p, connectorId), { threadId: thread.id })
-      )
+    // elicitation it causes goes to a client of the thread (Elicitation.ts): the request runs in the
+    // thread's context (`requestContext` below)
+    if (originCallId === null) return policed(client, p, deny, plainRead(client, p, connectorId))
     return policed(
       client,
       p,
@@ -89,6 +84,11 @@ type ReadParams = AppServer.Params<"mcp/resource/read">
 /** The read method under one of its two names. */
 const read = (name: "mcp/resource/read" | "mcpServer/resource/read") =>
   method(name, {
+    // a plain read on a thread makes its MCP request in the thread's context
+    requestContext: (p) => {
+      const threadId = p.threadId ?? null
+      return threadId !== null && (p.originCallId ?? null) === null ? { threadId } : undefined
+    },
     run: (p, { connection }) =>
       // both services in one step, read from the request fiber's context
       Effect.contextWithEffect((context: Context.Context<ResourceClient.ResourceClient | Threads>) => {
