@@ -52,6 +52,11 @@ export const toWireError = (cause: Cause.Cause<unknown>): WireError => {
   return { code: codes.internalError, message: error === undefined ? "internal error" : String(error) }
 }
 
+/** The fast encoders of the hottest results (exactly their schemas' encodings where they answer). */
+const fastEncoders = new Map<object, (value: unknown) => unknown>([
+  [AppServer.results["mcp/resource/read"], AppServer.fastEncodeReadResult]
+])
+
 /** One compiled encoder per result schema (`errors: "first"`). */
 const encoders = new WeakMap<object, (u: unknown) => Either.Either<unknown, ParseResult.ParseError>>()
 
@@ -66,6 +71,8 @@ export const encodeResult = (
   schema: Schema.Schema<unknown, unknown>,
   value: unknown
 ): Either.Either<unknown, string> => {
+  const fast = fastEncoders.get(schema)?.(value)
+  if (fast !== undefined) return Either.right(fast)
   let encode = encoders.get(schema)
   if (encode === undefined) {
     encode = Schema.encodeUnknownEither(schema, { errors: "first" })

@@ -312,6 +312,55 @@ export const McpResourceReadResult = Schema.Struct({
   originCallId: Schema.NullOr(Schema.String)
 })
 
+const isPlainObject = (u: unknown): u is Readonly<Record<string, unknown>> => {
+  if (typeof u !== "object" || u === null || Array.isArray(u)) return false
+  const proto: unknown = Object.getPrototypeOf(u)
+  return proto === Object.prototype || proto === null
+}
+
+/** A content item `{uri, mimeType?, text | blob, _meta?}` as the schema encodes it; undefined when the schema must decide. */
+const contentItem = (item: unknown): Record<string, unknown> | undefined => {
+  if (!isPlainObject(item) || !Object.hasOwn(item, "uri") || typeof item.uri !== "string") return undefined
+  const hasText = Object.hasOwn(item, "text")
+  // an item with both (or neither) is the union's business
+  if (hasText === Object.hasOwn(item, "blob")) return undefined
+  const body = hasText ? item.text : item.blob
+  if (typeof body !== "string") return undefined
+  const out: Record<string, unknown> = { uri: item.uri }
+  if (Object.hasOwn(item, "mimeType")) {
+    if (typeof item.mimeType !== "string") return undefined
+    out.mimeType = item.mimeType
+  }
+  out[hasText ? "text" : "blob"] = body
+  if (Object.hasOwn(item, "_meta")) {
+    const meta = item._meta
+    if (typeof meta !== "object" || meta === null || Array.isArray(meta)) return undefined
+    out._meta = meta
+  }
+  return out
+}
+
+/**
+ * The encoded `mcp/resource/read` result, as encoding through {@link McpResourceReadResult} gives it
+ * (the known fields in the schema's order, `_meta` objects shared), without the schema machinery:
+ * the app-server answers every read through it. Undefined for anything it does not recognise, which
+ * the schema then encodes or refuses (naming the offending field).
+ */
+export const fastEncodeReadResult = (value: unknown): unknown => {
+  if (!isPlainObject(value) || !Object.hasOwn(value, "contents") || !Object.hasOwn(value, "originCallId")) {
+    return undefined
+  }
+  const { contents, originCallId } = value
+  if (!Array.isArray(contents) || (originCallId !== null && typeof originCallId !== "string")) return undefined
+  const encoded: Array<Record<string, unknown>> = []
+  for (const item of contents) {
+    const out = contentItem(item)
+    if (out === undefined) return undefined
+    encoded.push(out)
+  }
+  return { contents: encoded, originCallId }
+}
+
 /** `mcp/resource/subscribe` and `mcp/resource/unsubscribe` params: one resource of a server, for a thread. */
 export const McpResourceSubscribeParams = Schema.Struct({
   threadId: Schema.String.annotations({ description: "A thread on the extended tool profile." }),
