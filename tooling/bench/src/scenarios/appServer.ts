@@ -1,10 +1,12 @@
 /**
  * Scenario 4, app-server throughput: `mcp/resource/read` with a `threadId` over stdio, 64 threads, 64
- * requests in flight, warm connections to one stdio fixture server; baseline: the raw SDK client
- * reading the same fixture directly (its own stdio child) with 64 in flight. For reference, a minimal
- * JSON-RPC proxy (`src/minimalProxy.ts`) driven like the app-server: what the same two extra pipe hops
- * cost with nothing else. The three alternate in blocks; throughput is requests over the summed wall
- * time of a side's blocks.
+ * requests in flight, warm connections to one stdio fixture server; baseline: the raw v2 SDK client
+ * (`@modelcontextprotocol/client`, the line the resource client runs on) reading the same fixture
+ * directly (its own stdio child) with 64 in flight. For information, the same reads with the v1 SDK
+ * client (`@modelcontextprotocol/sdk`), as scenario 1 keeps its v1 naive host. For reference, a
+ * minimal JSON-RPC proxy (`src/minimalProxy.ts`) driven like the app-server: what the same two extra
+ * pipe hops cost with nothing else. The sides alternate in blocks; throughput is requests over the
+ * summed wall time of a side's blocks.
  */
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -12,6 +14,8 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { PromiseClient } from "@mcp-resources/app-server-client"
 import { stdioCommand } from "@mcp-resources/fixtures"
+import { Client as ClientV2 } from "@modelcontextprotocol/client"
+import { StdioClientTransport as StdioClientTransportV2 } from "@modelcontextprotocol/client/stdio"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { type Output, type Result, type Row, atLeast, info } from "../internal/report.js"
@@ -98,15 +102,17 @@ export const prepare = async (ctx: Context): Promise<Prepared> => {
       env: { ...process.env, MCP_RESOURCES_LOG: "warn" }
     })
   const { server, read: ours } = await startServer([], "data")
-  const client = new Client({ name: "naive-host", version: "1.0.0" })
+  const clientV2 = new ClientV2({ name: "naive-host", version: "1.0.0" })
+  const clientV1 = new Client({ name: "naive-host", version: "1.0.0" })
   let proxyServer: PromiseClient.PromiseClient | undefined
   const dispose = async () => {
-    await client.close().catch(() => undefined)
+    await clientV2.close().catch(() => undefined)
+    await clientV1.close().catch(() => undefined)
     await server.close()
     await proxyServer?.close()
     Fs.rmSync(dir, { recursive: true, force: true })
   }
-  let sides: Record<"base" | "ours" | "proxy", (worker: number) => Promise<unknown>>
+  let sides: Record<"base" | "v1" | "ours" | "proxy", (worker: number) => Promise<unknown>>
   let warmup: number
   try {
     // The reference: the least an app-server can do over the same pipes (no validation, Effect or SDK).
@@ -115,16 +121,18 @@ export const prepare = async (ctx: Context): Promise<Prepared> => {
       env: { ...process.env, MINIMAL_PROXY_SERVER: JSON.stringify({ command: fixture.command, args: fixture.args }) }
     })
     proxyServer = started
-    await client.connect(new StdioClientTransport({ command: fixture.command, args: fixture.args, stderr: "ignore" }))
+    await clientV2.connect(
+      new StdioClientTransportV2({ command: fixture.command, args: fixture.args, stderr: "ignore" })
+    )
+    await clientV1.connect(new StdioClientTransport({ command: fixture.command, args: fixture.args, stderr: "ignore" }))
 
-    const baseline = () => client.readResource({ uri })
-    sides = { base: baseline, ours, proxy }
+    sides = { base: () => clientV2.readResource({ uri }), v1: () => clientV1.readResource({ uri }), ours, proxy }
     // Warm every path to steady state (the app-server's first read waits for the server's start-up).
     // Measured in blocks of 2000 reads from start (BENCHMARKS.md): the app-server levels off only
     // after about 40,000 reads (17-20k req/s between 10,000 and 20,000, 21-23k after 40,000); the raw
     // SDK client after about 10,000. Every side gets the same warm-up.
     warmup = ctx.quick ? inFlight * 4 : 40000
-    for (const side of ["ours", "base", "proxy"] as const) await drive(warmup, sides[side])
+    for (const side of ["ours", "base", "v1", "proxy"] as const) await drive(warmup, sides[side])
   } catch (error) {
     await dispose()
     throw error
@@ -134,10 +142,10 @@ export const prepare = async (ctx: Context): Promise<Prepared> => {
   const run = async (index: number): Promise<Output> => {
     const blocks = ctx.quick ? 2 : 6
     const perBlock = ctx.quick ? 256 : 2000
-    const wall: Record<Side, number> = { base: 0, ours: 0, proxy: 0 }
-    const latencies: Record<Side, Array<number>> = { base: [], ours: [], proxy: [] }
+    const wall: Record<Side, number> = { base: 0, v1: 0, ours: 0, proxy: 0 }
+    const latencies: Record<Side, Array<number>> = { base: [], v1: [], ours: [], proxy: [] }
     for (let b = 0; b < blocks; b++) {
-      const order: ReadonlyArray<Side> = b % 2 === 0 ? ["base", "ours", "proxy"] : ["proxy", "ours", "base"]
+      const order: ReadonlyArray<Side> = b % 2 === 0 ? ["base", "ours", "v1", "proxy"] : ["proxy", "v1", "ours", "base"]
       for (const side of order) {
         const r = await drive(perBlock, sides[side])
         wall[side] += r.wallMs
@@ -148,14 +156,16 @@ export const prepare = async (ctx: Context): Promise<Prepared> => {
     const oursRps = rps("ours")
     const baseRps = rps("base")
     const proxyRps = rps("proxy")
+    const v1Rps = rps("v1")
     const o = summarize(latencies.ours)
     const s = summarize(latencies.base)
     const x = summarize(latencies.proxy)
+    const v = summarize(latencies.v1)
     const scenario = "4. app-server reads, 64 in flight"
     const rows: Array<Row> = [
       {
         scenario,
-        task: "raw SDK client (stdio)",
+        task: "raw v2 SDK client (stdio)",
         n: s.n,
         median: s.median,
         p95: s.p95,
@@ -174,6 +184,16 @@ export const prepare = async (ctx: Context): Promise<Prepared> => {
       },
       {
         scenario,
+        task: "raw v1 SDK client (stdio)",
+        n: v.n,
+        median: v.median,
+        p95: v.p95,
+        ratio: v1Rps / baseRps,
+        ratioLabel: "throughput vs SDK",
+        extra: `${v1Rps.toFixed(0)} req/s, p99 ${v.p99.toFixed(2)} ms`
+      },
+      {
+        scenario,
         task: "minimal proxy (reference)",
         n: x.n,
         median: x.median,
@@ -184,7 +204,7 @@ export const prepare = async (ctx: Context): Promise<Prepared> => {
       }
     ]
     const name = "app-server throughput (64 threads, 64 in flight)"
-    const check = atLeast(name, "throughput / raw SDK client throughput", oursRps / baseRps, 0.5)
+    const check = atLeast(name, "throughput / raw v2 SDK client throughput", oursRps / baseRps, 0.5)
     const notes: Array<string> = []
     if (check.met === false && index === ctx.runs - 1) {
       // One more app-server under the V8 profiler for three blocks of reads (its own process only).
@@ -207,12 +227,14 @@ export const prepare = async (ctx: Context): Promise<Prepared> => {
       info(name, "p50 latency ms", o.median),
       info(name, "p99 latency ms", o.p99),
       info(name, "throughput / minimal proxy throughput", oursRps / proxyRps),
-      info("raw SDK client (64 in flight)", "requests per second", baseRps),
+      info(name, "throughput / raw v1 SDK client throughput", oursRps / v1Rps),
+      info("raw v2 SDK client (64 in flight)", "requests per second", baseRps),
+      info("raw v1 SDK client (64 in flight)", "requests per second", v1Rps),
       info("minimal proxy (64 in flight)", "requests per second", proxyRps),
-      info("minimal proxy (64 in flight)", "throughput / raw SDK client throughput", proxyRps / baseRps)
+      info("minimal proxy (64 in flight)", "throughput / raw v2 SDK client throughput", proxyRps / baseRps)
     ]
     ctx.log(
-      `   ours ${oursRps.toFixed(0)} req/s (p50 ${o.median.toFixed(2)} ms), SDK ${baseRps.toFixed(0)} req/s, minimal proxy ${proxyRps.toFixed(0)} req/s`
+      `   ours ${oursRps.toFixed(0)} req/s (p50 ${o.median.toFixed(2)} ms), SDK v2 ${baseRps.toFixed(0)} req/s, SDK v1 ${v1Rps.toFixed(0)} req/s, minimal proxy ${proxyRps.toFixed(0)} req/s`
     )
     return { rows, results, notes }
   }
