@@ -61,7 +61,7 @@ export interface Prepared<R> {
    * The context its MCP requests are made in (what `ServerRequests.withContext` sets), or undefined
    * for none: the dispatcher sets it as the request's fiber starts, in the same step as its log span.
    */
-  readonly requestContext: ServerRequests.RequestContext | undefined
+  readonly requestContext?: ServerRequests.RequestContext | undefined
   readonly run: (context: RequestContext) => Effect.Effect<unknown, unknown, R>
 }
 
