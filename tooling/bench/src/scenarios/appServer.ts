@@ -30,6 +30,23 @@ const minimalProxyMain = fileURLToPath(new URL("../minimalProxy.js", import.meta
 const inFlight = 64
 const uri = "memo://doc"
 
+/**
+ * The CPU time a child process has used, in microseconds (user + system, every thread: V8's GC
+ * helpers included), from `/proc`; undefined where there is none (not Linux) or the process is gone.
+ */
+const cpuMicros = (pid: number | undefined): number | undefined => {
+  if (pid === undefined) return undefined
+  try {
+    // the fields after the command name: state is field 3, utime and stime fields 14 and 15 (clock ticks)
+    const fields = Fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / clockTicks
+  } catch {
+    return undefined
+  }
+}
+/** Linux's `USER_HZ`: 100 on every architecture Node runs on. */
+const clockTicks = 100
+
 /** Runs `total` calls of `one(worker)` with `inFlight` workers; returns the wall time and each call's latency. */
 const drive = async (
   total: number,
@@ -142,6 +159,8 @@ export const prepare = async (ctx: Context): Promise<Prepared> => {
   const run = async (index: number): Promise<Output> => {
     const blocks = ctx.quick ? 2 : 6
     const perBlock = ctx.quick ? 256 : 2000
+    // the app-server and the proxy are idle while the other sides run: their CPU over the run is their reads'
+    const cpuBefore = { ours: cpuMicros(server.pid), proxy: cpuMicros(proxyServer?.pid) }
     const wall: Record<Side, number> = { base: 0, v1: 0, ours: 0, proxy: 0 }
     const latencies: Record<Side, Array<number>> = { base: [], v1: [], ours: [], proxy: [] }
     for (let b = 0; b < blocks; b++) {
@@ -152,6 +171,12 @@ export const prepare = async (ctx: Context): Promise<Prepared> => {
         latencies[side].push(...r.latencies)
       }
     }
+    const cpuPerRead = (pid: number | undefined, before: number | undefined) => {
+      const after = cpuMicros(pid)
+      return after === undefined || before === undefined ? Number.NaN : (after - before) / (blocks * perBlock)
+    }
+    const oursCpu = cpuPerRead(server.pid, cpuBefore.ours)
+    const proxyCpu = cpuPerRead(proxyServer?.pid, cpuBefore.proxy)
     const rps = (side: Side) => (blocks * perBlock * 1000) / wall[side]
     const oursRps = rps("ours")
     const baseRps = rps("base")
@@ -228,13 +253,15 @@ export const prepare = async (ctx: Context): Promise<Prepared> => {
       info(name, "p99 latency ms", o.p99),
       info(name, "throughput / minimal proxy throughput", oursRps / proxyRps),
       info(name, "throughput / raw v1 SDK client throughput", oursRps / v1Rps),
+      info(name, "app-server CPU per read, µs (/proc, all its threads)", oursCpu),
+      info("minimal proxy (64 in flight)", "CPU per read, µs (/proc, all its threads)", proxyCpu),
       info("raw v2 SDK client (64 in flight)", "requests per second", baseRps),
       info("raw v1 SDK client (64 in flight)", "requests per second", v1Rps),
       info("minimal proxy (64 in flight)", "requests per second", proxyRps),
       info("minimal proxy (64 in flight)", "throughput / raw v2 SDK client throughput", proxyRps / baseRps)
     ]
     ctx.log(
-      `   ours ${oursRps.toFixed(0)} req/s (p50 ${o.median.toFixed(2)} ms), SDK v2 ${baseRps.toFixed(0)} req/s, SDK v1 ${v1Rps.toFixed(0)} req/s, minimal proxy ${proxyRps.toFixed(0)} req/s`
+      `   ours ${oursRps.toFixed(0)} req/s (p50 ${o.median.toFixed(2)} ms, ${oursCpu.toFixed(1)} µs CPU per read), SDK v2 ${baseRps.toFixed(0)} req/s, SDK v1 ${v1Rps.toFixed(0)} req/s, minimal proxy ${proxyRps.toFixed(0)} req/s`
     )
     return { rows, results, notes }
   }
