@@ -26,11 +26,11 @@ import {
   Schema,
   type Scope
 } from "effect"
-import { type Connection, Connections, type RequestId } from "./Connections.js"
+import { Connections, type RequestId } from "./Connections.js"
 import { type Environment, methods } from "./handlers/index.js"
 import { initializeResult } from "./handlers/initialize.js"
 import { type QueueTicket, ThreadQueues, free } from "./internal/threadQueue.js"
-import { codes, type Method, MethodError, messages, requestIdInFlight } from "./Method.js"
+import { codes, type Method, MethodError, messages, type Prepared, requestIdInFlight } from "./Method.js"
 
 /** The largest accepted message: 8 MiB, not counting the newline. */
 export const maxMessageBytes = AppServer.maxLineBytes
@@ -202,17 +202,12 @@ export const makeWith = <R>(
             : answer
         }
 
-        const start = (
-          id: RequestId,
-          definition: Method<R>,
-          run: (connection: Connection) => Effect.Effect<unknown, unknown, R>,
-          ticket: QueueTicket,
-          requestContext: ServerRequests.RequestContext | undefined
-        ): void => {
+        const start = (id: RequestId, definition: Method<R>, prepared: Prepared<R>, ticket: QueueTicket): void => {
           const method = definition.name
+          const requestContext = prepared.requestContext
           const state: InFlight["state"] = { reason: undefined, done: false }
           const key = idKey(id)
-          const body = Effect.suspend(() => run(connection))
+          const body = Effect.suspend(() => prepared.run({ connection, ticket }))
           // Requests not ordered on a thread (reads among them) take no place in any queue.
           const ordered =
             ticket === free ? body : ticket.ready.pipe(Effect.zipRight(body), Effect.ensuring(ticket.done))
@@ -324,13 +319,7 @@ export const makeWith = <R>(
           if (Either.isLeft(prepared)) return fail(id, codes.invalidRequest, prepared.left)
           if (!accepting) return fail(id, codes.internalError, messages.shuttingDown)
           const ticket = queues.enter(prepared.right.threadId, definition.ordering)
-          start(
-            id,
-            definition,
-            (connection) => prepared.right.run({ connection, ticket }),
-            ticket,
-            prepared.right.requestContext
-          )
+          start(id, definition, prepared.right, ticket)
           return Effect.void
         }
 

@@ -4,7 +4,7 @@
  */
 import { Either, type ParseResult, Schema, SchemaAST } from "effect"
 import * as Config from "./Config.js"
-import { CallToolResult, JsonObject, ResourceContents } from "./Mcp.js"
+import { CallToolResult, isJsonObject, isPlainObject, JsonObject, ResourceContents } from "./Mcp.js"
 import * as McpSkills from "./McpSkills.js"
 import { McpToolCallItem } from "./ToolCallItem.js"
 import { ToolSpec } from "./ToolPayload.js"
@@ -312,12 +312,6 @@ export const McpResourceReadResult = Schema.Struct({
   originCallId: Schema.NullOr(Schema.String)
 })
 
-const isPlainObject = (u: unknown): u is Readonly<Record<string, unknown>> => {
-  if (typeof u !== "object" || u === null || Array.isArray(u)) return false
-  const proto: unknown = Object.getPrototypeOf(u)
-  return proto === Object.prototype || proto === null
-}
-
 /** A content item `{uri, mimeType?, text | blob, _meta?}` as the schema encodes it; undefined when the schema must decide. */
 const contentItem = (item: unknown): Record<string, unknown> | undefined => {
   if (!isPlainObject(item) || !Object.hasOwn(item, "uri") || typeof item.uri !== "string") return undefined
@@ -333,9 +327,8 @@ const contentItem = (item: unknown): Record<string, unknown> | undefined => {
   }
   out[hasText ? "text" : "blob"] = body
   if (Object.hasOwn(item, "_meta")) {
-    const meta = item._meta
-    if (typeof meta !== "object" || meta === null || Array.isArray(meta)) return undefined
-    out._meta = meta
+    if (!isJsonObject(item._meta)) return undefined
+    out._meta = item._meta
   }
   return out
 }

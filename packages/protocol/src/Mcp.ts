@@ -6,8 +6,16 @@
 import { Arbitrary, Either, Schema } from "effect"
 import { opt } from "./internal/schema.js"
 
-const isJsonObject = (u: unknown): u is { readonly [x: string]: unknown } =>
+/** What {@link JsonObject} accepts: an object that is not an array (the fast decoders and encoders check with it too). */
+export const isJsonObject = (u: unknown): u is { readonly [x: string]: unknown } =>
   typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** A plain object (of parsed JSON or an object literal), not an array: the shape the fast paths accept. */
+export const isPlainObject = (u: unknown): u is Readonly<Record<string, unknown>> => {
+  if (!isJsonObject(u)) return false
+  const proto: unknown = Object.getPrototypeOf(u)
+  return proto === Object.prototype || proto === null
+}
 
 /**
  * A JSON object passed through unchanged (the same object, every key kept). Declared rather than a

@@ -14,15 +14,10 @@ export type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 export const hasOwn = (u: object, key: string): boolean => Object.hasOwn(u, key)
 
 /** A plain object (of JSON or an object literal), not an array. */
-export const isPlain = (u: unknown): u is Readonly<Record<string, unknown>> => {
-  if (typeof u !== "object" || u === null || Array.isArray(u)) return false
-  const proto: unknown = Object.getPrototypeOf(u)
-  return proto === Object.prototype || proto === null
-}
+export const isPlain = Mcp.isPlainObject
 
 /** What `Mcp.JsonObject` accepts. */
-export const isJsonObject = (u: unknown): u is { readonly [x: string]: unknown } =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+export const isJsonObject = Mcp.isJsonObject
 
 export const isString = (u: unknown): u is string => typeof u === "string"
 

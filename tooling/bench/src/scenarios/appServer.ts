@@ -30,6 +30,9 @@ const minimalProxyMain = fileURLToPath(new URL("../minimalProxy.js", import.meta
 const inFlight = 64
 const uri = "memo://doc"
 
+/** Linux's `USER_HZ`: 100 on every architecture Node runs on. */
+const clockTicks = 100
+
 /**
  * The CPU time a child process has used, in microseconds (user + system, every thread: V8's GC
  * helpers included), from `/proc`; undefined where there is none (not Linux) or the process is gone.
@@ -44,8 +47,6 @@ const cpuMicros = (pid: number | undefined): number | undefined => {
     return undefined
   }
 }
-/** Linux's `USER_HZ`: 100 on every architecture Node runs on. */
-const clockTicks = 100
 
 /** Runs `total` calls of `one(worker)` with `inFlight` workers; returns the wall time and each call's latency. */
 const drive = async (
