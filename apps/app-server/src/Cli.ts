@@ -143,7 +143,7 @@ export const run = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
     Effect.provide(loggerLayerWithout(Warnings.isRepeat))
   )
 
-const isMain = process.argv[1] !== undefined && /(?:^|[\\/])(Cli\.js|mcp-resources)$/.test(process.argv[1])
+const isMain = process.argv[1] !== undefined && /(?:^|[\\/])(Cli\.js|mcp-resources(?:\.js)?)$/.test(process.argv[1])
 if (isMain) {
   Effect.runPromise(run(process.argv.slice(2))).then(
     (code) => {

@@ -211,13 +211,18 @@ export const exitCodes: ReadonlyArray<{ readonly code: number; readonly meaning:
 
 /** The CLI usage text. */
 export const usage = (() => {
-  const lines = formLines()
-  const width = Math.max(...lines.map((line) => line.form.length)) + 2
+  // a form longer than the column gets its summary on the next line
+  const width = 44
+  const commandLines = formLines().flatMap((line) =>
+    line.form.length + 4 <= width
+      ? [`  ${line.form.padEnd(width - 2)}${line.summary}`]
+      : [`  ${line.form}`, `${" ".repeat(width)}${line.summary}`]
+  )
   return [
     "usage: mcp-resources <command> [options]",
     "",
     "commands:",
-    ...lines.map((line) => `  ${line.form.padEnd(width)}${line.summary}`),
+    ...commandLines,
     "",
     "options:",
     CommandLine.helpList(allOptions),

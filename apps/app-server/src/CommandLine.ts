@@ -97,12 +97,15 @@ export const all = (parsed: Parsed, name: string): ReadonlyArray<string> => pars
 export const synopsis = (option: Option): string =>
   `${option.name}${option.value === undefined ? "" : ` ${option.value}`}${option.repeatable === true ? "..." : ""}`
 
-/** Options as a help list: `  --name VALUE   description`, the descriptions aligned and wrapped at `width`. */
+/**
+ * Options as a help list: `  --name VALUE   description`, the descriptions aligned and wrapped at
+ * `width` (their Markdown code marks dropped).
+ */
 export const helpList = (options: ReadonlyArray<Option>, width = 100): string => {
   const left = Math.max(...options.map((option) => synopsis(option).length)) + 4
   return options
     .flatMap((option) => {
-      const lines = wrap(option.description, Math.max(width - left, 30))
+      const lines = wrap(option.description.replaceAll("`", ""), Math.max(width - left, 30))
       return lines.map((line, i) => `${i === 0 ? `  ${synopsis(option)}`.padEnd(left) : " ".repeat(left)}${line}`)
     })
     .join("\n")
