@@ -77,7 +77,7 @@ export const options = {
     value: "SEC",
     description: `\`login\`: how long to wait for the browser's redirect (default ${defaultLoginTimeoutSec}).`
   }),
-  help: option({ name: "--help", description: "Print this usage on standard output and exit 0 (also `-h`)." })
+  help: option({ name: "--help", alias: "-h", description: "Print this usage on standard output and exit 0." })
 } as const
 
 /** One form of a command: its arguments and what it does. */

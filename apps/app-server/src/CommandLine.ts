@@ -11,6 +11,8 @@
 export interface Option {
   /** `--name`. */
   readonly name: string
+  /** A short form that means the same (`-h`). */
+  readonly alias?: string
   /** The placeholder of its value (`PATH`, `N`); absent for a switch that takes no value. */
   readonly value?: string
   /** It may be given several times; every value is kept in order (otherwise the last one counts). */
@@ -45,7 +47,13 @@ export interface ParseOptions {
 /** Reads `argv` against the declared `options`. Throws {@link UsageError}. */
 export const parse = (options: ReadonlyArray<Option>, argv: ReadonlyArray<string>, how: ParseOptions = {}): Parsed => {
   const unknown = how.unknownOption ?? ((arg: string) => `unknown argument: ${arg}`)
-  const byName = new Map(options.map((option) => [option.name, option]))
+  const byName = new Map(
+    options.flatMap((option) =>
+      option.alias === undefined
+        ? [[option.name, option] as const]
+        : [[option.name, option] as const, [option.alias, option] as const]
+    )
+  )
   const values = new Map<string, Array<string>>()
   const switches = new Set<string>()
   const positional: Array<string> = []
@@ -59,14 +67,16 @@ export const parse = (options: ReadonlyArray<Option>, argv: ReadonlyArray<string
       for (const rest of argv.slice(i + 1)) takePositional(rest)
       break
     }
-    if (!arg.startsWith("--")) {
+    const alias = byName.get(arg)
+    if (!arg.startsWith("--") && (alias === undefined || alias.value !== undefined)) {
       takePositional(arg)
       continue
     }
-    const eq = arg.indexOf("=")
-    const name = eq > 0 ? arg.slice(0, eq) : arg
-    const option = byName.get(name)
-    if (option === undefined) throw new UsageError(unknown(eq > 0 ? name : arg))
+    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1
+    const given = eq > 0 ? arg.slice(0, eq) : arg
+    const option = byName.get(given)
+    if (option === undefined) throw new UsageError(unknown(eq > 0 ? given : arg))
+    const name = option.name
     if (option.value === undefined) {
       if (eq > 0) throw new UsageError(`${name} takes no value`)
       switches.add(name)
@@ -80,8 +90,8 @@ export const parse = (options: ReadonlyArray<Option>, argv: ReadonlyArray<string
       value = next
       i++
     }
-    const given = values.get(name)
-    if (option.repeatable === true && given !== undefined) given.push(value)
+    const before = values.get(name)
+    if (option.repeatable === true && before !== undefined) before.push(value)
     else values.set(name, [value])
   }
   return { values, switches, positional }
@@ -97,16 +107,20 @@ export const all = (parsed: Parsed, name: string): ReadonlyArray<string> => pars
 export const synopsis = (option: Option): string =>
   `${option.name}${option.value === undefined ? "" : ` ${option.value}`}${option.repeatable === true ? "..." : ""}`
 
+/** {@link synopsis} with the short form: `--help, -h`. */
+export const forms = (option: Option): string =>
+  option.alias === undefined ? synopsis(option) : `${synopsis(option)}, ${option.alias}`
+
 /**
  * Options as a help list: `  --name VALUE   description`, the descriptions aligned and wrapped at
  * `width` (their Markdown code marks dropped).
  */
 export const helpList = (options: ReadonlyArray<Option>, width = 100): string => {
-  const left = Math.max(...options.map((option) => synopsis(option).length)) + 4
+  const left = Math.max(...options.map((option) => forms(option).length)) + 4
   return options
     .flatMap((option) => {
       const lines = wrap(option.description.replaceAll("`", ""), Math.max(width - left, 30))
-      return lines.map((line, i) => `${i === 0 ? `  ${synopsis(option)}`.padEnd(left) : " ".repeat(left)}${line}`)
+      return lines.map((line, i) => `${i === 0 ? `  ${forms(option)}`.padEnd(left) : " ".repeat(left)}${line}`)
     })
     .join("\n")
 }

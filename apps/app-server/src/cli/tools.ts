@@ -101,7 +101,9 @@ const show = (command: ToolCommand, output: ToolHandlers.ToolOutput, save: Reada
       return { stdout: command.json ? text : Readable.listing(command._tag, text), code }
     }
     case "read":
-      return { stdout: command.json ? text : [Readable.read(text), ...saved].join("\n"), code: 0 }
+      if (command.json)
+        return saved.length === 0 ? { stdout: text, code: 0 } : { stdout: text, stderr: saved.join("\n"), code: 0 }
+      return { stdout: [Readable.read(text), ...saved].join("\n"), code: 0 }
     case "complete":
       return { stdout: command.json ? text : Readable.completion(text), code: 0 }
     default: {

@@ -156,7 +156,7 @@ export const flags: ReadonlyArray<CommandLine.Option> = [
     value: "SEC",
     description: "Seconds a persistent thread no connection holds stays loaded (default 300; fractions allowed)."
   },
-  { name: "--help", description: "Print this usage on standard output and exit 0 (also `-h`)." }
+  { name: "--help", alias: "-h", description: "Print this usage on standard output and exit 0." }
 ]
 
 /** The usage text printed with a {@link UsageError} and by `--help`: the synopsis, then every flag. */
