@@ -28,6 +28,10 @@ describe("the command-line parser of both programs", () => {
     assert.isTrue(parsed.switches.has("--json"))
     assert.deepStrictEqual(parsed.positional, ["a", "--json"])
     assert.strictEqual(CommandLine.last(CommandLine.parse(options, ["--config="]), "--config"), "")
+    // a short form is its option; other single-dash arguments stay positional
+    const help: ReadonlyArray<CommandLine.Option> = [{ name: "--help", alias: "-h", description: "h" }]
+    assert.isTrue(CommandLine.parse(help, ["-h"]).switches.has("--help"))
+    assert.deepStrictEqual(CommandLine.parse(help, ["-x", "-"]).positional, ["-x", "-"])
   })
 
   it("refuses what it does not know, a missing value and a value given to a switch, naming the argument", () => {
