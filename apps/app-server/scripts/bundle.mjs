@@ -1,6 +1,7 @@
 /**
- * Bundles the CLI and the app-server (after `tsc -b`) into `dist/bundle/app.cjs`, the file the package's
- * `bin` launchers (`dist/bundle/Cli.js`, `dist/bundle/main.js`) evaluate, then starts each program once
+ * Bundles the CLI and the app-server (after `tsc -b`) into `dist/bundle/app.cjs`, the file the loaders
+ * `dist/bundle/Cli.js` and `dist/bundle/main.js` evaluate (the package's bins, `bin/*.js`, import
+ * them), then starts each program once
  * to write its V8 code cache beside it (`<program>-<V8 version>.cache`).
  *
  * - CommonJS, so that the launchers can compile it with a code cache (`vm.Script`); the lazy

@@ -3,7 +3,7 @@ import { Context, Layer } from "effect"
 import type { ServerOptions } from "./internal/args.js"
 
 export type { ListenAddress, ServerOptions, TlsFiles, TransportLimits } from "./internal/args.js"
-export { defaultLimits, isLoopback, parseArgs, UsageError, usage } from "./internal/args.js"
+export { defaultLimits, flags, isLoopback, parseArgs, UsageError, usage } from "./internal/args.js"
 
 /** The AppOptions tag. Layer: `layer(options)`. */
 export class AppOptions extends Context.Tag("@mcp-resources/app-server/AppOptions")<AppOptions, ServerOptions>() {}

@@ -1,5 +1,7 @@
 /** @mcp-resources/app-server: the JSON-RPC app-server over stdio and WebSocket. */
 export * as AppOptions from "./AppOptions.js"
+export * as CliCommands from "./CliCommands.js"
+export * as CommandLine from "./CommandLine.js"
 export * as Connections from "./Connections.js"
 export * as JsonRpcServer from "./JsonRpcServer.js"
 export * as MainLayer from "./MainLayer.js"

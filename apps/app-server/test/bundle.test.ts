@@ -1,6 +1,6 @@
 /**
- * The package's bins (`dist/bundle/Cli.js`, `dist/bundle/main.js`): the bundled programs behave as the
- * unbundled ones, start from the code cache shipped beside them, and fall back to a per-user cache
+ * The package's bins (`bin/*.js`, launchers of `dist/bundle/Cli.js` and `dist/bundle/main.js`): the
+ * bundled programs behave as the unbundled ones, start from the code cache shipped beside them, and fall back to a per-user cache
  * (`$XDG_CACHE_HOME/mcp-resources/`) when V8 refuses the shipped one.
  */
 import { execFile } from "node:child_process"
@@ -13,6 +13,11 @@ import { resultOf, start, tempDir, writeConfig } from "./utils/AppServerProcess.
 
 const bundleCli = fileURLToPath(new URL("../dist/bundle/Cli.js", import.meta.url))
 const bundleMain = fileURLToPath(new URL("../dist/bundle/main.js", import.meta.url))
+const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+  bin: Record<string, string>
+}
+/** A bin of the package, by its command name. */
+const bin = (name: string) => fileURLToPath(new URL(`../${manifest.bin[name]}`, import.meta.url))
 const version = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string })
   .version
 
@@ -73,6 +78,43 @@ describe("bundled bins", () => {
         assert.match(usage.stderr, /^mcp-resources: unknown command: bogus\nusage: mcp-resources <command>/)
         // The shipped cache was made by this Node from this bundle: V8 took it.
         assert.deepStrictEqual(userCaches(cache), [])
+      })
+    )
+  )
+
+  it.scoped("the package's bins are launchers that run the bundled programs", () =>
+    withDir((dir) =>
+      Effect.gen(function* () {
+        const cache = join(dir, "cache")
+        assert.deepStrictEqual(Object.keys(manifest.bin).sort(), ["mcp-resources", "mcp-resources-app-server"])
+        // run as npm and pnpm run them: by path, under their own name
+        const viaBin = (name: string, args: ReadonlyArray<string>) =>
+          Effect.async<Run>((resume) => {
+            const child = execFile(
+              process.execPath,
+              [bin(name), ...args],
+              { cwd: dir, timeout: 60_000, encoding: "utf8", env: { ...process.env, XDG_CACHE_HOME: cache } },
+              (error, stdout, stderr) =>
+                resume(
+                  Effect.succeed({
+                    code: error ? (typeof error.code === "number" ? error.code : null) : 0,
+                    stdout,
+                    stderr
+                  })
+                )
+            )
+            return Effect.sync(() => {
+              child.kill("SIGKILL")
+            })
+          })
+        assert.deepStrictEqual(yield* viaBin("mcp-resources", ["tools", "--json"]), {
+          code: 0,
+          stdout: "[]\n",
+          stderr: ""
+        })
+        const help = yield* viaBin("mcp-resources-app-server", ["--help"])
+        assert.strictEqual(help.code, 0, help.stderr)
+        assert.match(help.stdout, /^usage: mcp-resources-app-server \[--config PATH\]/)
       })
     )
   )

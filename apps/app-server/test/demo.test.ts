@@ -29,7 +29,7 @@ const runDemo = Effect.async<{ code: number | null; stdout: string; stderr: stri
 
 describe("demo", () => {
   it.live(
-    "the scripted session lists every server, reads the widget before and after a restart, and shows the refusal",
+    "the scripted session lists every server, reads the widget before and after a restart, shows the refusal, and the CLI's commands",
     () =>
       Effect.gen(function* () {
         const { code, stdout, stderr } = yield* runDemo
@@ -73,7 +73,26 @@ describe("demo", () => {
         assert.match(stdout, /ui:\/\/widget\/example-app\.html \(text\/html[^,]*, \d+ characters of HTML\), ui \{/)
         assert.match(stdout, /resources\/read failed: access to example:\/\/docs\/readme\.md is denied by host policy/)
         assert.match(stdout, /← exited with code 0; starting again/)
-        assert.match(stdout, /Demo finished: every step above went through the JSON-RPC app-server\.\n$/)
+        // the CLI on the same config: a read at the note's offset, a template read, a completion, a tool call
+        const cli = stdout.indexOf("$ mcp-resources read codex_apps example://docs/readme.md --offset 40")
+        assert.isAbove(cli, restart, "the CLI section after the app-server's steps")
+        assert.match(stdout.slice(cli), /^[^\n]*\n[\s\S]*?\[window: bytes 40-78 of 78; this is the end\]\n/)
+        assert.match(
+          stdout,
+          /\$ mcp-resources read everything --template 'demo:\/\/resource\/dynamic\/text\/\{resourceId\}' --arg resourceId=1\n {6}\[resource demo:\/\/resource\/dynamic\/text\/1 of MCP server everything: [\s\S]*?Resource 1: /
+        )
+        assert.match(
+          stdout,
+          /\$ mcp-resources complete everything --template 'demo:\/\/resource\/dynamic\/text\/\{resourceId\}' --var resourceId --value 1\n {6}1\n/
+        )
+        assert.match(
+          stdout,
+          /\$ mcp-resources call everything get-sum --arg a=2 --arg b=3\n {6}The sum of 2 and 3 is 5\.\n/
+        )
+        assert.match(
+          stdout,
+          /Demo finished: the steps above went through the JSON-RPC app-server, the last ones through the mcp-resources CLI\.\n$/
+        )
       }),
     120_000
   )

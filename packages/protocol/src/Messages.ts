@@ -129,6 +129,9 @@ export const oauth = {
     `MCP server '${server}' sends its own Authorization (bearer_token_env_var or an Authorization header); it does not log in with OAuth`,
   unreachable: (server: string, reason: string) => `cannot reach MCP server '${server}' to log in: ${reason}`,
   failed: (server: string, reason: string) => `login to MCP server '${server}' failed: ${reason}`,
+  /** The server answered an unauthenticated `initialize` without a 401, and OAuth discovery failed. */
+  notOffered: (server: string, status: number, reason: string) =>
+    `MCP server '${server}' does not offer OAuth: it answered an unauthenticated initialize with HTTP ${status}, not 401, and the OAuth discovery failed: ${reason}`,
   refused: (server: string, reason: string) =>
     `login to MCP server '${server}' failed: the authorization server refused: ${reason}`,
   stateMismatch: (server: string) =>

@@ -42,6 +42,16 @@ const loginError = (message: string) => new LoginError({ message })
 
 const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
+/**
+ * An OAuth step's failure in one line, without the body the server answered with (the SDK appends an
+ * error page's whole HTML): the first line, cut before a body that starts with `<`.
+ */
+const withoutBody = (text: string): string => {
+  const line = text.split(/\r?\n/, 1)[0] ?? ""
+  const html = line.search(/:\s*</)
+  return (html >= 0 ? line.slice(0, html) : line).trim()
+}
+
 /** The page the browser shows after the redirect. */
 const page = (title: string) => `<!doctype html><meta charset="utf-8"><title>mcp-resources</title><p>${title}</p>\n`
 
@@ -124,7 +134,10 @@ export const startLogin = (
           })
         }).then(async (response) => {
           await response.body?.cancel().catch(() => undefined)
-          return response.status === 401 ? extractWWWAuthenticateParams(response) : {}
+          return {
+            status: response.status,
+            params: response.status === 401 ? extractWWWAuthenticateParams(response) : {}
+          }
         }),
       catch: (error) => loginError(Messages.oauth.unreachable(entry.name, errorText(error)))
     }).pipe(
@@ -150,13 +163,20 @@ export const startLogin = (
       state: NodeCrypto.randomBytes(16).toString("base64url")
     }
     const provider = makeProvider(ctx, session, "login")
+    const { resourceMetadataUrl, scope } = challenge.params
     const discovery = {
-      ...(challenge.resourceMetadataUrl !== undefined ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}),
-      ...(challenge.scope !== undefined ? { scope: challenge.scope } : {})
+      ...(resourceMetadataUrl !== undefined ? { resourceMetadataUrl } : {}),
+      ...(scope !== undefined ? { scope } : {})
     }
     const result = yield* Effect.tryPromise({
       try: () => auth(provider, { serverUrl, fetchFn, forceReauthorization: true, ...discovery }),
-      catch: (error) => loginError(Messages.oauth.failed(entry.name, errorText(error)))
+      // a server that did not ask for authorization and whose discovery failed has no OAuth to log in to
+      catch: (error) =>
+        loginError(
+          challenge.status === 401
+            ? Messages.oauth.failed(entry.name, withoutBody(errorText(error)))
+            : Messages.oauth.notOffered(entry.name, challenge.status, withoutBody(errorText(error)))
+        )
     })
     const save = Effect.suspend(() => store.set(key, { ...session.entry, redirect_url: redirectUrl })).pipe(
       Effect.mapError((error) => loginError(error.message))
@@ -195,7 +215,7 @@ export const startLogin = (
             ...(iss !== null ? { iss } : {}),
             ...discovery
           }),
-        catch: (error) => loginError(Messages.oauth.failed(entry.name, errorText(error)))
+        catch: (error) => loginError(Messages.oauth.failed(entry.name, withoutBody(errorText(error))))
       })
       if (exchanged !== "AUTHORIZED" || session.entry.tokens === undefined) {
         return yield* Effect.fail(loginError(Messages.oauth.failed(entry.name, "no token was issued")))

@@ -18,6 +18,7 @@ import * as Arguments from "./Arguments.js"
 import * as Extended from "./Extended.js"
 import type { LifecycleSink } from "./LifecycleSink.js"
 import * as McpToolNames from "./McpToolNames.js"
+import * as OptionalTemplates from "./OptionalTemplates.js"
 import * as Lifecycle from "./internal/lifecycle.js"
 import * as Payloads from "./internal/payloads.js"
 import * as Policy from "./internal/policy.js"
@@ -212,7 +213,7 @@ const listOperation = (
               const filtered = Rules.filterAggregate(ctx, result, (r) => r.uri, ResourcePolicy.isAllowed)
               return [hiddenCount(Payloads.aggregateResources(filtered.result), filtered.hidden)]
             })
-          : Effect.map(ctx.set.listAllResourceTemplates(include), (result) => {
+          : Effect.map(allTemplates(ctx, include), (result) => {
               const filtered = Rules.filterAggregate(ctx, result, (t) => t.uriTemplate, ResourcePolicy.isTemplateListed)
               return [hiddenCount(Payloads.aggregateResourceTemplates(filtered.result), filtered.hidden)]
             })
@@ -220,7 +221,7 @@ const listOperation = (
     }
     return kind === "resources"
       ? Effect.map(ctx.set.listAllResources(include), (result) => [Payloads.aggregateResources(result)])
-      : Effect.map(ctx.set.listAllResourceTemplates(include), (result) => [Payloads.aggregateResourceTemplates(result)])
+      : Effect.map(allTemplates(ctx, include), (result) => [Payloads.aggregateResourceTemplates(result)])
   }
   if (!canAccess(ctx, server)) return Effect.fail(Messages.serverDisabledByOrchestrator(server))
   if (kind === "resources") {
@@ -234,8 +235,10 @@ const listOperation = (
       Effect.mapError((error) => Messages.toolFailure.list(error.message))
     )
   }
-  const page =
+  const requested =
     cursor === undefined ? ctx.set.listResourceTemplates(server) : ctx.set.listResourceTemplates(server, cursor)
+  // extended: a server without the optional method lists no templates (codex: its failure, as ever)
+  const page = isExtended(ctx) ? OptionalTemplates.emptyWhenUnimplemented(server, requested) : requested
   return Rules.requested(ctx, page).pipe(
     Effect.map((result) => {
       if (!policed) return [Payloads.singleServerResourceTemplates(server, result)]
@@ -245,6 +248,12 @@ const listOperation = (
     Effect.mapError((error) => Messages.toolFailure.templates(error.message))
   )
 }
+
+/** Every server's templates; in the extended profile a server without the optional method is no failure. */
+const allTemplates = (ctx: ToolContext, include: (server: string) => boolean) =>
+  isExtended(ctx)
+    ? Effect.map(ctx.set.listAllResourceTemplates(include), OptionalTemplates.dropUnimplemented)
+    : ctx.set.listAllResourceTemplates(include)
 
 const runResourceTool = (
   ctx: ToolContext,

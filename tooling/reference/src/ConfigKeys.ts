@@ -136,7 +136,10 @@ export const keys: Readonly<Record<string, KeyDoc>> = {
     default: "`[]`",
     meaning: "URI patterns nobody may list or read; deny wins over allow. Adds up with the servers' and the thread's."
   },
-  hooks: { default: "no hooks", meaning: "Command hooks around every model tool call ([policy.md](policy.md#hooks))." },
+  hooks: {
+    default: "no hooks",
+    meaning: "Command hooks around every model tool call ([policy.md](policy.md#command-hooks-app-server))."
+  },
   "hooks.before_tool": {
     default: "`[]`",
     meaning:

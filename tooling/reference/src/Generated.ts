@@ -7,6 +7,7 @@ import { AppServer } from "@mcp-resources/protocol"
 import { OriginState } from "@mcp-resources/resource-origins"
 import { Catalog, Discovery, SkillResource, SkillUri } from "@mcp-resources/skills"
 import { ToolSpecs } from "@mcp-resources/tool-handlers"
+import * as CliTables from "./CliTables.js"
 import { keys as configKeys } from "./ConfigKeys.js"
 import { appServerDocument, canonical, configDocument, type JsonSchema } from "./JsonSchemas.js"
 import { anchor, type Defs, fieldRows, fieldTable, inlineCode, isNamedType, table } from "./Markdown.js"
@@ -18,7 +19,9 @@ export const docFiles = [
   "docs/config.md",
   "docs/tools.md",
   "docs/origins.md",
-  "docs/skills.md"
+  "docs/skills.md",
+  "docs/cli.md",
+  "docs/installing.md"
 ] as const
 
 type Entry = { readonly params?: JsonSchema; readonly result?: JsonSchema }
@@ -92,7 +95,12 @@ export const bodies = (): Readonly<Record<string, string>> => {
     const result = deref(entry.result)
     return { ...(params !== undefined ? { params } : {}), ...(result !== undefined ? { result } : {}) }
   }
-  const out: Record<string, string> = {}
+  const out: Record<string, string> = {
+    "cli:server-flags": CliTables.serverFlags(),
+    "cli:commands": CliTables.commands(),
+    "cli:options": CliTables.options(),
+    "cli:exit-codes": CliTables.exitCodes()
+  }
   for (const [method, entry] of Object.entries(methods)) {
     if (method !== canonical(method)) continue
     out[`method:${method}`] = methodBlock(resolve(entry), defs)

@@ -50,7 +50,12 @@ export const runtimeAndTools: ReadonlyArray<MessageDoc> = [
   m(
     "oauth.failed",
     Messages.oauth.failed("{server}", "{reason}"),
-    "discovery, registration or the code exchange failed (the SDK's reason)"
+    "discovery, registration or the code exchange failed (the SDK's reason, its first line without the body the server answered with)"
+  ),
+  m(
+    "oauth.notOffered",
+    Messages.oauth.notOffered("{server}", 200, "{reason}"),
+    "`login` against a server that answered an unauthenticated initialize without a 401 (here HTTP 200) and whose OAuth discovery or registration failed"
   ),
   m(
     "oauth.refused",

@@ -7,8 +7,11 @@
  * templates with their variables, a completion and a read through a template, a read document that
  * changes on a 2026-07-28 server: `mcp/resource/changed` and the next turn's `resourceChanges`), the widget method,
  * a read refused by host policy, compaction, a restart and resume, and the widget read again.
- * It drives the server with the typed client (`@mcp-resources/app-server-client`).
+ * It drives the server with the typed client (`@mcp-resources/app-server-client`). At the end the
+ * `mcp-resources` CLI runs the same model tools from the command line on the same config: a read at the
+ * offset a window's note gives, a read through a template, a completion, a tool call.
  */
+import { execFile } from "node:child_process"
 import { createRequire } from "node:module"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
@@ -145,6 +148,67 @@ const show = async <M extends AppServerClient.Method>(
     out(indent(`← ${message}`))
     out()
     throw e
+  }
+}
+
+/** What one CLI run printed. */
+interface CliRun {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs `node Cli.js ...args` (at most 60 s); never rejects. */
+const runCli = (args: ReadonlyArray<string>): Promise<CliRun> =>
+  new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [NodePath.join(here, "..", "Cli.js"), ...args],
+      { timeout: 60_000, encoding: "utf8", env: { ...process.env, MCP_RESOURCES_LOG: "warn" } },
+      (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr })
+    )
+  })
+
+/**
+ * The CLI on the demo's config: each command starts only the server it names and prints what the
+ * model would see.
+ */
+const cliSection = async (configPath: string, dataDir: string, everything: boolean): Promise<void> => {
+  const template = "demo://resource/dynamic/text/{resourceId}"
+  const commands: Array<{ readonly title: string; readonly args: ReadonlyArray<string> }> = [
+    {
+      title: "The CLI reads on where the window's note says (extended profile: read --offset)",
+      args: ["read", "codex_apps", "example://docs/readme.md", "--offset", "40"]
+    },
+    ...(everything
+      ? [
+          {
+            title: "The CLI reads through a resource template",
+            args: ["read", "everything", "--template", template, "--arg", "resourceId=1"]
+          },
+          {
+            title: "The CLI asks for values of a template variable",
+            args: ["complete", "everything", "--template", template, "--var", "resourceId", "--value", "1"]
+          },
+          {
+            title: "The CLI calls an MCP tool (--arg values that parse as JSON are JSON)",
+            args: ["call", "everything", "get-sum", "--arg", "a=2", "--arg", "b=3"]
+          }
+        ]
+      : [])
+  ]
+  for (const command of commands) {
+    const run = await runCli([...command.args, "--config", configPath, "--data-dir", dataDir])
+    step += 1
+    out(`[${step}] ${command.title}`)
+    out(`    $ mcp-resources ${command.args.map((a) => (/^[\w:/.=-]+$/.test(a) ? a : `'${a}'`)).join(" ")}`)
+    out(indent(clip(run.stdout.trimEnd(), 700)))
+    if (run.code !== 0) {
+      out(indent(`(exit ${run.code}) ${clip(run.stderr.trimEnd(), 300)}`))
+      throw new Error(`mcp-resources ${command.args.join(" ")} exited ${run.code}`)
+    }
+    out()
   }
 }
 
@@ -455,7 +519,14 @@ const main = async (): Promise<number> => {
     await show(client, "Threads in the store", "thread/list", {}, (r) =>
       r.threads.map((t) => `${t.id} ${t.ephemeral ? "ephemeral" : "persistent"} ${t.createdAt}`).join("\n")
     )
-    out("Demo finished: every step above went through the JSON-RPC app-server.")
+    await cliSection(
+      configPath,
+      dataDir,
+      resources.some((r) => r.server === "everything")
+    )
+    out(
+      "Demo finished: the steps above went through the JSON-RPC app-server, the last ones through the mcp-resources CLI."
+    )
     ok = true
     return 0
   } catch (e) {

@@ -2,6 +2,7 @@
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
+import * as CommandLine from "../CommandLine.js"
 
 /** Where to listen for WebSocket connections: `ws://` (plain) or `wss://` (TLS). */
 export interface ListenAddress {
@@ -60,17 +61,113 @@ export interface ServerOptions {
 }
 
 /** A command line the server refuses to start with. */
-export class UsageError extends Error {
-  override readonly name = "UsageError"
-}
+export const UsageError = CommandLine.UsageError
+/** A command line the server refuses to start with. */
+export type UsageError = CommandLine.UsageError
 
-/** The usage text printed with a {@link UsageError}. */
-export const usage =
-  "usage: mcp-resources-app-server [--config PATH] [--data-dir DIR] [--listen ws://HOST:PORT|wss://HOST:PORT] " +
-  "[--no-stdio] [--allow-remote] [--allow-insecure-remote] [--token-env VAR] [--allow-origin ORIGIN]... " +
-  "[--tls-cert PEM --tls-key PEM] [--ws-handshake-timeout SEC] [--ws-max-connections N] " +
-  "[--ws-ping-interval SEC] [--ws-idle-timeout SEC] [--max-send-buffer BYTES] " +
-  "[--thread-idle-timeout SECONDS]"
+/**
+ * Every flag of the app-server, as data: {@link parseArgs} reads them, `--help` prints them, and the
+ * reference generator renders the flag table of `docs/cli.md` from them. A new flag is an entry here
+ * and its reading in {@link parseArgs}.
+ */
+export const flags: ReadonlyArray<CommandLine.Option> = [
+  {
+    name: "--config",
+    value: "PATH",
+    description:
+      "The config file, `.toml` or `.json` (docs/config.md). Default: `./mcp-resources.toml` when it exists, else the empty config (no MCP servers)."
+  },
+  {
+    name: "--data-dir",
+    value: "DIR",
+    description:
+      "Where persistent state lives (`DIR/state.sqlite`, docs/persistence.md); created when missing. Default: `$MCP_RESOURCES_HOME`, else `~/.mcp-resources`."
+  },
+  {
+    name: "--listen",
+    value: "ws://HOST:PORT",
+    description:
+      "Also serve JSON-RPC over WebSocket, one message per text frame. `wss://HOST:PORT` serves it over TLS (needs `--tls-cert` and `--tls-key`)."
+  },
+  { name: "--no-stdio", description: "Do not use standard input and output at all (needs `--listen`)." },
+  {
+    name: "--allow-remote",
+    description: "Allow a `HOST` that is not a loopback address (needs `--token-env`)."
+  },
+  {
+    name: "--allow-insecure-remote",
+    description:
+      "Allow a non-loopback `ws://` (plain text: the token crosses the network in clear). Without it a remote bind must be `wss://`."
+  },
+  {
+    name: "--token-env",
+    value: "VAR",
+    description:
+      "Every WebSocket connection must present the value of the environment variable `VAR` (`Authorization: Bearer <token>` or the subprotocol `bearer.<token>`), which must be set and non-empty."
+  },
+  {
+    name: "--allow-origin",
+    value: "ORIGIN",
+    repeatable: true,
+    description: "A WebSocket upgrade whose `Origin` header is present and not listed is refused (HTTP 403)."
+  },
+  {
+    name: "--tls-cert",
+    value: "PEM",
+    description: "The certificate (chain) of a `wss://` listener; with `--tls-key`, and only with `wss://`."
+  },
+  {
+    name: "--tls-key",
+    value: "PEM",
+    description: "The private key of a `wss://` listener; with `--tls-cert`, and only with `wss://`."
+  },
+  {
+    name: "--ws-handshake-timeout",
+    value: "SEC",
+    description:
+      "A connection that has not sent its WebSocket upgrade by then is closed (default 10; with TLS the TLS handshake gets as long again)."
+  },
+  {
+    name: "--ws-max-connections",
+    value: "N",
+    description:
+      "TCP connections to the listener at once, handshaking or open (default 128); one over the cap is closed on arrival."
+  },
+  {
+    name: "--ws-ping-interval",
+    value: "SEC",
+    description:
+      "The server pings every WebSocket this often and closes one that sent nothing (no pong, no frame) since the last ping (default 30; 0 never pings)."
+  },
+  {
+    name: "--ws-idle-timeout",
+    value: "SEC",
+    description:
+      "A WebSocket with no message either way for between SEC and twice SEC is closed with 1000 `idle timeout` (default 0: never)."
+  },
+  {
+    name: "--max-send-buffer",
+    value: "BYTES",
+    description:
+      "Unsent output one connection (stdio or WebSocket) may hold before it is closed (default 67108864, 64 MiB)."
+  },
+  {
+    name: "--thread-idle-timeout",
+    value: "SEC",
+    description: "Seconds a persistent thread no connection holds stays loaded (default 300; fractions allowed)."
+  },
+  { name: "--help", alias: "-h", description: "Print this usage on standard output and exit 0." }
+]
+
+/** The usage text printed with a {@link UsageError} and by `--help`: the synopsis, then every flag. */
+export const usage = `usage: mcp-resources-app-server ${flags
+  .filter((flag) => flag.name !== "--help")
+  .map((flag) => `[${CommandLine.synopsis(flag)}]`)
+  .join(" ")}
+
+${CommandLine.helpList(flags)}
+
+Seconds may have decimals (0.5). --flag=value is accepted as well as --flag value.`
 
 /** True for `localhost`, `127.0.0.0/8` and `::1`. */
 export const isLoopback = (host: string): boolean => {
@@ -123,92 +220,51 @@ export const parseArgs = (
   env: Readonly<Record<string, string | undefined>>,
   cwd: string
 ): ServerOptions => {
-  let configPath: string | undefined
-  let dataDir: string | undefined
-  let listen: ListenAddress | undefined
-  let stdio = true
-  let allowRemote = false
-  let allowInsecureRemote = false
-  let tokenEnv: string | undefined
-  let tlsCert: string | undefined
-  let tlsKey: string | undefined
-  const allowOrigins: Array<string> = []
-  const limits: { -readonly [K in keyof TransportLimits]: TransportLimits[K] } = { ...defaultLimits }
-  let threadIdleTimeoutMs: number | undefined
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!
-    const eq = arg.indexOf("=")
-    const flag = arg.startsWith("--") && eq > 0 ? arg.slice(0, eq) : arg
-    const inline = arg.startsWith("--") && eq > 0 ? arg.slice(eq + 1) : undefined
-    const value = (): string => {
-      if (inline !== undefined) return inline
-      const next = argv[i + 1]
-      if (next === undefined) throw new UsageError(`${flag} requires a value`)
-      i++
-      return next
-    }
-    switch (flag) {
-      case "--config":
-        configPath = NodePath.resolve(cwd, value())
-        break
-      case "--data-dir":
-        dataDir = NodePath.resolve(cwd, value())
-        break
-      case "--listen":
-        listen = parseListen(value())
-        break
-      case "--no-stdio":
-        stdio = false
-        break
-      case "--allow-remote":
-        allowRemote = true
-        break
-      case "--token-env":
-        tokenEnv = value()
-        break
-      case "--allow-origin":
-        allowOrigins.push(value())
-        break
-      case "--allow-insecure-remote":
-        allowInsecureRemote = true
-        break
-      case "--tls-cert":
-        tlsCert = NodePath.resolve(cwd, value())
-        break
-      case "--tls-key":
-        tlsKey = NodePath.resolve(cwd, value())
-        break
-      case "--ws-handshake-timeout": {
-        const ms = parseSeconds(flag, value())
+  const parsed = CommandLine.parse(flags, argv, { positional: false })
+  const value = (flag: string): string | undefined => CommandLine.last(parsed, flag)
+  const path = (flag: string): string | undefined => {
+    const text = value(flag)
+    return text === undefined ? undefined : NodePath.resolve(cwd, text)
+  }
+  const limitOf = (flag: string, read: (flag: string, text: string) => number, fallback: number): number => {
+    const text = value(flag)
+    return text === undefined ? fallback : read(flag, text)
+  }
+  let configPath = path("--config")
+  const dataDir = path("--data-dir")
+  const listenText = value("--listen")
+  const listen = listenText === undefined ? undefined : parseListen(listenText)
+  const stdio = !parsed.switches.has("--no-stdio")
+  const allowRemote = parsed.switches.has("--allow-remote")
+  const allowInsecureRemote = parsed.switches.has("--allow-insecure-remote")
+  const tokenEnv = value("--token-env")
+  const tlsCert = path("--tls-cert")
+  const tlsKey = path("--tls-key")
+  const allowOrigins = [...CommandLine.all(parsed, "--allow-origin")]
+  const limits: TransportLimits = {
+    handshakeTimeoutMs: limitOf(
+      "--ws-handshake-timeout",
+      (flag, text) => {
+        const ms = parseSeconds(flag, text)
         if (ms === 0) throw new UsageError(`${flag}: must be more than 0 seconds`)
-        limits.handshakeTimeoutMs = ms
-        break
-      }
-      case "--ws-max-connections":
-        limits.maxConnections = parseCount(flag, value())
-        break
-      case "--ws-ping-interval":
-        limits.pingIntervalMs = parseSeconds(flag, value())
-        break
-      case "--ws-idle-timeout":
-        limits.idleTimeoutMs = parseSeconds(flag, value())
-        break
-      case "--max-send-buffer":
-        limits.maxSendBufferBytes = parseCount(flag, value())
-        break
-      case "--thread-idle-timeout": {
-        const text = value()
-        const seconds = Number(text)
-        if (text.trim() === "" || !Number.isFinite(seconds) || seconds < 0 || seconds > 2_000_000)
-          throw new UsageError(
-            `--thread-idle-timeout: expected a number of seconds from 0 to 2000000, got ${JSON.stringify(text)}`
-          )
-        threadIdleTimeoutMs = Math.round(seconds * 1000)
-        break
-      }
-      default:
-        throw new UsageError(`unknown argument: ${arg}`)
-    }
+        return ms
+      },
+      defaultLimits.handshakeTimeoutMs
+    ),
+    maxConnections: limitOf("--ws-max-connections", parseCount, defaultLimits.maxConnections),
+    pingIntervalMs: limitOf("--ws-ping-interval", parseSeconds, defaultLimits.pingIntervalMs),
+    idleTimeoutMs: limitOf("--ws-idle-timeout", parseSeconds, defaultLimits.idleTimeoutMs),
+    maxSendBufferBytes: limitOf("--max-send-buffer", parseCount, defaultLimits.maxSendBufferBytes)
+  }
+  const idleText = value("--thread-idle-timeout")
+  let threadIdleTimeoutMs: number | undefined
+  if (idleText !== undefined) {
+    const secs = Number(idleText)
+    if (idleText.trim() === "" || !Number.isFinite(secs) || secs < 0 || secs > 2_000_000)
+      throw new UsageError(
+        `--thread-idle-timeout: expected a number of seconds from 0 to 2000000, got ${JSON.stringify(idleText)}`
+      )
+    threadIdleTimeoutMs = Math.round(secs * 1000)
   }
   if (!stdio && listen === undefined) throw new UsageError("--no-stdio requires --listen")
   if (listen !== undefined && !isLoopback(listen.host) && !allowRemote) {
