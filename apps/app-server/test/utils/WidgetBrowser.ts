@@ -119,13 +119,17 @@ export const withThread = (pageUrl: string, threadId: string): string => {
   return url.href
 }
 
-/** The widget's own document (the sandbox proxy's inner iframe) of the call. */
-export const widgetFrame = async (page: Page, callId: string): Promise<Frame> => {
+/** The widget's own document (the sandbox proxy's inner iframe) of the call, once `ready` matches in it. */
+export const widgetFrame = async (
+  page: Page,
+  callId: string,
+  ready = "body[data-initialized='true']"
+): Promise<Frame> => {
   const box = `.widget[data-call-id="${callId}"][data-initialized="true"]`
   await page.waitForSelector(box, { timeout })
   const handle = await page.frameLocator(`${box} iframe`).locator("iframe[srcdoc]").first().elementHandle({ timeout })
   const frame = await handle!.contentFrame()
-  await frame!.waitForSelector("body[data-initialized='true']", { timeout })
+  await frame!.waitForSelector(ready, { timeout })
   return frame!
 }
 

@@ -10,6 +10,7 @@ import { BrowserTransport, PromiseClient } from "@mcp-resources/app-server-clien
 import type { ToolCallItem } from "@mcp-resources/protocol"
 import { AppBridge } from "@modelcontextprotocol/ext-apps/app-bridge"
 import { FrameTransport } from "./frameTransport.js"
+import { confirmLink } from "./links.js"
 
 const hostInfo = { name: "mcp-resources-widget-host", version: "0.1.0" }
 
@@ -81,7 +82,7 @@ const main = async () => {
       const bridge = new AppBridge(
         null,
         hostInfo,
-        { serverTools: {}, serverResources: {} },
+        { serverTools: {}, serverResources: {}, openLinks: {} },
         { hostContext: { theme: "light", displayMode: "inline", availableDisplayModes: ["inline"] } }
       )
       bridge.oncalltool = async (params) =>
@@ -95,6 +96,7 @@ const main = async () => {
         ).result as never
       bridge.onreadresource = async (params) =>
         (await client.request("mcp/widget/readResource", { threadId: thread, callId, uri: params.uri })) as never
+      bridge.onopenlink = ({ url }) => confirmLink(box, url)
       bridge.onsizechange = ({ height }) => {
         if (height !== undefined) frame.style.height = `${Math.min(Math.max(height, 80), 2000)}px`
       }
