@@ -1,7 +1,8 @@
 /**
  * A third-party MCP App in the widget host, in headless Chromium: `@modelcontextprotocol/server-basic-vanillajs`
  * (the ext-apps example "Get Time App", from npm) over stdio. Its view calls its server's tool through
- * the bridge, and its `ui/open-link` opens a link only after the user confirms it on the page.
+ * the bridge, its `ui/open-link` opens a link only after the user confirms it on the page, and the page
+ * keeps its thread across a reload (`?thread=ID`).
  */
 import { createServer } from "node:http"
 import { createRequire } from "node:module"
@@ -19,8 +20,7 @@ import {
   skipReason,
   startHost,
   timeout,
-  widgetFrame,
-  withThread
+  widgetFrame
 } from "./utils/WidgetBrowser.js"
 
 skipReason("widgetApps.browser.test")
@@ -64,11 +64,14 @@ describe.skipIf(chromiumPath === undefined)("a third-party MCP App in Chromium",
       for (const w of itemSeen.splice(0)) w()
     })
     try {
-      const threadId = (await client.request("thread/start", {})).thread.id
-      await client.request("turn/start", { threadId, turnId: "t1" })
+      // the page opened without a thread starts one and keeps it in its URL (?thread=ID)
       const page = await browser.newPage()
-      await page.goto(withThread(host.pageUrl, threadId), { timeout })
+      await page.goto(host.pageUrl, { timeout })
       await pageReady(page)
+      const threadId = new URL(page.url()).searchParams.get("thread")!
+      assert.strictEqual(await page.textContent("#thread"), threadId)
+      await client.request("thread/resume", { threadId })
+      await client.request("turn/start", { threadId, turnId: "t1" })
       const result = await client.request("tool/call", {
         threadId,
         turnId: "t1",
@@ -111,6 +114,11 @@ describe.skipIf(chromiumPath === undefined)("a third-party MCP App in Chromium",
         opened.filter((u) => u !== "/favicon.ico"),
         ["/confirmed"]
       )
+      // a reload resumes the same thread and shows its widget again
+      await page.reload({ timeout })
+      await pageReady(page)
+      assert.strictEqual(await page.textContent("#thread"), threadId)
+      await widgetFrame(page, "time-call", "#get-time-btn")
       await page.close()
     } finally {
       await client.close()
