@@ -15,7 +15,7 @@ import { createServer } from "node:http"
 import { createServer as createTlsServer } from "node:https"
 import type { Socket } from "node:net"
 import type { Duplex } from "node:stream"
-import { Data, Duration, Effect, FiberSet, Layer, Queue, Schedule } from "effect"
+import { Data, Duration, Effect, FiberSet, Layer, Queue, Redacted, Schedule } from "effect"
 import { WebSocket, WebSocketServer } from "ws"
 import { AppOptions, type ServerOptions } from "./AppOptions.js"
 import { JsonRpcServer, maxMessageBytes } from "./JsonRpcServer.js"
@@ -133,7 +133,7 @@ export const layer: Layer.Layer<never, ListenError, JsonRpcServer | AppOptions> 
     const limits = options.limits
     const scheme = listen.secure ? "wss" : "ws"
     const gate = makeGate({
-      token: options.tokenEnv === undefined ? undefined : process.env[options.tokenEnv],
+      token: options.token === undefined ? undefined : Redacted.value(options.token),
       allowOrigins: options.allowOrigins
     })
     const run = yield* FiberSet.makeRuntime<never>()

@@ -30,6 +30,8 @@ export const program: Effect.Effect<number> = Effect.gen(function* () {
     try: () => parseArgs(argv, process.env, process.cwd()),
     catch: (error) => (error instanceof UsageError ? error : new UsageError(String(error)))
   })
+  // the token is read: no MCP server or hook this process spawns inherits it
+  if (options.tokenEnv !== undefined) yield* Effect.sync(() => delete process.env[options.tokenEnv!])
   yield* Effect.flatMap(StopSignal, (signal) => signal.awaitStop).pipe(Effect.provide(MainLayer.layer(options)))
   return 0
 }).pipe(

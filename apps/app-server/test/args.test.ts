@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Redacted } from "effect"
 import { defaultLimits, parseArgs } from "../src/internal/args.js"
 
 const cwd = "/nowhere"
@@ -25,7 +26,9 @@ describe("command line", () => {
       { TOK: "x" },
       cwd
     )
-    assert.deepStrictEqual(options, {
+    const { token, ...rest } = options
+    assert.strictEqual(Redacted.value(token!), "x")
+    assert.deepStrictEqual(rest, {
       configPath: "/nowhere/c.toml",
       dataDir: "/nowhere/d",
       listen: { host: "0.0.0.0", port: 8080, secure: false },

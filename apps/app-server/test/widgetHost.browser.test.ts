@@ -3,10 +3,7 @@
  * driven by playwright-core: `mcp-resources widgets` serves the page and the app-server; a test client
  * plays the model (tool calls on the thread) while the page shows the widgets.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { existsSync, mkdirSync } from "node:fs"
-import { fileURLToPath } from "node:url"
-import { PromiseClient } from "@mcp-resources/app-server-client"
+import { mkdirSync } from "node:fs"
 import {
   cartConnectDomain,
   cartListConnectDomain,
@@ -17,139 +14,31 @@ import {
   stdioCommand,
   undeclaredUrl
 } from "@mcp-resources/fixtures"
-import { type Browser, chromium, type Frame, type Page } from "playwright-core"
+import type { Browser } from "playwright-core"
 import { afterAll, assert, describe, it } from "vitest"
 import { tempDir, writeConfig } from "./utils/AppServerProcess.js"
+import {
+  chromiumPath,
+  connectClient,
+  killHosts,
+  launch,
+  outDir,
+  pageReady,
+  skipReason,
+  startHost,
+  textOf,
+  timeout,
+  viewRequest,
+  widgetFrame,
+  withThread
+} from "./utils/WidgetBrowser.js"
 
-const cliJs = fileURLToPath(new URL("../dist/Cli.js", import.meta.url))
-const outDir = fileURLToPath(new URL("../.test-results/widgets/", import.meta.url))
-const timeout = 90_000
-
-const findChromium = (): string | undefined => {
-  for (const candidate of [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"]) {
-    if (candidate !== undefined && candidate !== "" && existsSync(candidate)) return candidate
-  }
-  try {
-    const found = execFileSync("sh", ["-c", "command -v chromium || command -v chromium-browser"], { encoding: "utf8" })
-    return found.trim() === "" ? undefined : found.trim()
-  } catch {
-    return undefined
-  }
-}
-
-const chromiumPath = findChromium()
-if (chromiumPath === undefined) {
-  process.stderr.write(
-    "widgetHost.browser.test: skipped: no chromium found (apt-get install -y chromium, or set CHROMIUM_PATH)\n"
-  )
-}
-
-interface Host {
-  readonly child: ChildProcess
-  readonly appServerUrl: string
-  readonly pageUrl: string
-  readonly stop: () => Promise<void>
-}
-
-const children = new Set<ChildProcess>()
-
-/** Starts `mcp-resources widgets` and waits for its two URLs on standard output. */
-const startHost = (config: string, dataDir: string): Promise<Host> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliJs, "widgets", "--config", config, "--data-dir", dataDir], {
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, MCP_RESOURCES_LOG: "info" }
-    })
-    children.add(child)
-    const exited = new Promise<void>((done) => child.once("exit", () => done()))
-    const stop = async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
-      await exited
-      children.delete(child)
-    }
-    let out = ""
-    let err = ""
-    const timer = setTimeout(() => {
-      void stop()
-      reject(new Error(`mcp-resources widgets printed no URLs within ${timeout} ms: ${out}\n${err}`))
-    }, timeout)
-    child.stderr!.on("data", (chunk: Buffer) => {
-      err = (err + chunk.toString("utf8")).slice(-8192)
-    })
-    child.stdout!.on("data", (chunk: Buffer) => {
-      out += chunk.toString("utf8")
-      const app = /^app-server: (\S+)$/m.exec(out)
-      const page = /^widgets: (\S+)$/m.exec(out)
-      if (app !== null && page !== null) {
-        clearTimeout(timer)
-        resolve({ child, appServerUrl: app[1]!, pageUrl: page[1]!, stop })
-      }
-    })
-    child.once("exit", (code) => {
-      clearTimeout(timer)
-      reject(new Error(`mcp-resources widgets exited (${code}): ${err}`))
-    })
-  })
-
-const tokenOf = (pageUrl: string): string => new URLSearchParams(new URL(pageUrl).hash.slice(1)).get("token")!
-
-const withThread = (pageUrl: string, threadId: string): string => {
-  const url = new URL(pageUrl)
-  url.search = `?thread=${encodeURIComponent(threadId)}`
-  return url.href
-}
-
-/** The widget's own document (the sandbox proxy's inner iframe) of the call. */
-const widgetFrame = async (page: Page, callId: string): Promise<Frame> => {
-  const box = `.widget[data-call-id="${callId}"][data-initialized="true"]`
-  await page.waitForSelector(box, { timeout })
-  const handle = await page.frameLocator(`${box} iframe`).locator("iframe").elementHandle({ timeout })
-  const frame = await handle!.contentFrame()
-  await frame!.waitForSelector("body[data-initialized='true']", { timeout })
-  return frame!
-}
-
-/** Waits until the page settled (`ready`, or `failed: …`), and asserts it is ready. */
-const pageReady = async (page: Page) => {
-  await page.waitForSelector("body[data-status]", { timeout })
-  assert.strictEqual(await page.textContent("#status"), "ready")
-}
-
-const textOf = async (frame: Frame, selector: string, expected: string) => {
-  await frame.waitForFunction(
-    ([s, e]) => document.querySelector(s!)?.textContent?.includes(e!) === true,
-    [selector, expected],
-    { timeout }
-  )
-  return frame.textContent(selector)
-}
-
-/** The view's request through the bridge: its result, or `error: message`. */
-const viewRequest = (frame: Frame, method: string, params: unknown) =>
-  frame.evaluate(
-    ([m, p]) =>
-      (window as unknown as { widgetRequest: (m: string, p: unknown) => Promise<unknown> })
-        .widgetRequest(m as string, p)
-        .then(
-          (r) => JSON.stringify(r),
-          (e: Error) => `error: ${e.message}`
-        ),
-    [method, params] as const
-  )
+skipReason("widgetHost.browser.test")
 
 let browser: Browser | undefined
 afterAll(async () => {
   await browser?.close()
-  await Promise.all(
-    [...children].map(
-      (child) =>
-        new Promise<void>((done) => {
-          if (child.exitCode !== null || child.signalCode !== null) return done()
-          child.once("exit", () => done())
-          child.kill("SIGKILL")
-        })
-    )
-  )
+  await killHosts()
 })
 
 describe.skipIf(chromiumPath === undefined)("widget host in Chromium", () => {
@@ -166,40 +55,12 @@ describe.skipIf(chromiumPath === undefined)("widget host in Chromium", () => {
         other: { ...stdioCommand(otherWidgetSpec()), startup_timeout_sec: 60 }
       }
     })
-    browser = await chromium.launch({
-      executablePath: chromiumPath!,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run"
-      ],
-      timeout
-    })
+    browser = await launch()
 
     let host = await startHost(config, dataDir)
-    const client = await PromiseClient.connectWebSocket(
-      { url: host.appServerUrl, token: tokenOf(host.pageUrl) },
-      { requestTimeoutMs: timeout }
-    )
+    const client = await connectClient(host)
     let threadId: string
     try {
-      await client.initialize({ name: "widget-host-test" })
-      // both fixture servers ready first (a tool of a server still starting is not offered yet)
-      const deadline = Date.now() + timeout
-      for (;;) {
-        const { servers } = await client.request("mcpServer/list", {})
-        if (servers.every((s) => s.status === "ready")) break
-        assert.isFalse(
-          servers.some((s) => s.status === "failed"),
-          `a server failed: ${JSON.stringify(servers)}`
-        )
-        assert.isBelow(Date.now(), deadline, `servers not ready: ${JSON.stringify(servers)}`)
-        await new Promise((done) => setTimeout(done, 100))
-      }
       threadId = (await client.request("thread/start", {})).thread.id
       await client.request("turn/start", { threadId, turnId: "t1" })
 
@@ -219,10 +80,13 @@ describe.skipIf(chromiumPath === undefined)("widget host in Chromium", () => {
       assert.strictEqual(await textOf(cart, "#input", "tv"), '{"item":"tv"}')
       assert.strictEqual(await textOf(cart, "#result", "cart"), "cart: 2 items")
       assert.strictEqual(await textOf(price, "#result", "price"), "price: 40 EUR")
-      // each widget runs on the sandbox origin, not the page's
-      const widgetOrigin = await cart.evaluate(() => window.origin)
-      assert.match(widgetOrigin, /^http:\/\/127\.0\.0\.1:\d+$/)
-      assert.notStrictEqual(widgetOrigin, new URL(host.pageUrl).origin)
+      // each widget runs on an origin of its own (a loopback name), not the page's nor another widget's
+      const cartOrigin = await cart.evaluate(() => window.origin)
+      const priceOrigin = await price.evaluate(() => window.origin)
+      assert.match(cartOrigin, /^http:\/\/[a-z0-9]{32}\.localhost:\d+$/)
+      assert.match(priceOrigin, /^http:\/\/[a-z0-9]{32}\.localhost:\d+$/)
+      assert.notStrictEqual(cartOrigin, priceOrigin)
+      assert.notStrictEqual(cartOrigin, new URL(host.pageUrl).origin)
 
       // a widget calls an app-only tool and renders its result; the call is an item of the page's thread
       await price.evaluate(() =>

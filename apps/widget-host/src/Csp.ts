@@ -44,6 +44,16 @@ export const build = (csp: Widget.WidgetCsp | undefined): string => {
   ].join("; ")
 }
 
+/**
+ * The policy of a widget's sandbox proxy document (its parent, on the same per-widget origin): the
+ * widget's own policy, so that nothing the widget reaches through `parent` (its `fetch`, an image or a
+ * script in its document) goes further than the widget itself may; its `frame-src` also bounds where
+ * the widget's own frame may navigate. `frame-ancestors` lets only the host page frame it (sent as a
+ * header: a `<meta>` policy cannot hold it).
+ */
+export const proxyPolicy = (csp: Widget.WidgetCsp | undefined, pageOrigin: string): string =>
+  `${build(csp)}; frame-ancestors ${pageOrigin}`
+
 const escapeAttribute = (s: string): string =>
   s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
 

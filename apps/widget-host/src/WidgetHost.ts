@@ -1,18 +1,25 @@
 /**
  * The loopback server of the widget host (docs/widgets.md): the host page on one port and the sandbox
- * proxy on a second port, so that widgets run on an origin other than the page's. The page connects to
- * the app-server itself (its WebSocket URL comes from `/config.json`; the token from the page URL's
- * fragment, which never reaches a server).
+ * proxies on a second port, each widget's proxy on an origin of its own
+ * (`http://<label>.localhost:<port>`, issued by `POST /sandbox` of the page just before it frames the
+ * proxy), so that no widget can reach the page, another widget or another widget's proxy. A proxy
+ * document is served once, under its widget's own policy (Csp.proxyPolicy). Both servers answer only
+ * requests whose `Host` is one of their loopback names. The page connects to the app-server itself (its
+ * WebSocket URL comes from `/config.json`; the token from the page URL's fragment, which never reaches a
+ * server).
  */
 import { readFileSync } from "node:fs"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import type { Widget } from "@mcp-resources/protocol"
+import * as Csp from "./Csp.js"
+import * as SandboxOrigins from "./internal/sandboxOrigins.js"
 
 /** Options of {@link serve}. */
 export interface Options {
   /** The app-server's `ws://` URL (a function when it is known only after the page's origin is). */
   readonly appServerUrl: string | (() => string | undefined)
-  /** The loopback address to listen on (default `127.0.0.1`). */
+  /** The loopback address to listen on: `127.0.0.1` (the default) or `::1`. */
   readonly host?: string
   /** The page's port (default 0: any free port). */
   readonly pagePort?: number
@@ -24,8 +31,8 @@ export interface Options {
 export interface Running {
   /** `http://HOST:PORT`, the page's origin (the one origin the app-server must allow). */
   readonly pageOrigin: string
-  /** `http://HOST:PORT2`, the sandbox proxy's origin. */
-  readonly sandboxOrigin: string
+  /** The sandbox proxies' port: each widget's proxy is served on `http://<label>.localhost:<sandboxPort>`. */
+  readonly sandboxPort: number
   /** The page URL with the token in its fragment (`#token=…`), and `?thread=ID` when given. */
   readonly pageUrl: (token: string | undefined, threadId?: string) => string
   /** Stops both servers. */
@@ -90,39 +97,113 @@ const send = (
   res.end(body)
 }
 
-/** Starts the page and the sandbox proxy on loopback. */
+/** The largest `POST /sandbox` body read (a widget's declared `csp`). */
+export const maxSandboxRequestBytes = 64 * 1024
+
+const readBody = (req: IncomingMessage): Promise<string | undefined> =>
+  new Promise((resolve) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size > maxSandboxRequestBytes) {
+        resolve(undefined)
+        req.destroy()
+        return
+      }
+      chunks.push(chunk)
+    })
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
+    req.on("error", () => resolve(undefined))
+  })
+
+const cspKeys = ["connectDomains", "resourceDomains", "frameDomains", "baseUriDomains"] as const
+
+/** The declared `csp` of a `POST /sandbox` body: each field a list of strings, anything else dropped. */
+const cspOf = (value: unknown): Widget.WidgetCsp | undefined => {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined
+  const csp: { -readonly [K in (typeof cspKeys)[number]]?: Array<string> } = {}
+  for (const key of cspKeys) {
+    const list = (value as Record<string, unknown>)[key]
+    if (Array.isArray(list)) csp[key] = list.filter((d): d is string => typeof d === "string")
+  }
+  return csp
+}
+
+/** Starts the page and the sandbox proxies on loopback. */
 export const serve = async (options: Options): Promise<Running> => {
   const host = options.host ?? "127.0.0.1"
+  if (host !== "127.0.0.1" && host !== "::1") {
+    throw new Error(`widget host: host must be 127.0.0.1 or ::1 (the sandbox origins are *.localhost), got ${host}`)
+  }
   const hostText = host.includes(":") ? `[${host}]` : host
   const appServerUrl = () => (typeof options.appServerUrl === "string" ? options.appServerUrl : options.appServerUrl())
   const hostJs = bundle("host.js")
   const sandboxJs = bundle("sandbox.js")
+  const origins = SandboxOrigins.make()
   let pageOrigin = ""
-  let sandboxOrigin = ""
+  let pagePort = 0
+  let sandboxPort = 0
+  /** The page answers only its loopback names (a DNS-rebound name is refused). */
+  const pageHostAllowed = (value: string | undefined) =>
+    value === `127.0.0.1:${pagePort}` || value === `localhost:${pagePort}` || value === `[::1]:${pagePort}`
+  /** The label of a sandbox request's `Host` (`<label>.localhost:<port>`), when issued. */
+  const sandboxLabel = (value: string | undefined): string | undefined => {
+    const suffix = `.localhost:${sandboxPort}`
+    if (value === undefined || !value.endsWith(suffix)) return undefined
+    const label = value.slice(0, -suffix.length)
+    return origins.known(label) ? label : undefined
+  }
   const page = createServer((req: IncomingMessage, res: ServerResponse) => {
+    if (!pageHostAllowed(req.headers.host)) return send(res, 421, "text/plain", "unknown host")
     const path = new URL(req.url ?? "/", "http://x").pathname
     const url = appServerUrl()
-    const policy = `default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self' ${url ?? ""}; frame-src ${sandboxOrigin}; base-uri 'none'; frame-ancestors 'none'`
+    const policy = `default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self' ${url ?? ""}; frame-src http://*.localhost:${sandboxPort}; base-uri 'none'; frame-ancestors 'none'`
+    if (path === "/sandbox" && req.method === "POST") {
+      // only the page itself issues sandbox origins (a browser names the caller's origin on a POST)
+      if (req.headers.origin !== pageOrigin) return send(res, 403, "text/plain", "forbidden")
+      if (!(req.headers["content-type"] ?? "").startsWith("application/json"))
+        return send(res, 415, "text/plain", "expected application/json")
+      void readBody(req).then((body) => {
+        let csp: Widget.WidgetCsp | undefined
+        try {
+          csp = cspOf((JSON.parse(body ?? "") as { csp?: unknown }).csp)
+        } catch {
+          return send(res, 400, "text/plain", "expected a JSON object {csp?}")
+        }
+        const label = origins.issue(Csp.proxyPolicy(csp, pageOrigin))
+        send(res, 200, "application/json", JSON.stringify({ origin: `http://${label}.localhost:${sandboxPort}` }))
+      })
+      return
+    }
     if (req.method !== "GET") return send(res, 405, "text/plain", "method not allowed")
     if (path === "/") return send(res, 200, "text/html; charset=utf-8", pageHtml, { "content-security-policy": policy })
     if (path === "/host.js") return send(res, 200, "text/javascript; charset=utf-8", hostJs)
     if (path === "/config.json") {
       if (url === undefined) return send(res, 503, "text/plain", "the app-server is not listening yet")
-      return send(res, 200, "application/json", JSON.stringify({ appServerUrl: url, sandboxOrigin }))
+      return send(res, 200, "application/json", JSON.stringify({ appServerUrl: url }))
     }
     return send(res, 404, "text/plain", "not found")
   })
   const sandbox = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const label = sandboxLabel(req.headers.host)
+    if (label === undefined) return send(res, 421, "text/plain", "unknown host")
     const path = new URL(req.url ?? "/", "http://x").pathname
     if (req.method !== "GET") return send(res, 405, "text/plain", "method not allowed")
-    // only the host page may frame the proxy (the widget's own document is the proxy's child)
-    const framing = { "content-security-policy": `frame-ancestors ${pageOrigin} ${sandboxOrigin}` }
-    if (path === "/sandbox.html") return send(res, 200, "text/html; charset=utf-8", sandboxHtml(pageOrigin), framing)
+    if (path === "/sandbox.html") {
+      const policy = origins.takePolicy(label)
+      if (policy === undefined) return send(res, 404, "text/plain", "not found")
+      return send(res, 200, "text/html; charset=utf-8", sandboxHtml(pageOrigin), {
+        "content-security-policy": policy,
+        // its own agent cluster: `document.domain` cannot join two widget origins
+        "origin-agent-cluster": "?1",
+        "referrer-policy": "no-referrer"
+      })
+    }
     if (path === "/sandbox.js") return send(res, 200, "text/javascript; charset=utf-8", sandboxJs)
     return send(res, 404, "text/plain", "not found")
   })
-  const pagePort = await listen(page, host, options.pagePort ?? 0)
-  let sandboxPort: number
+  pagePort = await listen(page, host, options.pagePort ?? 0)
   try {
     sandboxPort = await listen(sandbox, host, options.sandboxPort ?? 0)
   } catch (e) {
@@ -130,10 +211,9 @@ export const serve = async (options: Options): Promise<Running> => {
     throw e
   }
   pageOrigin = `http://${hostText}:${pagePort}`
-  sandboxOrigin = `http://${hostText}:${sandboxPort}`
   return {
     pageOrigin,
-    sandboxOrigin,
+    sandboxPort,
     pageUrl: (token, threadId) =>
       `${pageOrigin}/${threadId === undefined ? "" : `?thread=${encodeURIComponent(threadId)}`}${
         token === undefined ? "" : `#token=${encodeURIComponent(token)}`

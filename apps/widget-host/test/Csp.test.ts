@@ -51,3 +51,14 @@ describe("Csp.inject", () => {
     assert.isTrue(Csp.inject("<p>hi</p>", "a").startsWith('<meta http-equiv="Content-Security-Policy" content="a">'))
   })
 })
+
+describe("Csp.proxyPolicy", () => {
+  it("is the widget's own policy, framed by the page only", () => {
+    const csp = { connectDomains: ["https://api.example"], frameDomains: ["https://video.example"] }
+    assert.strictEqual(
+      Csp.proxyPolicy(csp, "http://127.0.0.1:4000"),
+      `${Csp.build(csp)}; frame-ancestors http://127.0.0.1:4000`
+    )
+    assert.include(Csp.proxyPolicy(undefined, "http://127.0.0.1:4000"), "connect-src 'none'; frame-src 'none';")
+  })
+})

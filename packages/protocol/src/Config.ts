@@ -130,7 +130,7 @@ export interface WidgetsConfig {
   readonly enabled: boolean
   /** `page_port`: the loopback port of the host page (default 0). */
   readonly pagePort: number
-  /** `sandbox_port`: the loopback port of the sandbox proxy, a second origin (default 0). */
+  /** `sandbox_port`: the loopback port of the sandbox proxies, an origin per widget (default 0). */
   readonly sandboxPort: number
 }
 

@@ -182,7 +182,7 @@ export const keys: Readonly<Record<string, KeyDoc>> = {
   },
   "widgets.sandbox_port": {
     default: `${json(Config.widgetsDefaults.sandboxPort)} (any free port)`,
-    meaning: "`mcp-resources widgets`: the loopback port of the sandbox proxy, the widgets' separate origin."
+    meaning: "`mcp-resources widgets`: the loopback port of the sandbox proxies, each widget on an origin of its own (`http://<label>.localhost:<port>`)."
   },
   mcpServers: {
     default: "no servers",

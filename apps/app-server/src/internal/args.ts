@@ -2,6 +2,7 @@
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
+import { Redacted } from "effect"
 import * as CommandLine from "../CommandLine.js"
 
 /** Where to listen for WebSocket connections: `ws://` (plain) or `wss://` (TLS). */
@@ -52,6 +53,8 @@ export interface ServerOptions {
   /** `--allow-insecure-remote`: a non-loopback `ws://` (the token in clear on the network) is allowed. */
   readonly allowInsecureRemote: boolean
   readonly tokenEnv: string | undefined
+  /** The token read from `--token-env`'s variable (the program then removes the variable from its environment). */
+  readonly token: Redacted.Redacted<string> | undefined
   readonly allowOrigins: ReadonlyArray<string>
   /** `--tls-cert` and `--tls-key`, given together and only with `wss://`. */
   readonly tls: TlsFiles | undefined
@@ -281,10 +284,12 @@ export const parseArgs = (
     throw new UsageError("--listen wss:// requires --tls-cert and --tls-key")
   if (tlsCert !== undefined && listen?.secure !== true)
     throw new UsageError("--tls-cert and --tls-key require --listen wss://HOST:PORT")
+  let token: Redacted.Redacted<string> | undefined
   if (tokenEnv !== undefined) {
-    const token = env[tokenEnv]
-    if (token === undefined || token === "")
+    const value = env[tokenEnv]
+    if (value === undefined || value === "")
       throw new UsageError(`--token-env: environment variable ${tokenEnv} is not set`)
+    token = Redacted.make(value)
   }
   if (configPath === undefined) {
     const fallback = NodePath.join(cwd, "mcp-resources.toml")
@@ -303,6 +308,7 @@ export const parseArgs = (
     allowRemote,
     allowInsecureRemote,
     tokenEnv,
+    token,
     allowOrigins,
     tls: tlsCert !== undefined && tlsKey !== undefined ? { certPath: tlsCert, keyPath: tlsKey } : undefined,
     limits,

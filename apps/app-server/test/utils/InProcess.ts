@@ -78,6 +78,7 @@ export const serverOptions = (dataDir: string, configPath?: string): AppOptions.
   allowRemote: false,
   allowInsecureRemote: false,
   tokenEnv: undefined,
+  token: undefined,
   allowOrigins: [],
   tls: undefined,
   limits: AppOptions.defaultLimits

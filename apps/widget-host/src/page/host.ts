@@ -1,13 +1,16 @@
 /**
  * The host page: connects to the app-server over WebSocket (`bearer.<token>` subprotocol, the token from
  * the URL fragment), starts or resumes a thread (`?thread=ID`), lists the thread's MCP tool-call items as
- * they arrive and renders each widget: a sandbox proxy iframe on the second origin, and the Apps
- * extension's host-side bridge (`AppBridge`) over `postMessage`. The widget's `tools/call` and
+ * they arrive and renders each widget: a sandbox proxy iframe on an origin of its own (issued by the
+ * page's server for that widget), and the Apps extension's host-side bridge (`AppBridge`) over a
+ * `postMessage` transport bound to that frame and origin. The widget's `tools/call` and
  * `resources/read` go to `mcp/widget/callTool` and `mcp/widget/readResource` of its originating call.
  */
 import { BrowserTransport, PromiseClient } from "@mcp-resources/app-server-client"
 import type { ToolCallItem } from "@mcp-resources/protocol"
-import { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge"
+import { AppBridge } from "@modelcontextprotocol/ext-apps/app-bridge"
+import { FrameTransport } from "./frameTransport.js"
+import { confirmLink } from "./links.js"
 
 const hostInfo = { name: "mcp-resources-widget-host", version: "0.1.0" }
 
@@ -21,7 +24,7 @@ const main = async () => {
   const token = new URLSearchParams(location.hash.slice(1)).get("token") ?? undefined
   const response = await fetch("/config.json")
   if (!response.ok) throw new Error(`config.json: ${response.status}`)
-  const config = (await response.json()) as { appServerUrl: string; sandboxOrigin: string }
+  const config = (await response.json()) as { appServerUrl: string }
   const client = await PromiseClient.connectTransport(
     BrowserTransport.browserWebSocket({ url: config.appServerUrl, ...(token === undefined ? {} : { token }) })
   )
@@ -60,6 +63,14 @@ const main = async () => {
     try {
       const widget = await client.request("mcp/widget/read", { threadId: thread, callId })
       box.dataset.uri = widget.uri
+      // a fresh origin for this widget, its proxy served under the widget's own policy
+      const issued = await fetch("/sandbox", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ csp: widget.ui.csp ?? null })
+      })
+      if (!issued.ok) throw new Error(`sandbox origin: ${issued.status}`)
+      const { origin } = (await issued.json()) as { origin: string }
       if (widget.ui.prefersBorder !== false) box.classList.add("border")
       const title = document.createElement("div")
       title.textContent = `${widget.server} · ${widget.tool} · ${widget.uri}`
@@ -71,7 +82,7 @@ const main = async () => {
       const bridge = new AppBridge(
         null,
         hostInfo,
-        { serverTools: {}, serverResources: {} },
+        { serverTools: {}, serverResources: {}, openLinks: {} },
         { hostContext: { theme: "light", displayMode: "inline", availableDisplayModes: ["inline"] } }
       )
       bridge.oncalltool = async (params) =>
@@ -85,10 +96,21 @@ const main = async () => {
         ).result as never
       bridge.onreadresource = async (params) =>
         (await client.request("mcp/widget/readResource", { threadId: thread, callId, uri: params.uri })) as never
+      bridge.onopenlink = ({ url }) => confirmLink(box, url)
       bridge.onsizechange = ({ height }) => {
         if (height !== undefined) frame.style.height = `${Math.min(Math.max(height, 80), 2000)}px`
       }
+      let resourceSent = false
       bridge.addEventListener("sandboxready", () => {
+        if (resourceSent) {
+          // a proxy that loaded again is not the one this widget was given: the widget is stopped
+          void bridge.close()
+          frame.remove()
+          box.classList.add("error")
+          box.dataset.error = "the widget's sandbox proxy loaded again; the widget was stopped"
+          return
+        }
+        resourceSent = true
         void bridge.sendSandboxResourceReady({
           html: widget.html,
           ...(widget.ui.csp === undefined ? {} : { csp: widget.ui.csp as never }),
@@ -104,8 +126,8 @@ const main = async () => {
             box.dataset.initialized = "true"
           })
       })
-      await bridge.connect(new PostMessageTransport(frame.contentWindow!, frame.contentWindow!))
-      frame.src = `${config.sandboxOrigin}/sandbox.html`
+      await bridge.connect(new FrameTransport(frame, origin))
+      frame.src = `${origin}/sandbox.html`
     } catch (e) {
       box.classList.add("error")
       box.dataset.error = e instanceof Error ? e.message : String(e)

@@ -69,6 +69,7 @@ export const startInProcess = async (options: {
         allowRemote: false,
         allowInsecureRemote: false,
         tokenEnv: undefined,
+        token: undefined,
         allowOrigins: [],
         tls: undefined,
         limits: AppOptions.defaultLimits
