@@ -3,7 +3,7 @@
  * HTTP transport, or an in-memory pair), the outgoing HTTP path (proxy variables) and the record of
  * what the HTTP server last answered, which start-up failures quote.
  */
-import { Errors } from "@mcp-resources/protocol"
+import { Errors, Messages } from "@mcp-resources/protocol"
 import type { AuthProvider, StreamableHTTPClientTransport, Transport } from "@modelcontextprotocol/client"
 import { Config as EffectConfig, Effect, Option, type Runtime } from "effect"
 import type { ServerEntry } from "../ServerEntry.js"
@@ -285,7 +285,7 @@ export const oauthClient = (
       Effect.orElseSucceed(() => Option.none<string>())
     )
     if (Option.isNone(secret)) {
-      return yield* Effect.fail(startupError(`environment variable ${variable} for the OAuth client secret is not set`))
+      return yield* Effect.fail(startupError(Messages.oauth.variableNotSet(variable, "the OAuth client secret")))
     }
     return { clientId: transport.oauthClientId, clientSecret: secret.value }
   })
