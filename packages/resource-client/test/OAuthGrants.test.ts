@@ -14,7 +14,7 @@ import * as NodePath from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import type { OAuthFixture } from "@mcp-resources/fixtures"
 import { Messages } from "@mcp-resources/protocol"
-import { ConfigProvider, Effect, Layer, Logger, LogLevel } from "effect"
+import { ConfigProvider, Effect, Layer, Logger, LogLevel, type Scope } from "effect"
 import { McpTransport, OAuth, type ServerEntry, TokenStore } from "../src/index.js"
 import { capture, client, fixture, fromConfig, login, message, statusOf, tempDir } from "./utils/oauth.js"
 
@@ -28,7 +28,7 @@ const xaaSecret = "cross-app-client-secret-value"
 
 /** The services of a test: the token store in `file`, transports over it, the variables, the log capture. */
 const run = <A, E>(
-  body: Effect.Effect<A, E, TokenStore.TokenStore | McpTransport.McpTransport>,
+  body: Effect.Effect<A, E, TokenStore.TokenStore | McpTransport.McpTransport | Scope.Scope>,
   file: string,
   variables: ReadonlyArray<readonly [string, string]>,
   lines: Array<string>

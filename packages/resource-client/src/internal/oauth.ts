@@ -232,18 +232,19 @@ export const connectionAuth = (
   let sent: string | undefined
   const expiring = (tokens: TokenStore.Tokens) =>
     tokens.expires_at !== undefined && tokens.expires_at - Date.now() < refreshMarginMillis
-  /** A new token of the non-interactive grant (with `scope` when it must widen), stored at once. */
-  const grantTokens = async (
-    credentials: GrantCredentials,
-    options: { resourceMetadataUrl?: URL; scope?: string; fetchFn?: FetchLike }
-  ) => {
+  /**
+   * A new token of the non-interactive grant, stored at once: for the scopes granted before and
+   * `scope` (a challenge's, or a step-up's union). Its requests go out on the plain outgoing fetch,
+   * not the MCP transport's (the authorization server is not the MCP server).
+   */
+  const grantTokens = async (credentials: GrantCredentials, options: { resourceMetadataUrl?: URL; scope?: string }) => {
     const previous = session.entry.tokens
-    const scope = options.scope
+    const scope = scopeUnion(previous?.scope, options.scope)
     try {
       const granted = await requestTokens(sdk, credentials, {
         server: ctx.key.server,
         serverUrl,
-        fetchFn: options.fetchFn ?? fetchFn,
+        fetchFn,
         scope,
         resourceMetadataUrl: options.resourceMetadataUrl,
         discovery:
