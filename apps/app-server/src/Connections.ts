@@ -45,6 +45,8 @@ export interface Service {
   readonly client: (connectionId: number) => Effect.Effect<Option.Option<ClientSession>>
   /** Whether the client of an open connection declared that it answers the server-to-client request `request`. */
   readonly answers: (connectionId: number, request: string) => Effect.Effect<boolean>
+  /** The ids of the open connections whose client sent `initialize`. */
+  readonly initialized: Effect.Effect<ReadonlyArray<number>>
   /** Sends a notification to each of the given connections that is still open. */
   readonly notify: (connectionIds: Iterable<number>, method: string, params: unknown) => Effect.Effect<void>
   /**
@@ -110,6 +112,7 @@ export const make: Effect.Effect<Service> = Effect.sync(() => {
         if (open.get(connection.id) === connection) clients.set(connection.id, client)
       }),
     client: (connectionId) => Effect.sync(() => Option.fromNullable(clients.get(connectionId))),
+    initialized: Effect.sync(() => [...clients.keys()].filter((id) => open.has(id))),
     answers: (connectionId, request) =>
       Effect.sync(() => clients.get(connectionId)?.capabilities?.serverRequests?.includes(request) ?? false),
     respond: (connection, id, result) => send(connection, { jsonrpc: "2.0", id, result }),

@@ -2,7 +2,7 @@
  * The only place layers are composed: config, persistence, the resource client, origins, skills,
  * threads, the dispatcher and the transports, with the logger of `Logging.ts`.
  */
-import { ResourceClient, ServerEntry, TokenStore } from "@mcp-resources/resource-client"
+import { ResourceClient, ScopeChallenges, ServerEntry, TokenStore } from "@mcp-resources/resource-client"
 import { OriginStore } from "@mcp-resources/resource-origins"
 import { ExtensionSkills, Skills } from "@mcp-resources/skills"
 import { ThreadStore } from "@mcp-resources/thread-store"
@@ -11,6 +11,7 @@ import * as AppOptions from "./AppOptions.js"
 import * as Connections from "./Connections.js"
 import * as Elicitation from "./Elicitation.js"
 import { loadConfig } from "./handlers/config.js"
+import { scopeRequiredLayer } from "./handlers/oauth.js"
 import { subscribersLayer } from "./handlers/skillsExtension.js"
 import * as JsonRpcServer from "./JsonRpcServer.js"
 import { loggerLayer } from "./Logging.js"
@@ -50,9 +51,11 @@ export const layer = (
       // the resource client answers MCP servers' elicitations through the router (Elicitation.ts); OAuth
       // tokens of HTTP servers live in `{dataDir}/oauth-tokens.json` (what `mcp-resources login` writes)
       const router = Elicitation.layer.pipe(Layer.provideMerge(Connections.layer))
+      // (a server's `403 insufficient_scope` is announced through ScopeChallenges: scopeRequiredLayer)
       const client = ResourceClient.layer(ServerEntry.fromConfig(config)).pipe(
         Layer.provideMerge(router),
-        Layer.provideMerge(TokenStore.layerDataDir(options.dataDir))
+        Layer.provideMerge(TokenStore.layerDataDir(options.dataDir)),
+        Layer.provideMerge(ScopeChallenges.layer)
       )
       const services = Layer.mergeAll(
         OriginStore.layerFromResourceClient,
@@ -61,7 +64,10 @@ export const layer = (
         AppOptions.layer(options),
         StopSignal.layer
       ).pipe(Layer.provideMerge(client))
-      const extension = subscribersLayer.pipe(Layer.provideMerge(ExtensionSkills.layer), Layer.provideMerge(services))
+      const extension = Layer.merge(subscribersLayer, scopeRequiredLayer).pipe(
+        Layer.provideMerge(ExtensionSkills.layer),
+        Layer.provideMerge(services)
+      )
       const watched = ResourceSubscriptions.layer.pipe(Layer.provideMerge(extension))
       const threads = Threads.layer.pipe(Layer.provideMerge(watched))
       const bound = Elicitation.layerBind.pipe(Layer.provideMerge(threads))

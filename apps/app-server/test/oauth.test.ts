@@ -339,4 +339,103 @@ describe("mcpServer/oauth/login", () => {
       assertNoSecret(server, [app.stderr(), JSON.stringify(app.messages), listed, storeFiles(dataDir)].join("\n"))
     })
   )
+
+  it.scopedLive(
+    "scope step-up: a refused read sends scopeRequired and lists requiredScopes; the server stays ready; the next login asks for the union and the read works",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* fixtureWith({ stepUp: { method: "resources/read", scope: "mcp docs:read" } })
+        const dataDir = tempDir()
+        const app = yield* startInitialized({ config: configFor(server), dataDir })
+        yield* waitSettled(app)
+        const loginOnce = Effect.gen(function* () {
+          const started = resultOf(yield* app.request("mcpServer/oauth/login", { server: "docs" }))
+          const url = new URL(started.authorizationUrl as string)
+          const count = app.messages.filter((m) => m.method === "mcpServer/oauth/loginCompleted").length
+          assert.strictEqual(yield* Effect.promise(() => followAuthorization(url.href)), 200)
+          yield* app.waitFor(
+            () => app.messages.filter((m) => m.method === "mcpServer/oauth/loginCompleted").length > count,
+            "20 seconds"
+          )
+          yield* waitSettled(app)
+          return url.searchParams.get("scope")
+        })
+        assert.strictEqual(yield* loginOnce, "mcp")
+        const { threadId, turnId } = yield* threadWithTurn(app)
+        const read = (callId: string) =>
+          Effect.map(
+            app.request("tool/call", {
+              threadId,
+              turnId,
+              callId,
+              name: "read_mcp_resource",
+              arguments: '{"server":"docs","uri":"example://docs/readme.md"}'
+            }),
+            (answer) => String(resultOf(answer).output)
+          )
+        assert.include(yield* read("c1"), Messages.oauth.scopeRequired("docs", "mcp docs:read"))
+        const announced = yield* app.waitFor((m) => m.method === "mcpServer/oauth/scopeRequired", "20 seconds")
+        assert.deepStrictEqual(announced.params, { server: "docs", requiredScopes: ["mcp", "docs:read"] })
+        assert.deepStrictEqual(
+          PublishedSchema.notificationProblems("mcpServer/oauth/scopeRequired", announced.params),
+          []
+        )
+        const listed = resultOf(yield* app.request("mcpServer/list", {}))
+        assert.deepStrictEqual(PublishedSchema.resultProblems("mcpServer/list", listed), [])
+        assert.deepStrictEqual(listed.servers, [
+          {
+            name: "docs",
+            status: "ready",
+            transport: "http",
+            protocolVersion: "2025-11-25",
+            auth: "loggedIn",
+            requiredScopes: ["mcp", "docs:read"]
+          }
+        ])
+
+        assert.strictEqual(yield* loginOnce, "mcp docs:read")
+        const after = resultOf(yield* app.request("mcpServer/list", {}))
+        assert.deepStrictEqual(after.servers, [
+          { name: "docs", status: "ready", transport: "http", protocolVersion: "2025-11-25", auth: "loggedIn" }
+        ])
+        assert.include(yield* read("c2"), "This server lists three resources")
+        assertNoSecret(server, [app.stderr(), JSON.stringify(app.messages), storeFiles(dataDir)].join("\n"))
+      })
+  )
+
+  it.scopedLive(
+    "client_credentials: the server is ready at start without a login; mcpServer/oauth/login asks for a token at once; the secret is nowhere",
+    () =>
+      Effect.gen(function* () {
+        const secret = "app-server-machine-secret"
+        const server = yield* fixtureWith({ machineClients: [{ clientId: "svc", clientSecret: secret }] })
+        const dataDir = tempDir()
+        const config = writeConfig(tempDir(), {
+          mcp_servers: {
+            docs: {
+              url: server.url,
+              oauth_grant: "client_credentials",
+              oauth_client_id: "svc",
+              oauth_client_secret_env_var: "DOCS_CLIENT_SECRET"
+            }
+          }
+        })
+        const app = yield* startInitialized({ config, dataDir, env: { DOCS_CLIENT_SECRET: secret } })
+        assert.deepStrictEqual(yield* waitSettled(app), [
+          { name: "docs", status: "ready", transport: "http", protocolVersion: "2025-11-25", auth: "loggedIn" }
+        ])
+        const started = resultOf(yield* app.request("mcpServer/oauth/login", { server: "docs" }))
+        assert.deepStrictEqual(started, { authorizationUrl: "" })
+        const done = yield* app.waitFor((m) => m.method === "mcpServer/oauth/loginCompleted", "20 seconds")
+        assert.deepStrictEqual(done.params, { server: "docs", success: true })
+        assert.strictEqual(server.counts.clientCredentials, 2)
+        const tokens = readFileSync(join(dataDir, "oauth-tokens.json"), "utf8")
+        assert.notInclude(tokens, secret)
+        const listed = JSON.stringify(resultOf(yield* app.request("mcpServer/list", {})))
+        // the client secret and both access tokens
+        const haystack = [app.stderr(), JSON.stringify(app.messages), listed, storeFiles(dataDir)].join("\n")
+        assert.deepStrictEqual(server.secrets().length, 3)
+        for (const seen of [...server.secrets(), secret]) assert.notInclude(haystack, seen)
+      })
+  )
 })

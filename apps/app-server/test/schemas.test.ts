@@ -125,8 +125,13 @@ describe("the published JSON Schema matches what the server sends", () => {
             "skills/extension/read"
           ]
         )
-        // Every notification but the three that need those servers (checked in the same files).
-        const elsewhere = ["mcpServer/oauth/loginCompleted", "skills/extension/changed", "mcp/resource/changed"]
+        // Every notification but the four that need those servers (checked in the same files).
+        const elsewhere = [
+          "mcpServer/oauth/loginCompleted",
+          "mcpServer/oauth/scopeRequired",
+          "skills/extension/changed",
+          "mcp/resource/changed"
+        ]
         assert.deepStrictEqual(
           [...notified].sort(),
           Object.keys(document["x-notifications"])

@@ -94,6 +94,41 @@ describe("AppServerClient against the app-server over stdio", () => {
     })
   )
 
+  it.scopedLive(
+    "mcpServer/oauth/scopeRequired arrives typed; params that do not match reach only raw subscribers",
+    () =>
+      Effect.gen(function* () {
+        const client = yield* connectFake()
+        const typed = yield* client.subscribe
+        const raw = yield* client.subscribeRaw
+        // the fake peer sends what `ask` names; without an id it is a notification
+        const send = (params: unknown) => client.notify("ask", { method: "mcpServer/oauth/scopeRequired", params })
+        yield* send({ server: "docs", requiredScopes: ["mcp", "docs:read"] })
+        const scopeRequired = yield* next(
+          typed,
+          (n): n is Extract<AppServerClient.Notification, { method: "mcpServer/oauth/scopeRequired" }> =>
+            n.method === "mcpServer/oauth/scopeRequired"
+        )
+        assert.deepStrictEqual(scopeRequired.params.requiredScopes, ["mcp", "docs:read"])
+        assert.strictEqual(scopeRequired.params.server, "docs")
+        yield* send({ server: "docs", requiredScopes: "mcp" })
+        yield* next(
+          raw,
+          (n): n is AppServerClient.RawNotification =>
+            n.method === "mcpServer/oauth/scopeRequired" &&
+            typeof (n.params as { requiredScopes?: unknown }).requiredScopes === "string"
+        )
+        // the typed queue skipped it: the next typed notification is a later, valid one
+        yield* send({ server: "wiki", requiredScopes: [] })
+        const later = yield* next(
+          typed,
+          (n): n is Extract<AppServerClient.Notification, { method: "mcpServer/oauth/scopeRequired" }> =>
+            n.method === "mcpServer/oauth/scopeRequired"
+        )
+        assert.strictEqual(later.params.server, "wiki")
+      })
+  )
+
   it.scopedLive("interrupting a request sends $/cancelRequest: the server cancels the running tool call", () =>
     Effect.gen(function* () {
       const slow = stdioCommand({ name: "slow", tools: [{ name: "wait", hang: true }] })

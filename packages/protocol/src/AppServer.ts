@@ -130,7 +130,7 @@ export const ServerCapabilities = Schema.Struct({
   oauthLogin: opt(
     Schema.Boolean.annotations({
       description:
-        "True: `mcpServer/oauth/login` logs in to an OAuth HTTP server, `mcpServer/oauth/loginCompleted` reports the end, `mcpServer/list` shows `auth`."
+        "True: `mcpServer/oauth/login` logs in to an OAuth HTTP server, `mcpServer/oauth/loginCompleted` reports the end, `mcpServer/oauth/scopeRequired` announces a scope step-up, `mcpServer/list` shows `auth` and `requiredScopes`."
     })
   ),
   skillsExtension: opt(
@@ -487,7 +487,12 @@ export const McpServerListResult = Schema.Struct({
       /** Set while a dropped remote server is reconnected: the attempt under way or waited for (from 1). */
       reconnectAttempt: opt(Schema.Int),
       /** HTTP servers: whether the server logs in with OAuth and has a stored login. */
-      auth: opt(AuthState)
+      auth: opt(AuthState),
+      /**
+       * OAuth HTTP servers: the scopes the server asked for with `403 insufficient_scope` since its
+       * last login; `mcpServer/oauth/login` asks for them (with those granted before). Absent: none.
+       */
+      requiredScopes: opt(Schema.Array(Schema.String))
     })
   )
 })
@@ -501,6 +506,16 @@ export const McpServerOAuthLoginCompletedNotification = Schema.Struct({
   server: Schema.String,
   success: Schema.Boolean,
   error: opt(Schema.String)
+})
+
+/**
+ * `mcpServer/oauth/scopeRequired` params: a server refused a request with `403 insufficient_scope`
+ * for scopes no stored token has; `requiredScopes` is every scope it asked for since its last login.
+ * A login (`mcpServer/oauth/login`) asks for them; the refused request can then be made again.
+ */
+export const McpServerOAuthScopeRequiredNotification = Schema.Struct({
+  server: Schema.String,
+  requiredScopes: Schema.Array(Schema.String)
 })
 
 /** A catalog entry of `skills/list`. */
@@ -643,6 +658,7 @@ export const notifications = {
   "item/completed": ItemNotification,
   "thread/rolledBack": ThreadRolledBackNotification,
   "mcpServer/oauth/loginCompleted": McpServerOAuthLoginCompletedNotification,
+  "mcpServer/oauth/scopeRequired": McpServerOAuthScopeRequiredNotification,
   "skills/extension/changed": SkillsExtensionChangedNotification,
   "mcp/resource/changed": McpResourceChangedNotification
 } as const

@@ -44,7 +44,50 @@ export interface HttpTransport {
   readonly oauthClientSecretEnvVar?: string
   /** `oauth_redirect_port`: the loopback port of the login redirect (a free port when absent). */
   readonly oauthRedirectPort?: number
+  // -- OAuth client registration and grants (docs/oauth.md) --
+  /** `oauth_client_metadata_url`: the HTTPS URL of this client's metadata document (its client id where the authorization server accepts one). */
+  readonly oauthClientMetadataUrl?: string
+  /** `oauth_grant` and what it needs; absent: `authorization_code` (a login in a browser). */
+  readonly oauthGrant?: OAuthGrantConfig
 }
+
+/**
+ * A non-interactive OAuth grant of an HTTP server (`oauth_grant`): `client_credentials` (the client
+ * authenticates as itself: `client_secret_basic` with the secret of `oauth_client_secret_env_var`,
+ * or `private_key_jwt` with a key file or variable) or `enterprise` (cross-app access: the user's ID
+ * token from the enterprise IdP is exchanged there for an ID-JAG, which the server's authorization
+ * server takes as a JWT bearer grant). Both need `oauth_client_id`.
+ */
+export type OAuthGrantConfig =
+  | { readonly _tag: "client_credentials"; readonly clientAuth: OAuthClientAuthConfig }
+  | { readonly _tag: "enterprise"; readonly idp: OAuthIdpConfig }
+
+/** `oauth_client_auth` of a `client_credentials` grant; the key is never written in the config, only where to find it. */
+export type OAuthClientAuthConfig =
+  | { readonly _tag: "client_secret_basic" }
+  | {
+      readonly _tag: "private_key_jwt"
+      readonly privateKey:
+        | { readonly _tag: "file"; readonly path: string }
+        | { readonly _tag: "envVar"; readonly name: string }
+    }
+
+/** The enterprise IdP of `oauth_grant = "enterprise"`: `oauth_idp_*`. */
+export interface OAuthIdpConfig {
+  /** `oauth_idp_token_endpoint`: the IdP's token endpoint (RFC 8693 token exchange). */
+  readonly tokenEndpoint: string
+  /** `oauth_idp_client_id`: this client at the IdP. */
+  readonly clientId: string
+  /** `oauth_idp_client_secret_env_var`: the variable holding its secret (none for a public client). */
+  readonly clientSecretEnvVar?: string
+  /** `oauth_idp_id_token_env_var`: the variable holding the user's ID token, provided by the deployment. */
+  readonly idTokenEnvVar: string
+}
+
+/** The values `oauth_grant` accepts. */
+export const oauthGrants = ["authorization_code", "client_credentials", "enterprise"] as const
+/** The values `oauth_client_auth` accepts. */
+export const oauthClientAuths = ["client_secret_basic", "private_key_jwt"] as const
 
 /**
  * `protocol_version` of a server entry: `auto` probes `server/discover` and falls back to
@@ -252,6 +295,19 @@ export const RawHookCommand = Schema.Struct({
   timeout_sec: opt(Seconds)
 })
 
+/** The OAuth registration and grant keys of an HTTP entry (checked together by `oauthOf`). */
+const rawOAuthKeys = {
+  oauth_client_metadata_url: opt(Schema.String.pipe(Schema.minLength(1))),
+  oauth_grant: opt(Schema.Literal(...oauthGrants)),
+  oauth_client_auth: opt(Schema.Literal(...oauthClientAuths)),
+  oauth_private_key_file: opt(Schema.String.pipe(Schema.minLength(1))),
+  oauth_private_key_env_var: opt(Schema.String.pipe(Schema.minLength(1))),
+  oauth_idp_token_endpoint: opt(Schema.String.pipe(Schema.minLength(1))),
+  oauth_idp_client_id: opt(Schema.String.pipe(Schema.minLength(1))),
+  oauth_idp_client_secret_env_var: opt(Schema.String.pipe(Schema.minLength(1))),
+  oauth_idp_id_token_env_var: opt(Schema.String.pipe(Schema.minLength(1)))
+}
+
 /** A raw `[mcp_servers.NAME]` table as written in the file. */
 export const RawServer = Schema.Struct({
   command: opt(Schema.String.pipe(Schema.minLength(1))),
@@ -264,6 +320,7 @@ export const RawServer = Schema.Struct({
   oauth_client_id: opt(Schema.String.pipe(Schema.minLength(1))),
   oauth_client_secret_env_var: opt(Schema.String.pipe(Schema.minLength(1))),
   oauth_redirect_port: opt(Schema.Int.pipe(Schema.between(1, 65535))),
+  ...rawOAuthKeys,
   enabled: opt(Schema.Boolean),
   startup_timeout_sec: opt(Seconds),
   tool_timeout_sec: opt(Seconds),
@@ -386,7 +443,8 @@ const toServer = (
             "http_headers",
             "oauth_client_id",
             "oauth_client_secret_env_var",
-            "oauth_redirect_port"
+            "oauth_redirect_port",
+            ...oauthKeyNames
           ] as const
         ).find((k) => s[k] !== undefined)
       : (["args", "env", "cwd"] as const).find((k) => s[k] !== undefined)
@@ -402,6 +460,8 @@ const toServer = (
   if (s.url !== undefined && !isHttpUrl(s.url)) {
     return fail(file, `${key}.url`, `must be an http:// or https:// URL, got ${JSON.stringify(s.url)}`)
   }
+  const oauth = oauthOf(s)
+  if (Either.isLeft(oauth)) return fail(file, `${key}.${keyName(oauth.left.key)}`, oauth.left.problem)
   return Either.right({
     name,
     transport:
@@ -422,7 +482,8 @@ const toServer = (
             ...(s.oauth_client_secret_env_var !== undefined
               ? { oauthClientSecretEnvVar: s.oauth_client_secret_env_var }
               : {}),
-            ...(s.oauth_redirect_port !== undefined ? { oauthRedirectPort: s.oauth_redirect_port } : {})
+            ...(s.oauth_redirect_port !== undefined ? { oauthRedirectPort: s.oauth_redirect_port } : {}),
+            ...oauth.right
           },
     enabled: s.enabled ?? serverDefaults.enabled,
     startupTimeoutSec: s.startup_timeout_sec ?? serverDefaults.startupTimeoutSec,
@@ -431,6 +492,159 @@ const toServer = (
     ...(s.protocol_version !== undefined ? { protocolVersion: s.protocol_version } : {}),
     ...(s.resources !== undefined ? { resources: rulesOf(s.resources) } : {})
   })
+}
+
+/** The names of the OAuth registration and grant keys. */
+const oauthKeyNames = Object.keys(rawOAuthKeys) as ReadonlyArray<keyof typeof rawOAuthKeys>
+
+type OAuthFields = Pick<HttpTransport, "oauthClientMetadataUrl" | "oauthGrant">
+
+/**
+ * The OAuth registration and grant of an HTTP entry, or the first key that is wrong and why: a
+ * non-interactive grant needs `oauth_client_id` and its credentials' keys, and each key applies to
+ * one grant only.
+ */
+const oauthOf = (
+  s: typeof RawServer.Type
+): Either.Either<OAuthFields, { readonly key: string; readonly problem: string }> => {
+  const problem = (key: string, text: string) => Either.left({ key, problem: text })
+  const grant = s.oauth_grant ?? "authorization_code"
+  const only = (keys: ReadonlyArray<keyof typeof rawOAuthKeys | "oauth_redirect_port">, applies: string) => {
+    const wrong = keys.find((k) => s[k] !== undefined)
+    return wrong === undefined ? undefined : problem(wrong, `only applies to ${applies}`)
+  }
+  const misplaced =
+    (grant !== "authorization_code"
+      ? only(
+          ["oauth_client_metadata_url", "oauth_redirect_port"],
+          'oauth_grant = "authorization_code" (a login in a browser)'
+        )
+      : undefined) ??
+    (grant !== "client_credentials"
+      ? only(
+          ["oauth_client_auth", "oauth_private_key_file", "oauth_private_key_env_var"],
+          'oauth_grant = "client_credentials"'
+        )
+      : undefined) ??
+    (grant !== "enterprise"
+      ? only(
+          [
+            "oauth_idp_token_endpoint",
+            "oauth_idp_client_id",
+            "oauth_idp_client_secret_env_var",
+            "oauth_idp_id_token_env_var"
+          ],
+          'oauth_grant = "enterprise"'
+        )
+      : undefined)
+  if (misplaced !== undefined) return misplaced
+  if (grant !== "authorization_code") {
+    if (s.bearer_token_env_var !== undefined) {
+      return problem("oauth_grant", "does not apply with `bearer_token_env_var` (the entry sends its own token)")
+    }
+    if (s.oauth_client_id === undefined) return problem("oauth_grant", `"${grant}" needs \`oauth_client_id\``)
+  }
+  switch (grant) {
+    case "authorization_code": {
+      const url = s.oauth_client_metadata_url
+      if (url === undefined) return Either.right({})
+      if (!isMetadataDocumentUrl(url)) {
+        return problem(
+          "oauth_client_metadata_url",
+          `must be an https:// URL with a path (the client's metadata document), got ${JSON.stringify(url)}`
+        )
+      }
+      return Either.right({ oauthClientMetadataUrl: url })
+    }
+    case "client_credentials": {
+      if ((s.oauth_client_auth ?? "client_secret_basic") === "client_secret_basic") {
+        if (s.oauth_private_key_file !== undefined || s.oauth_private_key_env_var !== undefined) {
+          const key = s.oauth_private_key_file !== undefined ? "oauth_private_key_file" : "oauth_private_key_env_var"
+          return problem(key, 'only applies to oauth_client_auth = "private_key_jwt"')
+        }
+        if (s.oauth_client_secret_env_var === undefined) {
+          return problem(
+            "oauth_grant",
+            '"client_credentials" with client_secret_basic needs `oauth_client_secret_env_var`'
+          )
+        }
+        return Either.right({ oauthGrant: { _tag: "client_credentials", clientAuth: { _tag: "client_secret_basic" } } })
+      }
+      if (s.oauth_client_secret_env_var !== undefined) {
+        return problem("oauth_client_secret_env_var", 'is not used with oauth_client_auth = "private_key_jwt"')
+      }
+      const file = s.oauth_private_key_file
+      const variable = s.oauth_private_key_env_var
+      if ((file === undefined) === (variable === undefined)) {
+        return problem(
+          "oauth_client_auth",
+          '"private_key_jwt" needs exactly one of `oauth_private_key_file` or `oauth_private_key_env_var`'
+        )
+      }
+      return Either.right({
+        oauthGrant: {
+          _tag: "client_credentials",
+          clientAuth: {
+            _tag: "private_key_jwt",
+            privateKey: file !== undefined ? { _tag: "file", path: file } : { _tag: "envVar", name: variable! }
+          }
+        }
+      })
+    }
+    case "enterprise": {
+      const missing = (["oauth_idp_token_endpoint", "oauth_idp_client_id", "oauth_idp_id_token_env_var"] as const).find(
+        (k) => s[k] === undefined
+      )
+      if (missing !== undefined) return problem("oauth_grant", `"enterprise" needs \`${missing}\``)
+      if (s.oauth_client_secret_env_var === undefined) {
+        return problem(
+          "oauth_grant",
+          '"enterprise" needs `oauth_client_secret_env_var` (the client\'s secret at the authorization server)'
+        )
+      }
+      const endpoint = s.oauth_idp_token_endpoint!
+      if (!isTokenEndpointUrl(endpoint)) {
+        return problem(
+          "oauth_idp_token_endpoint",
+          `must be an https:// URL (http:// only on a loopback host), got ${JSON.stringify(endpoint)}`
+        )
+      }
+      return Either.right({
+        oauthGrant: {
+          _tag: "enterprise",
+          idp: {
+            tokenEndpoint: endpoint,
+            clientId: s.oauth_idp_client_id!,
+            ...(s.oauth_idp_client_secret_env_var !== undefined
+              ? { clientSecretEnvVar: s.oauth_idp_client_secret_env_var }
+              : {}),
+            idTokenEnvVar: s.oauth_idp_id_token_env_var!
+          }
+        }
+      })
+    }
+  }
+}
+
+/** A client ID metadata document's URL: https with a path other than `/`. */
+const isMetadataDocumentUrl = (s: string): boolean => {
+  try {
+    const u = new URL(s)
+    return u.protocol === "https:" && u.pathname !== "/"
+  } catch {
+    return false
+  }
+}
+
+/** An endpoint that may receive credentials: https, or http on a loopback host. */
+const isTokenEndpointUrl = (s: string): boolean => {
+  try {
+    const u = new URL(s)
+    const loopback = u.hostname === "localhost" || u.hostname === "127.0.0.1" || u.hostname === "[::1]"
+    return u.protocol === "https:" || (u.protocol === "http:" && loopback)
+  } catch {
+    return false
+  }
 }
 
 const rulesOf = (r: typeof RawResourceRules.Type): ResourceRulesConfig => ({

@@ -145,7 +145,20 @@ export const oauth = {
   pageFailed: "The login did not succeed. You can close this window and see mcp-resources for the reason.",
   loggedIn: (server: string) => `logged in to MCP server '${server}'`,
   loggedOut: (server: string) => `logged out of MCP server '${server}'`,
-  notLoggedIn: (server: string) => `MCP server '${server}' had no stored login`
+  notLoggedIn: (server: string) => `MCP server '${server}' had no stored login`,
+  /** A request refused with 403 `insufficient_scope` by a server logged in to in a browser. */
+  scopeRequired: (server: string, scope: string) =>
+    `MCP server '${server}' requires the OAuth scope "${scope}": run mcp-resources login ${server} to grant it, then retry`,
+  /** The same refusal for a non-interactive grant, after it asked for a token with the wider scope. */
+  scopeNotGranted: (server: string, scope: string) =>
+    `MCP server '${server}' requires the OAuth scope "${scope}", which its authorization server did not grant`,
+  /** A non-interactive grant (`client_credentials`, `enterprise`) that got no token. */
+  grantFailed: (server: string, grant: string, reason: string) =>
+    `OAuth ${grant} grant for MCP server '${server}' failed: ${reason}`,
+  /** A variable a grant reads its credential from is not set (its value is never shown). */
+  variableNotSet: (variable: string, what: string) => `environment variable ${variable} for ${what} is not set`,
+  /** `oauth_private_key_file` or `oauth_private_key_env_var` holds no usable private key (its content is never shown). */
+  privateKeyUnusable: (source: string, reason: string) => `the OAuth private key of ${source} cannot be used: ${reason}`
 }
 
 /**

@@ -262,6 +262,201 @@ describe("Config", () => {
     )
   })
 
+  describe("OAuth registration and grants", () => {
+    const server = (lines: ReadonlyArray<string>) =>
+      ["[mcp_servers.t]", 'url = "https://mcp.example/mcp"', ...lines, ""].join("\n")
+    const transport = (lines: ReadonlyArray<string>) => ok(server(lines), "c.toml").mcpServers[0]!.transport
+    const refused = (lines: ReadonlyArray<string>) => errorOf(server(lines), "c.toml")
+
+    it("oauth_client_metadata_url: an https URL with a path, for a login in a browser", () => {
+      assert.deepStrictEqual(transport(['oauth_client_metadata_url = "https://client.example/metadata.json"']), {
+        _tag: "http",
+        url: "https://mcp.example/mcp",
+        httpHeaders: {},
+        oauthClientMetadataUrl: "https://client.example/metadata.json"
+      })
+      assert.strictEqual(
+        refused(['oauth_client_metadata_url = "http://client.example/metadata.json"']),
+        'c.toml: mcp_servers.t.oauth_client_metadata_url: must be an https:// URL with a path (the client\'s metadata document), got "http://client.example/metadata.json"'
+      )
+      assert.match(
+        refused(['oauth_client_metadata_url = "https://client.example/"']),
+        /must be an https:\/\/ URL with a path/
+      )
+    })
+
+    it("client_credentials with client_secret_basic (the default) or private_key_jwt from a file or a variable", () => {
+      assert.deepStrictEqual(
+        transport([
+          'oauth_grant = "client_credentials"',
+          'oauth_client_id = "svc"',
+          'oauth_client_secret_env_var = "S"'
+        ]),
+        {
+          _tag: "http",
+          url: "https://mcp.example/mcp",
+          httpHeaders: {},
+          oauthClientId: "svc",
+          oauthClientSecretEnvVar: "S",
+          oauthGrant: { _tag: "client_credentials", clientAuth: { _tag: "client_secret_basic" } }
+        }
+      )
+      const keyed = (key: string) =>
+        transport([
+          'oauth_grant = "client_credentials"',
+          'oauth_client_id = "svc"',
+          'oauth_client_auth = "private_key_jwt"',
+          key
+        ])
+      assert.deepStrictEqual(keyed('oauth_private_key_file = "/etc/svc/key.pem"'), {
+        _tag: "http",
+        url: "https://mcp.example/mcp",
+        httpHeaders: {},
+        oauthClientId: "svc",
+        oauthGrant: {
+          _tag: "client_credentials",
+          clientAuth: { _tag: "private_key_jwt", privateKey: { _tag: "file", path: "/etc/svc/key.pem" } }
+        }
+      })
+      assert.deepStrictEqual((keyed('oauth_private_key_env_var = "SVC_KEY"') as { oauthGrant?: unknown }).oauthGrant, {
+        _tag: "client_credentials",
+        clientAuth: { _tag: "private_key_jwt", privateKey: { _tag: "envVar", name: "SVC_KEY" } }
+      })
+    })
+
+    it("enterprise: the IdP's token endpoint, client and the variables of its secret and the user's ID token", () => {
+      assert.deepStrictEqual(
+        (
+          transport([
+            'oauth_grant = "enterprise"',
+            'oauth_client_id = "app"',
+            'oauth_client_secret_env_var = "APP_SECRET"',
+            'oauth_idp_token_endpoint = "https://idp.example/oauth2/token"',
+            'oauth_idp_client_id = "idp-app"',
+            'oauth_idp_client_secret_env_var = "IDP_SECRET"',
+            'oauth_idp_id_token_env_var = "ID_TOKEN"'
+          ]) as { oauthGrant?: unknown }
+        ).oauthGrant,
+        {
+          _tag: "enterprise",
+          idp: {
+            tokenEndpoint: "https://idp.example/oauth2/token",
+            clientId: "idp-app",
+            clientSecretEnvVar: "IDP_SECRET",
+            idTokenEnvVar: "ID_TOKEN"
+          }
+        }
+      )
+    })
+
+    it("each grant's keys are refused where they do not apply, and what a grant needs is named", () => {
+      const prefix = "c.toml: mcp_servers.t."
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+        [
+          ['oauth_grant = "client_credentials"', 'oauth_client_secret_env_var = "S"'],
+          'oauth_grant: "client_credentials" needs `oauth_client_id`'
+        ],
+        [
+          ['oauth_grant = "client_credentials"', 'oauth_client_id = "svc"'],
+          'oauth_grant: "client_credentials" with client_secret_basic needs `oauth_client_secret_env_var`'
+        ],
+        [
+          ['oauth_grant = "client_credentials"', 'oauth_client_id = "svc"', 'oauth_client_auth = "private_key_jwt"'],
+          'oauth_client_auth: "private_key_jwt" needs exactly one of `oauth_private_key_file` or `oauth_private_key_env_var`'
+        ],
+        [
+          [
+            'oauth_grant = "client_credentials"',
+            'oauth_client_id = "svc"',
+            'oauth_client_auth = "private_key_jwt"',
+            'oauth_private_key_file = "k"',
+            'oauth_private_key_env_var = "K"'
+          ],
+          'oauth_client_auth: "private_key_jwt" needs exactly one of `oauth_private_key_file` or `oauth_private_key_env_var`'
+        ],
+        [
+          [
+            'oauth_grant = "client_credentials"',
+            'oauth_client_id = "svc"',
+            'oauth_client_auth = "private_key_jwt"',
+            'oauth_private_key_file = "k"',
+            'oauth_client_secret_env_var = "S"'
+          ],
+          'oauth_client_secret_env_var: is not used with oauth_client_auth = "private_key_jwt"'
+        ],
+        [
+          [
+            'oauth_grant = "client_credentials"',
+            'oauth_client_id = "svc"',
+            'oauth_client_secret_env_var = "S"',
+            'oauth_private_key_file = "k"'
+          ],
+          'oauth_private_key_file: only applies to oauth_client_auth = "private_key_jwt"'
+        ],
+        [
+          ['oauth_client_auth = "private_key_jwt"'],
+          'oauth_client_auth: only applies to oauth_grant = "client_credentials"'
+        ],
+        [['oauth_idp_client_id = "x"'], 'oauth_idp_client_id: only applies to oauth_grant = "enterprise"'],
+        [
+          [
+            'oauth_grant = "client_credentials"',
+            'oauth_client_id = "svc"',
+            'oauth_client_secret_env_var = "S"',
+            "oauth_redirect_port = 8976"
+          ],
+          'oauth_redirect_port: only applies to oauth_grant = "authorization_code" (a login in a browser)'
+        ],
+        [
+          [
+            'oauth_grant = "client_credentials"',
+            'oauth_client_id = "svc"',
+            'oauth_client_secret_env_var = "S"',
+            'bearer_token_env_var = "T"'
+          ],
+          "oauth_grant: does not apply with `bearer_token_env_var` (the entry sends its own token)"
+        ],
+        [
+          [
+            'oauth_grant = "enterprise"',
+            'oauth_client_id = "app"',
+            'oauth_client_secret_env_var = "S"',
+            'oauth_idp_client_id = "i"',
+            'oauth_idp_id_token_env_var = "T"'
+          ],
+          'oauth_grant: "enterprise" needs `oauth_idp_token_endpoint`'
+        ],
+        [
+          [
+            'oauth_grant = "enterprise"',
+            'oauth_client_id = "app"',
+            'oauth_idp_token_endpoint = "https://idp.example/token"',
+            'oauth_idp_client_id = "i"',
+            'oauth_idp_id_token_env_var = "T"'
+          ],
+          'oauth_grant: "enterprise" needs `oauth_client_secret_env_var` (the client\'s secret at the authorization server)'
+        ],
+        [
+          [
+            'oauth_grant = "enterprise"',
+            'oauth_client_id = "app"',
+            'oauth_client_secret_env_var = "S"',
+            'oauth_idp_token_endpoint = "http://idp.example/token"',
+            'oauth_idp_client_id = "i"',
+            'oauth_idp_id_token_env_var = "T"'
+          ],
+          'oauth_idp_token_endpoint: must be an https:// URL (http:// only on a loopback host), got "http://idp.example/token"'
+        ]
+      ]
+      for (const [lines, problem] of cases) assert.strictEqual(refused(lines), `${prefix}${problem}`)
+      assert.match(refused(['oauth_grant = "password"']), /^c\.toml: mcp_servers\.t\.oauth_grant: expected /)
+      assert.strictEqual(
+        errorOf('[mcp_servers.s]\ncommand = "node"\noauth_grant = "client_credentials"\n', "c.toml"),
+        "c.toml: mcp_servers.s.oauth_grant: only applies to streamable HTTP servers (`url`)"
+      )
+    })
+  })
+
   it("reads [cache] and [mcp] with their defaults", () => {
     assert.deepStrictEqual(ok("{}", "c.json").cache, { enabled: true, maxBytes: 67108864 })
     assert.deepStrictEqual(ok("{}", "c.json").mcp, {

@@ -7,6 +7,7 @@
 import { Errors } from "@mcp-resources/protocol"
 import { Context, Effect, Layer, Option } from "effect"
 import { makeTransport, type TransportFactory } from "./internal/connection.js"
+import { ScopeChallenges } from "./ScopeChallenges.js"
 import { TokenStore } from "./TokenStore.js"
 
 /** Builds the (not yet started) SDK transport of an entry; `stderr` receives a stdio child's standard error. */
@@ -18,14 +19,20 @@ export class McpTransport extends Context.Tag("@mcp-resources/resource-client/Mc
 /**
  * stdio child processes (command, args, env, cwd), streamable HTTP (url, bearer token, headers, OAuth)
  * and in-memory entries. An HTTP server that asks for OAuth gets the tokens of the `TokenStore` in
- * the context when the layer is built; without one it fails with `authorization required …`.
+ * the context when the layer is built; without one it fails with `authorization required …`. A
+ * `ScopeChallenges` in the context hears of every `403 insufficient_scope` a login must answer.
  */
 export const layer: Layer.Layer<McpTransport> = Layer.effect(
   McpTransport,
   Effect.gen(function* () {
     const store = yield* Effect.serviceOption(TokenStore)
+    const challenges = yield* Effect.serviceOption(ScopeChallenges)
     const runtime = yield* Effect.runtime<never>()
-    const oauth = Option.map(store, (store) => ({ store, runtime }))
+    const oauth = Option.map(store, (store) => ({
+      store,
+      runtime,
+      ...(Option.isSome(challenges) ? { challenges: challenges.value } : {})
+    }))
     return {
       make: (entry, stderr) => makeTransport(entry, stderr, Option.getOrUndefined(oauth))
     }

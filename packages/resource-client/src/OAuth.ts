@@ -1,8 +1,12 @@
 /**
  * Logging in to a streamable HTTP server that asks for OAuth, with the SDK's client support
  * (`auth`): discovery from the server's 401 (protected resource metadata, then the authorization
- * server's metadata), dynamic registration unless `oauth_client_id` names a pre-registered client,
- * authorization code with PKCE (S256) and the resource indicator. `startLogin` opens the loopback
+ * server's metadata, with the 2025-03-26 back-compat), a pre-registered client (`oauth_client_id`)
+ * first, else the client's metadata document (`oauth_client_metadata_url`) where the authorization
+ * server accepts one, else dynamic registration; authorization code with PKCE (S256) and the
+ * resource indicator, asking for the scopes granted so far and those a `403 insufficient_scope`
+ * asked for since. An entry with a non-interactive grant (`oauth_grant`) gets its tokens at once,
+ * without a browser. `startLogin` opens the loopback
  * listener the browser is sent back to and returns the authorization URL; its `completion` waits
  * (bounded) for the redirect, exchanges the code and stores the tokens in the `TokenStore`.
  * Connections then use and refresh them (see `McpTransport.layer`). Nothing here logs or returns
@@ -12,7 +16,9 @@ import { Messages } from "@mcp-resources/protocol"
 import { Deferred, Duration, Effect, Option, Schema, type Scope } from "effect"
 import * as NodeCrypto from "node:crypto"
 import * as NodeHttp from "node:http"
-import { makeProvider, type OAuthContext, type Session } from "./internal/oauth.js"
+import { makeProvider, type OAuthContext, type Session, scopeList, scopeUnion, withExpiry } from "./internal/oauth.js"
+import { discover } from "./internal/oauthDiscovery.js"
+import { loadCredentials, requestTokens } from "./internal/oauthGrant.js"
 import * as Sdk from "./internal/sdk.js"
 import { oauthClient, outgoingFetch, usesOAuth } from "./internal/transports.js"
 import type { ServerEntry } from "./ServerEntry.js"
@@ -21,7 +27,10 @@ import { TokenStore } from "./TokenStore.js"
 /** A login that could not be done; the message says why (never a secret). */
 export class LoginError extends Schema.TaggedError<LoginError>()("LoginError", { message: Schema.String }) {}
 
-/** A started login: the URL to open, and the wait for its redirect. */
+/**
+ * A started login: the URL to open, and the wait for its redirect. Both URLs are empty when no
+ * browser is needed (the tokens were refreshed or granted at once).
+ */
 export interface LoginStart {
   readonly authorizationUrl: string
   /** The loopback redirect URI the authorization server sends the browser back to. */
@@ -97,19 +106,22 @@ export const startLogin = (
     if (transport._tag !== "http") return yield* Effect.fail(loginError(Messages.oauth.notHttp(entry.name)))
     if (!usesOAuth(transport)) return yield* Effect.fail(loginError(Messages.oauth.staticAuthorization(entry.name)))
     const store = yield* TokenStore
-    const { auth, extractWWWAuthenticateParams } = (yield* Sdk.load).client
+    const sdk = (yield* Sdk.load).client
+    const { auth, extractWWWAuthenticateParams } = sdk
     const runtime = yield* Effect.runtime<never>()
     const client = yield* oauthClient(transport).pipe(Effect.mapError((error) => loginError(error.message)))
-    const received = yield* Deferred.make<URLSearchParams>()
-    const server = yield* listen(transport.oauthRedirectPort ?? 0, received)
-    const address = server.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    const redirectUrl = `http://127.0.0.1:${port}${callbackPath}`
+    const grant = yield* loadCredentials(transport).pipe(Effect.mapError((error) => loginError(error.message)))
     const outgoing = yield* Effect.acquireRelease(outgoingFetch, (fetch) => Effect.promise(() => fetch.close()))
     const fetchFn = outgoing.fetch
     const serverUrl = new URL(transport.url)
     const key = { server: entry.name, url: transport.url }
-    const ctx: OAuthContext = { key, store, runtime, ...(client !== undefined ? { client } : {}) }
+    const ctx: OAuthContext = {
+      key,
+      store,
+      runtime,
+      ...(client !== undefined ? { client } : {}),
+      ...(transport.oauthClientMetadataUrl !== undefined ? { clientMetadataUrl: transport.oauthClientMetadataUrl } : {})
+    }
 
     // the challenge: the server's 401 names its protected resource metadata (and maybe a scope)
     const challenge = yield* Effect.tryPromise({
@@ -147,10 +159,41 @@ export const startLogin = (
       })
     )
 
-    // a registered client is bound to its redirect URI: kept only when it is the same
     const stored = Option.getOrUndefined(
       yield* store.get(key).pipe(Effect.mapError((error) => loginError(error.message)))
     )
+    // the scopes to ask for: those granted so far, those a 403 asked for since, and the challenge's
+    // (none at all: the server's `scopes_supported`)
+    const scope = scopeUnion(stored?.tokens?.scope, stored?.required_scope, challenge.params.scope)
+    const resourceMetadataUrl = challenge.params.resourceMetadataUrl
+    // a server that did not ask for authorization and whose discovery failed has no OAuth to log in to
+    const loginFailure = (error: unknown) =>
+      loginError(
+        challenge.status === 401
+          ? Messages.oauth.failed(entry.name, withoutBody(errorText(error)))
+          : Messages.oauth.notOffered(entry.name, challenge.status, withoutBody(errorText(error)))
+      )
+
+    // a non-interactive grant: the tokens are asked for at once, no browser
+    if (grant !== undefined) {
+      const granted = yield* Effect.tryPromise({
+        try: () => requestTokens(sdk, grant, { server: entry.name, serverUrl, fetchFn, scope, resourceMetadataUrl }),
+        catch: (error) => loginError(errorText(error))
+      })
+      yield* store
+        .set(key, { tokens: withExpiry(granted.tokens, Date.now(), scope), discovery: granted.discovery })
+        .pipe(Effect.mapError((error) => loginError(error.message)))
+      return { authorizationUrl: "", redirectUrl: "", completion: Effect.void }
+    }
+
+    // the loopback listener of the redirect
+    const received = yield* Deferred.make<URLSearchParams>()
+    const server = yield* listen(transport.oauthRedirectPort ?? 0, received)
+    const address = server.address()
+    const port = typeof address === "object" && address !== null ? address.port : 0
+    const redirectUrl = `http://127.0.0.1:${port}${callbackPath}`
+
+    // a registered client is bound to its redirect URI: kept only when it is the same
     const storedClient = stored?.client
     const keepClient =
       client === undefined &&
@@ -163,20 +206,19 @@ export const startLogin = (
       state: NodeCrypto.randomBytes(16).toString("base64url")
     }
     const provider = makeProvider(ctx, session, "login")
-    const { resourceMetadataUrl, scope } = challenge.params
+    // discovery first, with the 2025-03-26 back-compat the SDK's own discovery lacks (oauthDiscovery.ts)
+    const discovered = yield* Effect.tryPromise({
+      try: () => discover(sdk, serverUrl, fetchFn, resourceMetadataUrl),
+      catch: loginFailure
+    })
+    session.entry = { ...session.entry, discovery: discovered }
     const discovery = {
       ...(resourceMetadataUrl !== undefined ? { resourceMetadataUrl } : {}),
       ...(scope !== undefined ? { scope } : {})
     }
     const result = yield* Effect.tryPromise({
       try: () => auth(provider, { serverUrl, fetchFn, forceReauthorization: true, ...discovery }),
-      // a server that did not ask for authorization and whose discovery failed has no OAuth to log in to
-      catch: (error) =>
-        loginError(
-          challenge.status === 401
-            ? Messages.oauth.failed(entry.name, withoutBody(errorText(error)))
-            : Messages.oauth.notOffered(entry.name, challenge.status, withoutBody(errorText(error)))
-        )
+      catch: loginFailure
     })
     const save = Effect.suspend(() => store.set(key, { ...session.entry, redirect_url: redirectUrl })).pipe(
       Effect.mapError((error) => loginError(error.message))
@@ -223,6 +265,21 @@ export const startLogin = (
       yield* save
     })
     return { authorizationUrl: session.authorizationUrl.href, redirectUrl, completion }
+  })
+
+/**
+ * The scopes a server asked for with `403 insufficient_scope` since its last login (none: an empty
+ * list): `mcpServer/list` shows them as `requiredScopes`, and the next login asks for them.
+ */
+export const requiredScopes = (entry: ServerEntry): Effect.Effect<ReadonlyArray<string>, never, TokenStore> =>
+  Effect.gen(function* () {
+    const transport = entry.transport
+    if (transport._tag !== "http" || !usesOAuth(transport)) return []
+    const store = yield* TokenStore
+    const stored = yield* store
+      .get({ server: entry.name, url: transport.url })
+      .pipe(Effect.orElseSucceed(() => Option.none()))
+    return Option.isSome(stored) ? scopeList(stored.value.required_scope) : []
   })
 
 /** Removes the stored OAuth state of a server (every URL); true when there was some. */

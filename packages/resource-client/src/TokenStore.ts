@@ -36,7 +36,12 @@ export const Entry = Schema.Struct({
   client: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
   discovery: Schema.optional(Schema.Unknown),
   /** The redirect URI the tokens were obtained with (a registered client is bound to it). */
-  redirect_url: Schema.optional(Schema.String)
+  redirect_url: Schema.optional(Schema.String),
+  /**
+   * The scopes the server asked for in its last `403 insufficient_scope` that no token granted yet
+   * (space-separated): the next login asks for them too; it ends when a login succeeds.
+   */
+  required_scope: Schema.optional(Schema.String)
 })
 export type Entry = typeof Entry.Type
 

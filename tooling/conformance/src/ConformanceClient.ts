@@ -95,14 +95,69 @@ const serverRequests = ServerRequests.layer({
   }
 })
 
-/** What a scenario hands the client (`MCP_CONFORMANCE_CONTEXT`): a pre-registered client, for one. */
+/**
+ * What a scenario hands the client (`MCP_CONFORMANCE_CONTEXT`), as a deployment would provision it:
+ * a pre-registered client (id, secret or private key), or the enterprise IdP and the user's ID token.
+ */
 export interface ScenarioContext {
+  /** The scenario's name. */
+  readonly name?: string
   readonly client_id?: string
   readonly client_secret?: string
+  /** A `client_credentials` client that authenticates with a signed assertion (`private_key_jwt`). */
+  readonly private_key_pem?: string
+  /** Cross-app access: the client at the enterprise IdP, its token endpoint and the user's ID token. */
+  readonly idp_client_id?: string
+  readonly idp_token_endpoint?: string
+  readonly idp_id_token?: string
 }
 
 /** The variable the client secret of a pre-registered client is put in (`oauth_client_secret_env_var`). */
 export const secretVariable = "CONFORMANCE_OAUTH_CLIENT_SECRET"
+/** The variable the private key is put in (`oauth_private_key_env_var`). */
+export const privateKeyVariable = "CONFORMANCE_OAUTH_PRIVATE_KEY"
+/** The variable the enterprise IdP's ID token is put in (`oauth_idp_id_token_env_var`). */
+export const idTokenVariable = "CONFORMANCE_IDP_ID_TOKEN"
+
+/**
+ * The URL of this client's metadata document (`oauth_client_metadata_url`): the one the suite
+ * expects as the client id where its authorization server accepts metadata documents.
+ */
+export const clientMetadataUrl = "https://conformance-test.local/client-metadata.json"
+
+/**
+ * The OAuth keys a deployment would write for what the scenario provisioned: an ID token of an
+ * enterprise IdP means cross-app access (`enterprise`); a private key, or a client secret given for a
+ * machine-to-machine scenario (the context alone does not tell that from a pre-registered client of
+ * a browser login), means `client_credentials`; anything else logs in in a browser, with the
+ * pre-registered client if there is one, else the metadata document or dynamic registration.
+ */
+export const oauthKeysFor = (context: ScenarioContext): Record<string, unknown> => {
+  const client = context.client_id !== undefined ? { oauth_client_id: context.client_id } : {}
+  const secret = context.client_secret !== undefined ? { oauth_client_secret_env_var: secretVariable } : {}
+  if (context.idp_id_token !== undefined && context.idp_token_endpoint !== undefined) {
+    return {
+      oauth_grant: "enterprise",
+      ...client,
+      ...secret,
+      oauth_idp_token_endpoint: context.idp_token_endpoint,
+      oauth_idp_client_id: context.idp_client_id ?? "",
+      oauth_idp_id_token_env_var: idTokenVariable
+    }
+  }
+  if (context.private_key_pem !== undefined) {
+    return {
+      oauth_grant: "client_credentials",
+      oauth_client_auth: "private_key_jwt",
+      ...client,
+      oauth_private_key_env_var: privateKeyVariable
+    }
+  }
+  if (context.client_secret !== undefined && context.name?.startsWith("auth/client-credentials") === true) {
+    return { oauth_grant: "client_credentials", oauth_client_auth: "client_secret_basic", ...client, ...secret }
+  }
+  return { ...client, ...secret, oauth_client_metadata_url: clientMetadataUrl }
+}
 
 /** The config of the one HTTP entry, through the same decoder as a config file. */
 const configFor = (url: string, context: ScenarioContext): Effect.Effect<Config.Config, ConformanceClientError> =>
@@ -114,8 +169,7 @@ const configFor = (url: string, context: ScenarioContext): Effect.Effect<Config.
             url,
             startup_timeout_sec: 15,
             tool_timeout_sec: 15,
-            ...(context.client_id !== undefined ? { oauth_client_id: context.client_id } : {}),
-            ...(context.client_secret !== undefined ? { oauth_client_secret_env_var: secretVariable } : {})
+            ...oauthKeysFor(context)
           }
         }
       },
@@ -140,18 +194,20 @@ export const run = (url: string, context: ScenarioContext = {}): Effect.Effect<O
         const client = yield* ResourceClient.ResourceClient
         let set = yield* client.acquire
         let status = yield* set.awaitSettled(serverName)
-        // a server that asks for OAuth: log in as a user would (`mcp-resources login`), the browser
-        // step scripted (the suite's authorization server approves at once), then connect again
+        const entry = config.mcpServers[0]!
+        // a login as a user would (`mcp-resources login`), the browser step scripted (the suite's
+        // authorization server approves at once)
+        const login = Effect.scoped(
+          Effect.gen(function* () {
+            const start = yield* OAuth.startLogin(entry, { timeoutSec: 15 })
+            yield* Effect.logInfo("login: following the authorization URL")
+            if (start.authorizationUrl !== "") yield* followAuthorization(start.authorizationUrl)
+            yield* start.completion
+          })
+        ).pipe(Effect.mapError((error) => new ConformanceClientError({ message: error.message })))
+        // a server that asks for OAuth: log in, then connect again
         if (Option.isSome(status) && status.value.error === Messages.authorizationRequired(serverName)) {
-          const entry = config.mcpServers[0]!
-          yield* Effect.scoped(
-            Effect.gen(function* () {
-              const start = yield* OAuth.startLogin(entry, { timeoutSec: 15 })
-              yield* Effect.logInfo("login: following the authorization URL")
-              if (start.authorizationUrl !== "") yield* followAuthorization(start.authorizationUrl)
-              yield* start.completion
-            })
-          ).pipe(Effect.mapError((error) => new ConformanceClientError({ message: error.message })))
+          yield* login
           yield* client.reconnect
           set = yield* client.acquire
           status = yield* set.awaitSettled(serverName)
@@ -173,16 +229,30 @@ export const run = (url: string, context: ScenarioContext = {}): Effect.Effect<O
         const tools = (yield* ToolHandlers.listTools(ctx)).filter((spec) => spec.name.startsWith(prefix))
         yield* Effect.logInfo(`tools: ${tools.map((spec) => spec.name).join(", ") || "(none)"}`)
         const calls: Array<ToolCallOutcome> = []
+        const call = (callId: string, name: string, args: string) =>
+          Effect.gen(function* () {
+            const { output, success } = yield* ToolHandlers.callTool(ctx, { callId, name, arguments: args })
+            yield* Effect.logInfo(`${name}(${args}) -> ${success ? "ok" : "failed"}: ${output}`)
+            return { name, arguments: args, output, success }
+          })
         for (const [index, spec] of tools.entries()) {
           const args = argumentsFor(spec.parameters)
           if (Option.isNone(args)) {
             yield* Effect.logInfo(`${spec.name}: not called (a required parameter has a type we cannot make up)`)
             continue
           }
-          const call = { callId: `call-${index + 1}`, name: spec.name, arguments: JSON.stringify(args.value) }
-          const { output, success } = yield* ToolHandlers.callTool(ctx, call)
-          yield* Effect.logInfo(`${spec.name}(${call.arguments}) -> ${success ? "ok" : "failed"}: ${output}`)
-          calls.push({ name: spec.name, arguments: call.arguments, output, success })
+          calls.push(yield* call(`call-${index + 1}`, spec.name, JSON.stringify(args.value)))
+        }
+        // scope step-up: a server that refused calls for want of scopes (`requiredScopes` in
+        // `mcpServer/list`) gets one more login asking for them, and the refused calls are made again
+        // (once: a server that keeps asking is not logged in to in a loop)
+        const required = yield* OAuth.requiredScopes(entry)
+        if (required.length > 0 && calls.some((c) => !c.success)) {
+          yield* Effect.logInfo(`scope step-up: the server requires ${required.join(" ")}`)
+          yield* login
+          for (const [index, failed] of calls.entries()) {
+            if (!failed.success) calls[index] = yield* call(`retry-${index + 1}`, failed.name, failed.arguments)
+          }
         }
         return { tools: tools.map((spec) => spec.name), calls }
       })

@@ -5,7 +5,7 @@
  * otherwise (with the reason on stderr).
  */
 import { Cause, Effect, Exit, Logger, LogLevel } from "effect"
-import { run, type ScenarioContext, secretVariable } from "./ConformanceClient.js"
+import { idTokenVariable, privateKeyVariable, run, type ScenarioContext, secretVariable } from "./ConformanceClient.js"
 
 const url = process.argv[2]
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "(no scenario)"
@@ -22,7 +22,10 @@ const context = ((): ScenarioContext => {
     return {}
   }
 })()
+// the credentials go where a deployment keeps them: in variables the config names, never in the config
 if (context.client_secret !== undefined) process.env[secretVariable] = context.client_secret
+if (context.private_key_pem !== undefined) process.env[privateKeyVariable] = context.private_key_pem
+if (context.idp_id_token !== undefined) process.env[idTokenVariable] = context.idp_id_token
 
 const program = run(url, context).pipe(
   Effect.annotateLogs({ scenario }),

@@ -53,6 +53,48 @@ export const keys: Readonly<Record<string, KeyDoc>> = {
     meaning:
       "HTTP only: the loopback port login listens on for the redirect (`http://127.0.0.1:PORT/callback`), for a client registered with that redirect URI."
   },
+  "mcp_servers.NAME.oauth_client_metadata_url": {
+    default: "none",
+    meaning:
+      "HTTP only, browser login: the `https://` URL (with a path) of this client's metadata document; it is the client id where the authorization server advertises `client_id_metadata_document_supported`, else the client registers dynamically. `oauth_client_id` comes first. See docs/oauth.md for an example document."
+  },
+  "mcp_servers.NAME.oauth_grant": {
+    default: '`"authorization_code"`',
+    meaning:
+      'HTTP only: how tokens are obtained. `"authorization_code"`: a login in a browser. `"client_credentials"`: the client authenticates as itself (`oauth_client_auth`), no login. `"enterprise"`: cross-app access, the user\'s ID token of the enterprise IdP exchanged for an ID-JAG (`oauth_idp_*`). The last two need `oauth_client_id`.'
+  },
+  "mcp_servers.NAME.oauth_client_auth": {
+    default: '`"client_secret_basic"`',
+    meaning:
+      '`oauth_grant = "client_credentials"` only: `"client_secret_basic"` (the secret of `oauth_client_secret_env_var`) or `"private_key_jwt"` (assertions signed with the key of `oauth_private_key_file` or `oauth_private_key_env_var`).'
+  },
+  "mcp_servers.NAME.oauth_private_key_file": {
+    default: "none",
+    meaning:
+      '`"private_key_jwt"` only: the file holding the PEM private key (PKCS#8, PKCS#1 or SEC1; RSA, EC P-256/384/521 or Ed25519) that signs client assertions. The key itself never goes in the config.'
+  },
+  "mcp_servers.NAME.oauth_private_key_env_var": {
+    default: "none",
+    meaning: '`"private_key_jwt"` only: the environment variable holding that PEM private key instead of a file.'
+  },
+  "mcp_servers.NAME.oauth_idp_token_endpoint": {
+    default: "none",
+    meaning:
+      '`oauth_grant = "enterprise"` only (required): the enterprise IdP\'s token endpoint (RFC 8693 token exchange); `https://`, or `http://` on a loopback host.'
+  },
+  "mcp_servers.NAME.oauth_idp_client_id": {
+    default: "none",
+    meaning: '`oauth_grant = "enterprise"` only (required): this client\'s id at the enterprise IdP.'
+  },
+  "mcp_servers.NAME.oauth_idp_client_secret_env_var": {
+    default: "none (a public client)",
+    meaning: '`oauth_grant = "enterprise"` only: the environment variable holding the secret of the client at the IdP.'
+  },
+  "mcp_servers.NAME.oauth_idp_id_token_env_var": {
+    default: "none",
+    meaning:
+      '`oauth_grant = "enterprise"` only (required): the environment variable holding the user\'s ID token from the enterprise IdP, provided by the deployment.'
+  },
   "mcp_servers.NAME.enabled": {
     default: json(d.enabled),
     meaning: "`false`: the server is listed as `disabled` and never started."
@@ -182,7 +224,8 @@ export const keys: Readonly<Record<string, KeyDoc>> = {
   },
   "widgets.sandbox_port": {
     default: `${json(Config.widgetsDefaults.sandboxPort)} (any free port)`,
-    meaning: "`mcp-resources widgets`: the loopback port of the sandbox proxies, each widget on an origin of its own (`http://<label>.localhost:<port>`)."
+    meaning:
+      "`mcp-resources widgets`: the loopback port of the sandbox proxies, each widget on an origin of its own (`http://<label>.localhost:<port>`)."
   },
   mcpServers: {
     default: "no servers",

@@ -79,6 +79,31 @@ export const runtimeAndTools: ReadonlyArray<MessageDoc> = [
   m("oauth.loggedIn", Messages.oauth.loggedIn("{server}"), "`mcp-resources login` succeeded"),
   m("oauth.loggedOut", Messages.oauth.loggedOut("{server}"), "`mcp-resources logout` removed the stored login"),
   m("oauth.notLoggedIn", Messages.oauth.notLoggedIn("{server}"), "`mcp-resources logout` found nothing to remove"),
+  m(
+    "oauth.scopeRequired",
+    Messages.oauth.scopeRequired("{server}", "{scopes}"),
+    "a server logged in to in a browser refused a request with `403 insufficient_scope`; the server stays ready, the scopes are in `requiredScopes` and the next login asks for them"
+  ),
+  m(
+    "oauth.scopeNotGranted",
+    Messages.oauth.scopeNotGranted("{server}", "{scopes}"),
+    "a server with a non-interactive grant still refused a request with `403 insufficient_scope` after the grant asked for a token with those scopes"
+  ),
+  m(
+    "oauth.grantFailed",
+    Messages.oauth.grantFailed("{server}", "{grant}", "{reason}"),
+    "a `client_credentials` or `enterprise` grant got no token; the reason is the authorization server's (or IdP's) error and description"
+  ),
+  m(
+    "oauth.variableNotSet",
+    Messages.oauth.variableNotSet("{VARIABLE}", "{what}"),
+    "a variable an OAuth entry names (client secret, private key, IdP secret, ID token) is not set; its value is never shown"
+  ),
+  m(
+    "oauth.privateKeyUnusable",
+    Messages.oauth.privateKeyUnusable("{the file PATH | variable NAME}", "{reason}"),
+    "the private key of `private_key_jwt` cannot be read or is not a PEM private key of a type that signs assertions; its content is never shown"
+  ),
   m("startup.http", Messages.startup.http(401, "{reason}"), "an HTTP server refused start-up with that status"),
   m(
     "startup.oauth",

@@ -34,6 +34,8 @@ export const configMethods = {
         const store = yield* Effect.serviceOption(TokenStore.TokenStore)
         // HTTP servers show their OAuth state (`auth`); stdio servers have none
         const auth = new Map<string, OAuth.AuthState>()
+        // and the scopes a scope step-up asked for (`requiredScopes`)
+        const required = new Map<string, ReadonlyArray<string>>()
         for (const s of servers) {
           const entry = config.mcpServers.find((candidate) => candidate.name === s.name)
           if (entry === undefined || entry.transport._tag !== "http") continue
@@ -43,6 +45,12 @@ export const configMethods = {
               ? "none"
               : yield* OAuth.authState(entry, s.error).pipe(Effect.provide(TokenStore.layerMemory))
           auth.set(s.name, state)
+          if (Option.isSome(store)) {
+            const scopes = yield* OAuth.requiredScopes(entry).pipe(
+              Effect.provideService(TokenStore.TokenStore, store.value)
+            )
+            if (scopes.length > 0) required.set(s.name, scopes)
+          }
         }
         return {
           servers: servers.flatMap((s) =>
@@ -56,7 +64,8 @@ export const configMethods = {
                     ...(s.error !== undefined ? { error: s.error } : {}),
                     ...(s.protocolVersion !== undefined ? { protocolVersion: s.protocolVersion } : {}),
                     ...(s.reconnectAttempt !== undefined ? { reconnectAttempt: s.reconnectAttempt } : {}),
-                    ...(auth.has(s.name) ? { auth: auth.get(s.name)! } : {})
+                    ...(auth.has(s.name) ? { auth: auth.get(s.name)! } : {}),
+                    ...(required.has(s.name) ? { requiredScopes: required.get(s.name)! } : {})
                   }
                 ]
           )

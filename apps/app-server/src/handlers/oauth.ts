@@ -7,12 +7,41 @@
  *
  * One login per server at a time: a login of a server (same name and URL) that has one pending
  * answers the pending login's URL, and its end is notified to every connection that asked for it.
+ * The login asks for the scopes granted before and those of `mcpServer/oauth/scopeRequired` (scope
+ * step-up); an entry with a non-interactive grant gets its tokens at once (the URL is then empty).
  */
 import { type AppServer, Messages } from "@mcp-resources/protocol"
-import { OAuth, ResourceClient, ServerEntry, TokenStore } from "@mcp-resources/resource-client"
-import { Cause, Deferred, Effect, Exit, Option, Scope } from "effect"
+import { OAuth, ResourceClient, ScopeChallenges, ServerEntry, TokenStore } from "@mcp-resources/resource-client"
+import { Cause, Deferred, Effect, Exit, Layer, Option, Queue, Scope } from "effect"
 import { Connections } from "../Connections.js"
 import { invalidRequest, type MethodError, method } from "../Method.js"
+
+const scopeRequired = "mcpServer/oauth/scopeRequired" satisfies AppServer.NotificationMethod
+
+/**
+ * Scope step-up: every challenge of `ScopeChallenges` (a server refused a request with
+ * `403 insufficient_scope` for scopes no stored token has) goes to every initialized connection as
+ * `mcpServer/oauth/scopeRequired {server, requiredScopes}`.
+ */
+export const scopeRequiredLayer: Layer.Layer<never, never, ScopeChallenges.ScopeChallenges | Connections> =
+  Layer.scopedDiscard(
+    Effect.gen(function* () {
+      const connections = yield* Connections
+      const challenges = yield* (yield* ScopeChallenges.ScopeChallenges).subscribe
+      yield* Effect.forkScoped(
+        Effect.forever(
+          Effect.flatMap(Queue.take(challenges), (challenge) =>
+            Effect.flatMap(connections.initialized, (ids) =>
+              connections.notify(ids, scopeRequired, {
+                server: challenge.server,
+                requiredScopes: challenge.requiredScopes
+              } satisfies typeof AppServer.McpServerOAuthScopeRequiredNotification.Type)
+            )
+          )
+        )
+      )
+    })
+  )
 
 /** How long a login waits for the redirect. */
 export const loginTimeoutSec = 300

@@ -239,12 +239,22 @@ export const startupFailure = (
 
 /**
  * `authorization required …` when an OAuth entry has no usable token: its auth said so, or the
- * server still answered 401 (after the one refresh and retry the transport makes).
+ * server still answered 401 (after the one refresh and retry the transport makes). Also the OAuth
+ * failures that are no login: a grant that got no token, and a scope the server requires.
  */
 const loginNeeded = (trace: HttpTrace | undefined, error: unknown): string | undefined => {
   const oauth = trace?.oauth
   if (oauth === undefined) return undefined
   const sdk = Sdk.current()?.client
+  // a non-interactive grant that got no token: the authorization server's reason
+  if (oauth.failure !== undefined) return oauth.failure
+  // `403 insufficient_scope` that stayed (see `stepUpFetch`): the scopes a login must ask for
+  if (sdk !== undefined && error instanceof sdk.InsufficientScopeError) {
+    const scope = error.requiredScope ?? ""
+    return oauth.interactive
+      ? Messages.oauth.scopeRequired(oauth.server, scope)
+      : Messages.oauth.scopeNotGranted(oauth.server, scope)
+  }
   const unauthorized =
     (sdk !== undefined && error instanceof sdk.UnauthorizedError) ||
     sdkHttpStatus(error) === 401 ||

@@ -12,7 +12,7 @@ import { type Connection, open, type TransportFactory, type Verdict } from "./co
 import { serially } from "./onDemand.js"
 import * as Sdk from "./sdk.js"
 import { Subscriptions } from "./subscriptions.js"
-import { collectToolsOrNone, millis } from "./toolCatalog.js"
+import { collectToolsAtStartup, collectToolsOrNone, millis } from "./toolCatalog.js"
 
 export { collectTools, millis } from "./toolCatalog.js"
 
@@ -127,7 +127,7 @@ export const start = (
           ...(handle.verdict === undefined ? {} : { prior: handle.verdict }),
           ...(serverRequests === undefined ? {} : { handlers: serverRequests })
         })
-        const tools = yield* collectToolsOrNone(connection, entry)
+        const tools = yield* collectToolsAtStartup(connection, entry)
         return { connection, tools }
       }).pipe(
         Scope.extend(connectionScope),

@@ -42,3 +42,25 @@ export const collectToolsOrNone = (connection: Connection, entry: ServerEntry) =
       )
     )
   )
+
+/**
+ * The catalog at start-up: {@link collectToolsOrNone}, except that a server that answered
+ * `initialize` without a token but wants one for `tools/list` fails its start-up with
+ * `authorization required …` (nothing of it works before a login).
+ */
+export const collectToolsAtStartup = (
+  connection: Connection,
+  entry: ServerEntry
+): Effect.Effect<ReadonlyArray<Mcp.Tool>, Errors.TransportError> => {
+  const required = Messages.authorizationRequired(entry.name)
+  return collectTools(connection, entry).pipe(
+    Effect.catchAll((error) =>
+      error.message.endsWith(required)
+        ? Effect.fail(new Errors.TransportError({ kind: "startup", message: required }))
+        : Effect.as(
+            Effect.logWarning(`Failed to collect tools of MCP server '${entry.name}': ${error.message}`),
+            [] as ReadonlyArray<Mcp.Tool>
+          )
+    )
+  )
+}

@@ -3,13 +3,15 @@
  * HTTP transport, or an in-memory pair), the outgoing HTTP path (proxy variables) and the record of
  * what the HTTP server last answered, which start-up failures quote.
  */
-import { Errors } from "@mcp-resources/protocol"
+import { Errors, Messages } from "@mcp-resources/protocol"
 import type { AuthProvider, StreamableHTTPClientTransport, Transport } from "@modelcontextprotocol/client"
 import { Config as EffectConfig, Effect, Option, type Runtime } from "effect"
 import type { ServerEntry } from "../ServerEntry.js"
+import type * as ScopeChallenges from "../ScopeChallenges.js"
 import type * as TokenStore from "../TokenStore.js"
 import { filterEventStream } from "./notificationGate.js"
-import { connectionAuth, storelessAuth } from "./oauth.js"
+import { type AuthMark, connectionAuth, storelessAuth } from "./oauth.js"
+import { type CredentialsError, loadCredentials } from "./oauthGrant.js"
 import * as Sdk from "./sdk.js"
 import { StdioTransport } from "./stdioTransport.js"
 
@@ -44,8 +46,8 @@ export type HttpFailure =
 /** The HTTP answers of one connection, as far as start-up messages need them. */
 export interface HttpTrace {
   last: HttpFailure | undefined
-  /** An entry that may log in with OAuth: its name, and whether a login is needed (no usable token). */
-  oauth?: { readonly server: string; required: boolean }
+  /** An entry that may log in with OAuth: its name, whether a login is needed (no usable token), why its grant failed. */
+  oauth?: AuthMark & { readonly server: string }
   /** The status of the last POST the server answered with a success (quoted when its body was unusable). */
   okStatus?: number
 }
@@ -66,12 +68,13 @@ const tracedClass = (sdk: Sdk.Sdk["client"]) =>
       headers: Record<string, string>,
       outgoing: { readonly fetch: FetchLike; readonly close: () => Promise<void> },
       readonly trace: HttpTrace = { last: undefined },
-      authProvider?: AuthProvider
+      auth?: { readonly authProvider: AuthProvider; readonly fetch?: (base: FetchLike) => FetchLike }
     ) {
+      const traced = tracingFetch(outgoing.fetch, trace)
       super(url, {
         requestInit: { headers },
-        fetch: tracingFetch(outgoing.fetch, trace),
-        ...(authProvider !== undefined ? { authProvider } : {})
+        fetch: auth?.fetch !== undefined ? auth.fetch(traced) : traced,
+        ...(auth !== undefined ? { authProvider: auth.authProvider } : {})
       })
       this.releaseAgent = outgoing.close
     }
@@ -92,10 +95,10 @@ const makeTracedHttp = (
   headers: Record<string, string>,
   outgoing: { readonly fetch: FetchLike; readonly close: () => Promise<void> },
   trace?: HttpTrace,
-  authProvider?: AuthProvider
+  auth?: { readonly authProvider: AuthProvider; readonly fetch?: (base: FetchLike) => FetchLike }
 ): TracedHttpTransport => {
   tracedHttp ??= tracedClass(sdk.client)
-  return new tracedHttp(url, headers, outgoing, trace, authProvider)
+  return new tracedHttp(url, headers, outgoing, trace, auth)
 }
 
 /** The transport as a {@link TracedHttpTransport} when it was built here, else undefined. */
@@ -260,6 +263,8 @@ const errorMessage = (error: unknown): string =>
 export interface OAuthStore {
   readonly store: TokenStore.Service
   readonly runtime: Runtime.Runtime<never>
+  /** Where a `403 insufficient_scope` is announced, when the host listens. */
+  readonly challenges?: ScopeChallenges.Service
 }
 
 /** An HTTP entry logs in with OAuth unless it sends its own `Authorization` (a bearer variable or header). */
@@ -280,7 +285,7 @@ export const oauthClient = (
       Effect.orElseSucceed(() => Option.none<string>())
     )
     if (Option.isNone(secret)) {
-      return yield* Effect.fail(startupError(`environment variable ${variable} for the OAuth client secret is not set`))
+      return yield* Effect.fail(startupError(Messages.oauth.variableNotSet(variable, "the OAuth client secret")))
     }
     return { clientId: transport.oauthClientId, clientSecret: secret.value }
   })
@@ -318,29 +323,37 @@ export const makeTransport = (
           }
           headers.Authorization = `Bearer ${token.value}`
         }
+        // an OAuth entry's configured credentials, read first (a missing one fails the start-up)
+        const client = usesOAuth(transport) ? yield* oauthClient(transport) : undefined
+        const grant = usesOAuth(transport)
+          ? yield* loadCredentials(transport).pipe(
+              Effect.mapError((error: CredentialsError) => startupError(error.message))
+            )
+          : undefined
         const outgoing = yield* outgoingFetch
         const sdk = yield* Sdk.load
         const url = new URL(transport.url)
         if (!usesOAuth(transport)) return makeTracedHttp(sdk, url, headers, outgoing)
-        const mark = { server: entry.name, required: false }
+        const mark = { server: entry.name, required: false, interactive: transport.oauthGrant === undefined }
         const trace: HttpTrace = { last: undefined, oauth: mark }
-        const client = yield* oauthClient(transport)
-        const authProvider =
+        const auth =
           oauth === undefined
-            ? storelessAuth(sdk.client, entry.name, mark)
+            ? { authProvider: storelessAuth(sdk.client, entry.name, mark) }
             : connectionAuth(
                 {
                   key: { server: entry.name, url: transport.url },
                   store: oauth.store,
                   runtime: oauth.runtime,
-                  ...(client !== undefined ? { client } : {})
+                  ...(client !== undefined ? { client } : {}),
+                  ...(grant !== undefined ? { grant } : {}),
+                  ...(oauth.challenges !== undefined ? { challenges: oauth.challenges } : {})
                 },
                 url,
                 outgoing.fetch,
                 mark,
                 sdk.client
               )
-        return makeTracedHttp(sdk, url, headers, outgoing, trace, authProvider)
+        return makeTracedHttp(sdk, url, headers, outgoing, trace, auth)
       })
     case "memory":
       return Effect.tryPromise({
