@@ -72,8 +72,10 @@ export type HookStep = typeof HookStep.Type
 export const RuleStep = Schema.Struct({
   uri: Schema.String,
   allowed: Schema.Boolean,
-  /** The pattern that decided (absent: no allow pattern matched). */
-  pattern: opt(Schema.String)
+  /** The pattern that decided (absent: no allow pattern matched, or the URI was not judged). */
+  pattern: opt(Schema.String),
+  /** A URI refused unjudged: what in it the rules cannot judge (an encoded `/`, an empty segment …). */
+  unjudgeable: opt(Schema.String)
 })
 
 /** The decision path of one model tool call: rules, hooks, and whether a server request was made. */

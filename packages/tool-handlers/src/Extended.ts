@@ -538,22 +538,20 @@ export const callReadTool = (
       : Effect.as(watch.track({ server, uri, callId: call.callId }), outcome)
   }
   // host policy first: a denied URI (given, or expanded from a template) is refused before any request
-  const read = (uri: string): Effect.Effect<Lifecycle.Outcome> =>
-    Rules.deniedRead(ctx, server, uri) !== undefined
-      ? Effect.succeed(Lifecycle.failure(escapeBidi(Messages.policy.readDenied(uri))))
+  const read = (uri: string): Effect.Effect<Lifecycle.Outcome> => {
+    const refused = Rules.refusedRead(ctx, server, uri)
+    return refused !== undefined
+      ? Effect.succeed(Lifecycle.failure(escapeBidi(refused)))
       : Rules.requested(ctx, ctx.set.readResource(server, uri, undefined, { defaultTtlMs: defaultWindowTtlMs })).pipe(
           Effect.flatMap(watched(uri)),
           Effect.catchAll((error) => Effect.succeed(readFailure(server, uri, error)))
         )
+  }
   if (args._tag === "uri") {
     const uri = args.uri
-    if (Rules.deniedRead(ctx, server, uri) !== undefined) {
-      return Lifecycle.runWith(
-        invocation,
-        Effect.fail(escapeBidi(Messages.policy.readDenied(uri))),
-        Lifecycle.failure,
-        Lifecycle.failure
-      )
+    const refused = Rules.refusedRead(ctx, server, uri)
+    if (refused !== undefined) {
+      return Lifecycle.runWith(invocation, Effect.fail(escapeBidi(refused)), Lifecycle.failure, Lifecycle.failure)
     }
     const request = Rules.requested(
       ctx,

@@ -8,7 +8,6 @@ import {
   type Config,
   Messages,
   type Mcp,
-  ResourcePolicy,
   ToolPayload,
   type Truncation as ProtocolTruncation
 } from "@mcp-resources/protocol"
@@ -209,11 +208,11 @@ const listOperation = (
         ctx,
         kind === "resources"
           ? Effect.map(ctx.set.listAllResources(include), (result) => {
-              const filtered = Rules.filterAggregate(ctx, result, (r) => r.uri, ResourcePolicy.isAllowed)
+              const filtered = Rules.filterAggregate(ctx, result, (r) => r.uri, Rules.resourceListed)
               return [hiddenCount(Payloads.aggregateResources(filtered.result), filtered.hidden)]
             })
           : Effect.map(ctx.set.listAllResourceTemplates(include), (result) => {
-              const filtered = Rules.filterAggregate(ctx, result, (t) => t.uriTemplate, ResourcePolicy.isTemplateListed)
+              const filtered = Rules.filterAggregate(ctx, result, (t) => t.uriTemplate, Rules.templateListed)
               return [hiddenCount(Payloads.aggregateResourceTemplates(filtered.result), filtered.hidden)]
             })
       )
@@ -274,9 +273,8 @@ const callReadTool = (ctx: ToolContext, call: ToolCall) => {
       Lifecycle.failure
     )
   }
-  if (Rules.deniedRead(ctx, server, uri) !== undefined) {
-    return Lifecycle.runWith(invocation, Effect.fail(Messages.policy.readDenied(uri)), absurd, Lifecycle.failure)
-  }
+  const refused = Rules.refusedRead(ctx, server, uri)
+  if (refused !== undefined) return Lifecycle.runWith(invocation, Effect.fail(refused), absurd, Lifecycle.failure)
   // one match turns the read into the outcome (no map, mapError, catchAll steps)
   return Lifecycle.runWith(
     invocation,

@@ -259,6 +259,11 @@ export const runtimeAndTools: ReadonlyArray<MessageDoc> = [
     "a read (model tool, `mcp/resource/read`, call-scoped widget read) of a URI the resource rules deny, before any request, whether or not it exists ([policy.md](policy.md))"
   ),
   m(
+    "policy.readUnjudgeable",
+    Messages.policy.readUnjudgeable("{uri}", "{what}"),
+    'a read, while resource rules apply to the server, of a URI the rules cannot judge: `{what}` is one of `an encoded "/" (%2F) in its path`, `an encoded "\\" (%5C) in its path`, `a "\\" before its query`, `an empty path segment ("//")`, `a ".." segment above the root of its path`, `a control character`, `an encoded control character in its path`, `a malformed percent-encoding`, `a space at its start or end` ([policy.md](policy.md))'
+  ),
+  m(
     "policy.hookDenied",
     Messages.policy.hookDenied("{reason}"),
     "a `before_tool` hook denied the call (its `reason`, or its standard error with exit status 2)"

@@ -89,7 +89,13 @@ export const readable = (threadId: string, list: ReadonlyArray<AuditEntry>): str
     for (const rule of audit.rules) {
       lines.push(
         `  read ${rule.uri}: ${rule.allowed ? "allowed" : "denied"}${
-          rule.pattern === undefined ? (rule.allowed ? "" : " (no allow pattern matched)") : ` (${rule.pattern})`
+          rule.pattern !== undefined
+            ? ` (${rule.pattern})`
+            : rule.unjudgeable !== undefined
+              ? ` (the resource rules cannot judge a URI with ${rule.unjudgeable})`
+              : rule.allowed
+                ? ""
+                : " (no allow pattern matched)"
         }`
       )
     }

@@ -5,15 +5,7 @@
  * server and calls only that server's tools whose `_meta.ui.visibility` includes `app`; its tool calls
  * are recorded as items of the originating call's turn, marked `initiator: "widget"`.
  */
-import {
-  type Config,
-  Errors,
-  type Mcp,
-  Messages,
-  ResourcePolicy,
-  type ToolCallItem,
-  Widget
-} from "@mcp-resources/protocol"
+import { type Config, Errors, type Mcp, ResourcePolicy, type ToolCallItem, Widget } from "@mcp-resources/protocol"
 import { ResourceClient } from "@mcp-resources/resource-client"
 import { CallScopedRead } from "@mcp-resources/resource-origins"
 import { Clock, Effect, Option } from "effect"
@@ -50,16 +42,18 @@ const readFor = (
   config: Config.Config,
   item: ToolCallItem.McpToolCallItem,
   uri: string
-) =>
+) => {
   // host policy first, as for every read: a denied URI is refused before any request
-  !ResourcePolicy.check(config, item.server, uri, thread.config.resources?.deny).allowed
-    ? Effect.fail(new Errors.AccessError({ message: Messages.policy.readDenied(uri) }))
+  const decision = ResourcePolicy.check(config, item.server, uri, thread.config.resources?.deny)
+  return !decision.allowed
+    ? Effect.fail(new Errors.AccessError({ message: ResourcePolicy.refusal(uri, decision) }))
     : item.server === config.apps.serverName && uri === item.mcpAppResourceUri
       ? CallScopedRead.readForCall({ threadId: thread.id, callId: item.id, uri })
       : Effect.map(
           threads.withToolContext(thread, (context) => context.set.readResource(item.server, uri)),
           (result) => result.contents
         )
+}
 
 /** The list entry of `uri`, when the server lists it in its first {@link maxListPages} pages (a `ui://` resource need not be listed). */
 const listEntry = (threads: Threads["Type"], thread: Thread, server: string, uri: string) =>
