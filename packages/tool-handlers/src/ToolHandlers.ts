@@ -347,7 +347,7 @@ export const callTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<ToolOu
     if (!Policy.hasHooks(hooks) && !Rules.active(ctx)) return dispatch(ctx, call)
     if (ToolSpecs.resourceToolNames.includes(call.name)) {
       if (!ctx.set.hasServers()) return dispatch(ctx, call)
-      const target = Policy.resourceTarget(ctx, call, defaultAggregateServerLabel)
+      const target = Policy.resourceTarget(call)
       return Policy.run(ctx, call, target, hooks, audit, dispatch)
     }
     if (!call.name.startsWith("mcp__")) return dispatch(ctx, call)

@@ -266,7 +266,7 @@ export const runtimeAndTools: ReadonlyArray<MessageDoc> = [
   m(
     "policy.hookDenied",
     Messages.policy.hookDenied("{reason}"),
-    "a `before_tool` hook denied the call (its `reason`, or its standard error with exit status 2)"
+    "a `before_tool` hook denied the call: its `reason`, its standard error with exit status 2, or without either `before_tool[{i}] denied the call` (a code hook: `the before hook denied the call`)"
   ),
   m(
     "policy.beforeHookFailed",
@@ -402,6 +402,14 @@ export const appServer: ReadonlyArray<MessageDoc & { readonly code: number | und
       "widgetToolNotForApps",
       AppServer.messages.widgetToolNotForApps("{name}"),
       "`mcp/widget/callTool` of a tool whose `_meta.ui.visibility` does not include `app` (a model-only tool)"
+    ),
+    code: -32600
+  },
+  {
+    ...m(
+      "widgetToolDisabled",
+      AppServer.messages.widgetToolDisabled("{name}"),
+      "`mcp/widget/callTool` of an apps-server tool its connector's `[apps.connectors]` entry disables (the model is not offered it either)"
     ),
     code: -32600
   },

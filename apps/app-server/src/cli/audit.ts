@@ -84,6 +84,7 @@ export const readable = (threadId: string, list: ReadonlyArray<AuditEntry>): str
       lines.push("  no policy configured: no rules, no hooks")
       continue
     }
+    if (audit.caller === "widget") lines.push(`  caller: the widget of call ${audit.originCallId ?? "-"}`)
     for (const uri of audit.listed) lines.push(`  listed ${uri}`)
     if (audit.hidden > 0) lines.push(`  hidden by rules: ${audit.hidden}`)
     for (const rule of audit.rules) {
