@@ -7,6 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
 import { maxLineBytes } from "../src/AppServer.js"
 import * as Messages from "../src/Messages.js"
+import * as UriPattern from "../src/internal/uriPattern.js"
 import * as ResourcePolicy from "../src/ResourcePolicy.js"
 
 const judged = (uri: string): string => {
@@ -185,5 +186,26 @@ describe("the matcher", () => {
       }),
       { numRuns: 5000 }
     )
+  })
+
+  it("property: the bit-mask run (short patterns) and the position-list run agree, in answer and steps", () => {
+    const token = fc.constantFrom("a", "é", "/", "*", "**", "{x}", "{/x}", "{+x}", ".", "b")
+    const text = fc.array(fc.constantFrom("a", "é", "/", ".", "b"), { maxLength: 24 }).map((cs) => cs.join(""))
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 12 }), text, (tokens, input) => {
+        const program = UriPattern.compile(tokens.join(""))
+        if (program.bits === undefined) return
+        const list = { steps: 0 }
+        const bits = { steps: 0 }
+        assert.strictEqual(UriPattern.runList(program, input, list), UriPattern.runBits(program.bits, input, bits))
+        assert.strictEqual(bits.steps, list.steps)
+      }),
+      { numRuns: 5000 }
+    )
+    // a pattern over the bit limit runs on lists, with the same answers
+    const long = `file:///${"d/".repeat(UriPattern.maxBitPositions)}**/.env`
+    assert.isUndefined(UriPattern.compile(long).bits)
+    assert.isTrue(ResourcePolicy.matches(long, `file:///${"d/".repeat(UriPattern.maxBitPositions)}x/.env`))
+    assert.isFalse(ResourcePolicy.matches(long, `file:///${"d/".repeat(UriPattern.maxBitPositions - 1)}x/.env`))
   })
 })

@@ -117,12 +117,16 @@ export const percent = (text: string, strict: boolean, lenient = false): string 
   return out
 }
 
+const dotSegment = /(?:^|\/)\.\.?(?:\/|$)/
+
 /** Removes `.` and `..` segments (RFC 3986 5.2.4); a `..` with nothing left to remove is unjudgeable. */
 const removeDotSegments = (path: string): string => {
+  // an empty segment other than a trailing one (`//` anywhere): servers read `a//b` as `a/b` or as is
+  if (path.includes("//")) throw new Unjudgeable(unjudgeable.emptySegment)
+  // most paths have no dot segment: one scan, no split
+  if (!dotSegment.test(path)) return path
   const absolute = path.startsWith("/")
   const segments = (absolute ? path.slice(1) : path).split("/")
-  // an empty segment other than a trailing one: servers read `a//b` as `a/b` or as is
-  for (let i = 0; i < segments.length - 1; i++) if (segments[i] === "") throw new Unjudgeable(unjudgeable.emptySegment)
   const out: Array<string> = []
   for (let i = 0; i < segments.length; i++) {
     const segment = segments[i]!
@@ -163,13 +167,10 @@ export const authorityOf = (authority: string, scheme: string, strict: boolean):
 
 const uriPattern = /^(?:([^:/?#]+):)?(?:\/\/([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/s
 
-const hasControl = (text: string): boolean => {
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i)
-    if (code < 0x20 || code === 0x7f) return true
-  }
-  return false
-}
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
+const control = /[\u0000-\u001f\u007f]/
+
+const hasControl = (text: string): boolean => control.test(text)
 
 /** The judged form of a URI, or why the rules cannot judge it. */
 export const normalize = (uri: string): Normalized => {

@@ -18,6 +18,43 @@ export interface Program {
   readonly kinds: Uint8Array
   readonly chars: Uint16Array
   readonly size: number
+  /** The same positions as bit masks, for patterns of at most {@link maxBitPositions} positions. */
+  readonly bits: Bits | undefined
+}
+
+/** Position sets as bits of one 32-bit integer: bit p for position p, bit `size` accepts. */
+interface Bits {
+  /** Literal positions by character (ASCII). */
+  readonly ascii: Int32Array
+  /** Literal positions by character (beyond ASCII). */
+  readonly other: ReadonlyMap<number, number>
+  readonly segmentRuns: number
+  readonly anyRuns: number
+  readonly slashThenRuns: number
+  readonly accept: number
+}
+
+/** The longest pattern (in positions) run on bit masks; longer ones run on position lists. */
+export const maxBitPositions = 30
+
+const bitsOf = (kinds: ReadonlyArray<number>, chars: ReadonlyArray<number>): Bits | undefined => {
+  if (kinds.length > maxBitPositions) return undefined
+  const ascii = new Int32Array(128)
+  const other = new Map<number, number>()
+  let segmentRuns = 0
+  let anyRuns = 0
+  let slashThenRuns = 0
+  kinds.forEach((kind, p) => {
+    const bit = 1 << p
+    if (kind === literal) {
+      const c = chars[p]!
+      if (c < 128) ascii[c]! |= bit
+      else other.set(c, (other.get(c) ?? 0) | bit)
+    } else if (kind === segmentRun) segmentRuns |= bit
+    else if (kind === anyRun) anyRuns |= bit
+    else slashThenRuns |= bit
+  })
+  return { ascii, other, segmentRuns, anyRuns, slashThenRuns, accept: 1 << kinds.length }
 }
 
 const slash = 0x2f
@@ -108,7 +145,12 @@ export const compilePieces = (list: ReadonlyArray<Piece>): Program => {
         break
     }
   }
-  return { kinds: Uint8Array.from(kinds), chars: Uint16Array.from(chars), size: kinds.length }
+  return {
+    kinds: Uint8Array.from(kinds),
+    chars: Uint16Array.from(chars),
+    size: kinds.length,
+    bits: bitsOf(kinds, chars)
+  }
 }
 
 /** The program of a pattern, taken as written. */
@@ -119,8 +161,52 @@ export interface StepCounter {
   steps: number
 }
 
-/** True when the program matches the whole string; `counter.steps` grows by one per position looked at per character. */
-export const run = (program: Program, input: string, counter?: StepCounter): boolean => {
+/**
+ * True when the program matches the whole string; `counter.steps` grows by one per position alive per
+ * character looked at. Short patterns run on bit masks ({@link runBits}), others on position lists
+ * ({@link runList}); both give the same answer and the same steps.
+ */
+export const run = (program: Program, input: string, counter?: StepCounter): boolean =>
+  program.bits === undefined ? runList(program, input, counter) : runBits(program.bits, input, counter)
+
+const popcount = (n: number): number => {
+  let v = n - ((n >>> 1) & 0x55555555)
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333)
+  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24
+}
+
+/** The run on bit masks: a handful of integer operations per character, whatever is alive. */
+export const runBits = (bits: Bits, input: string, counter?: StepCounter): boolean => {
+  const { ascii, other, segmentRuns, anyRuns, slashThenRuns, accept } = bits
+  const runs = segmentRuns | anyRuns
+  // adds the positions reachable without a character: after a run its next position, after `{/…}`'s
+  // optional `/` the position after its run
+  const closure = (set: number): number => {
+    let current = set
+    for (;;) {
+      const grown = current | ((current & runs) << 1) | ((current & slashThenRuns) << 2)
+      if (grown === current) return current
+      current = grown
+    }
+  }
+  let alive = closure(1)
+  let steps = 0
+  for (let i = 0; i < input.length; i++) {
+    if (counter !== undefined) steps += popcount(alive)
+    const ch = input.charCodeAt(i)
+    const literals = ch < 128 ? ascii[ch]! : (other.get(ch) ?? 0)
+    let next = (alive & literals) << 1
+    if (ch === slash) next |= (alive & anyRuns) | ((alive & slashThenRuns) << 1)
+    else next |= alive & runs
+    alive = closure(next)
+    if (alive === 0) break
+  }
+  if (counter !== undefined) counter.steps += steps
+  return (alive & accept) !== 0
+}
+
+/** The run on position lists (any pattern length). */
+export const runList = (program: Program, input: string, counter?: StepCounter): boolean => {
   const { kinds, chars, size } = program
   // `mark[p] === generation` when position p is already in the set being built
   const mark = new Int32Array(size + 1).fill(-1)
