@@ -2,7 +2,9 @@
  * Command hooks from the config (`[[hooks.before_tool]]`, `[[hooks.after_tool]]`, docs/policy.md):
  * each matching hook runs as a process (no shell) with the call as JSON on standard input and prints
  * its decision as JSON on standard output; exit status 2 denies with standard error as the reason.
- * Every run is bounded in time and output, and its process (group) is always killed at its end.
+ * Every run is bounded in time and output, and its process group is killed at its end, whatever the
+ * end: what a hook started in the background ends with it (a process that leaves the group with
+ * `setsid` or its own process group escapes; docs/policy.md).
  */
 import { type Config, ToolHook } from "@mcp-resources/protocol"
 import { ToolHooks } from "@mcp-resources/tool-handlers"
@@ -26,13 +28,17 @@ interface RunResult {
   readonly stderr: string
 }
 
+/**
+ * Kills the hook's whole process group, also after the hook itself exited: the group (its id is the
+ * hook's pid) lives on while a process the hook started in the background is in it, and the kernel
+ * does not give that id to another process meanwhile.
+ */
 const killGroup = (child: ChildProcess.ChildProcess): void => {
-  if (child.exitCode !== null || child.signalCode !== null) return
+  if (child.pid === undefined) return
   try {
-    // the hook's whole process group: whatever it started ends with it
-    if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL")
+    process.kill(-child.pid, "SIGKILL")
   } catch {
-    child.kill("SIGKILL")
+    // no process left in the group
   }
 }
 
@@ -68,6 +74,8 @@ const runProcess = (hook: Config.HookCommandConfig, input: string): Effect.Effec
     child.on("error", (error) =>
       finish(Effect.fail(new ToolHooks.HookError({ message: `could not start: ${error.message}` })))
     )
+    // the hook is done: what it left running in its group ends now, so its output pipes close
+    child.on("exit", () => killGroup(child))
     child.stdout!.on("data", (chunk: Buffer) => {
       stdoutBytes += chunk.length
       if (stdoutBytes > maxStdoutBytes) {
@@ -142,6 +150,8 @@ export const fromConfig = (config: Config.HooksConfig | undefined, semaphore: Ef
           callId: call.callId,
           tool: call.name,
           ...(call.server === undefined ? {} : { server: call.server }),
+          caller: call.caller,
+          ...(call.originCallId === undefined ? {} : { originCallId: call.originCallId }),
           arguments: args
         }
         const result = yield* run(hook, input).pipe(
@@ -168,8 +178,9 @@ export const fromConfig = (config: Config.HooksConfig | undefined, semaphore: Ef
         }
         const value = decision.right
         if (value.decision === "deny") {
-          steps.push({ hook: label, decision: "deny", reason: value.reason })
-          return { ...value, steps }
+          const reason = value.reason ?? `${label} denied the call`
+          steps.push({ hook: label, decision: "deny", reason })
+          return { decision: "deny" as const, reason, steps }
         }
         if (value.decision === "rewrite") {
           steps.push({ hook: label, decision: "rewrite", arguments: value.arguments })
@@ -187,7 +198,10 @@ export const fromConfig = (config: Config.HooksConfig | undefined, semaphore: Ef
     Effect.gen(function* () {
       const steps: Array<ToolHook.HookStep> = []
       let current = output
-      let changed = false
+      // redactions alone stay a redaction (applied again to the whole result and to a window's text);
+      // a replacement makes the chain's output the decision
+      const redacted: Array<string> = []
+      let replaced = false
       for (const { hook, index } of matching(config.afterTool, call.name)) {
         const label = `after_tool[${index}]`
         const input: ToolHook.HookInput = {
@@ -195,6 +209,8 @@ export const fromConfig = (config: Config.HooksConfig | undefined, semaphore: Ef
           callId: call.callId,
           tool: call.name,
           ...(call.server === undefined ? {} : { server: call.server }),
+          caller: call.caller,
+          ...(call.originCallId === undefined ? {} : { originCallId: call.originCallId }),
           arguments: call.arguments,
           output: current
         }
@@ -217,22 +233,21 @@ export const fromConfig = (config: Config.HooksConfig | undefined, semaphore: Ef
         }
         const value = decision.right
         if (value.decision === "redact") {
-          const redacted = ToolHooks.redact(current.output, value.redact)
-          steps.push({ hook: label, decision: "redact", redactions: redacted.count })
-          if (redacted.count > 0) {
-            current = { output: redacted.text, success: current.success }
-            changed = true
-          }
+          const applied = ToolHooks.redact(current.output, value.redact)
+          steps.push({ hook: label, decision: "redact", redactions: applied.count })
+          redacted.push(...value.redact)
+          current = { output: applied.text, success: current.success }
         } else if (value.decision === "replace") {
           steps.push({ hook: label, decision: "replace" })
           current = { output: value.output, success: value.success ?? current.success }
-          changed = true
+          replaced = true
         } else {
           steps.push({ hook: label, decision: "pass" })
         }
       }
-      return changed
-        ? { decision: "replace" as const, output: current.output, success: current.success, steps }
+      if (replaced) return { decision: "replace" as const, output: current.output, success: current.success, steps }
+      return redacted.length > 0
+        ? { decision: "redact" as const, redact: redacted, steps }
         : { decision: "pass" as const, steps }
     })
   return {

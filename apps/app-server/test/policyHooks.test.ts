@@ -1,5 +1,5 @@
 /** Command hooks through the app-server with real hook programs (docs/policy.md), and the audit trail. */
-import { readFileSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { readLog, stdioCommand } from "@mcp-resources/fixtures"
@@ -8,6 +8,7 @@ import { Effect } from "effect"
 import fc from "fast-check"
 import {
   type AppServer,
+  errorOf,
   resultOf,
   startInitialized,
   tempDir,
@@ -39,6 +40,18 @@ if(c.arguments&&c.arguments.uri==="file:///repo/old.txt")process.stdout.write(JS
   "crash.mjs": `throw new Error("hook crashed on purpose")`,
   "garbage.mjs": `process.stdout.write("this is not json {")`,
   "flood.mjs": `const b=Buffer.alloc(65536,120);function w(){while(process.stdout.write(b));process.stdout.once("drain",w)}w()`,
+  "gate.mjs": `const fs=require("node:fs"),path=require("node:path");const dir=process.argv[2];let s="";
+process.stdin.on("data",d=>s+=d).on("end",()=>{const c=JSON.parse(s);
+if(c.callId.startsWith("slow")){fs.writeFileSync(path.join(dir,c.callId+".pid"),String(process.pid));const t0=Date.now();
+const w=setInterval(()=>{if(fs.existsSync(path.join(dir,c.callId+".release"))||Date.now()-t0>90000){clearInterval(w);process.stdout.write('{"decision":"allow"}')}},10)}
+else if(c.tool==="list_mcp_resource_templates")process.stdout.write('{"decision":"deny"}');
+else process.stdout.write('{"decision":"allow"}')})`,
+  "background.mjs": `const {spawn}=require("node:child_process");const fs=require("node:fs");
+const idle=["-e","setInterval(()=>{},1000);setTimeout(()=>process.exit(0),120000)"];
+const quiet=spawn(process.execPath,idle,{stdio:"ignore"});
+const holding=spawn(process.execPath,idle,{stdio:["ignore","inherit","inherit"]});
+fs.writeFileSync(process.argv[2],JSON.stringify([quiet.pid,holding.pid]));
+process.stdin.resume();process.stdin.on("end",()=>{process.stdout.write('{"decision":"allow"}');process.exit(0)})`,
   "scripted.mjs": `const o=JSON.parse(require("node:fs").readFileSync(process.argv[2],"utf8"));process.stdin.resume();process.stdin.on("end",()=>{process.stdout.write(o.stdout);process.stderr.write(o.stderr);process.exitCode=o.code})`
 }
 
@@ -279,5 +292,155 @@ describe("command hooks", () => {
         assert.isArray(resultOf(yield* app.request("mcpServer/list", {})).servers)
       }),
     240_000
+  )
+
+  it.scopedLive(
+    "hooks run outside the thread's ordering: calls after a call whose before hook waits are answered first",
+    () =>
+      Effect.gen(function* () {
+        const dir = tempDir()
+        const script = writeScripts(dir)
+        const config = writeConfig(dir, {
+          hooks: {
+            before_tool: [hook(script("gate.mjs"), undefined, { args: [script("gate.mjs"), dir], timeout_sec: 60 })]
+          },
+          mcp_servers: { srv: stdioCommand(srvSpec) }
+        })
+        const app = yield* startInitialized({ config })
+        yield* waitSettled(app)
+        const { threadId } = yield* threadWithTurn(app)
+        const send = (callId: string, name: string, args: unknown) =>
+          app.send("tool/call", { threadId, turnId: "t1", callId, name, arguments: JSON.stringify(args) })
+        const slow = yield* send("slow-1", "read_mcp_resource", { server: "srv", uri: "file:///repo/a.txt" })
+        const fast = yield* Effect.forEach(
+          Array.from({ length: 8 }, (_, i) => i),
+          (i) =>
+            send(
+              `fast-${i}`,
+              i % 2 === 0 ? "mcp__srv__echo" : "list_mcp_resources",
+              i % 2 === 0 ? {} : { server: "srv" }
+            )
+        )
+        // every later call of the thread is answered while the first one's hook still waits
+        for (const id of fast) {
+          const answer = resultOf(yield* app.response(id, "30 seconds"))
+          assert.isTrue(answer.success as boolean, JSON.stringify(answer))
+        }
+        assert.isUndefined(app.messages.find((m) => m.id === slow && m.method === undefined))
+        // the started items are still in arrival order
+        const started = app.notifications("item/started").map((m) => (m.params as { item: { id: string } }).item.id)
+        assert.deepStrictEqual(started, ["slow-1", ...fast.map((_, i) => `fast-${i}`)])
+        writeFileSync(join(dir, "slow-1.release"), "")
+        const released = resultOf(yield* app.response(slow, "60 seconds"))
+        assert.isTrue(released.success as boolean)
+        assert.include(released.output as string, "token hunter2 here")
+        // a deny without a reason is a deny, with a reason naming the hook
+        const quiet = resultOf(
+          yield* app.request("tool/call", {
+            threadId,
+            turnId: "t1",
+            callId: "quiet",
+            name: "list_mcp_resource_templates",
+            arguments: "{}"
+          })
+        )
+        assert.deepStrictEqual(quiet, {
+          callId: "quiet",
+          output: Messages.policy.hookDenied("before_tool[0] denied the call"),
+          success: false
+        })
+      }),
+    180_000
+  )
+
+  it.scopedLive(
+    "a call cancelled while its before hook runs: -32800, its started item and a failed cancelled completion, the hook ended",
+    () =>
+      Effect.gen(function* () {
+        const dir = tempDir()
+        const script = writeScripts(dir)
+        const config = writeConfig(dir, {
+          hooks: {
+            before_tool: [hook(script("gate.mjs"), undefined, { args: [script("gate.mjs"), dir], timeout_sec: 60 })]
+          },
+          mcp_servers: { srv: stdioCommand(srvSpec) }
+        })
+        const app = yield* startInitialized({ config })
+        yield* waitSettled(app)
+        const { threadId } = yield* threadWithTurn(app)
+        const id = yield* app.send("tool/call", {
+          threadId,
+          turnId: "t1",
+          callId: "slow-cancel",
+          name: "mcp__srv__echo",
+          arguments: "{}"
+        })
+        const isItem = (method: string) => (m: { method?: unknown; params?: unknown }) =>
+          m.method === method && (m.params as { item: { id: string } }).item.id === "slow-cancel"
+        yield* app.waitFor(isItem("item/started"), "30 seconds", "the started item")
+        // the hook is running (it wrote its pid), then the call is cancelled
+        const pidFile = join(dir, "slow-cancel.pid")
+        for (let i = 0; i < 500 && !existsSync(pidFile); i++) yield* Effect.sleep("20 millis")
+        const pid = Number(readFileSync(pidFile, "utf8"))
+        yield* app.notify("$/cancelRequest", { id })
+        assert.deepStrictEqual(errorOf(yield* app.response(id, "30 seconds")), {
+          code: -32800,
+          message: "Request cancelled"
+        })
+        const completed = yield* app.waitFor(isItem("item/completed"), "30 seconds", "the completed item")
+        const item = (completed.params as { item: Record<string, unknown> }).item
+        assert.deepStrictEqual([item.status, item.result, item.error], ["failed", null, { message: "cancelled" }])
+        assert.strictEqual(app.notifications("item/completed").filter(isItem("item/completed")).length, 1)
+        for (let i = 0; i < 100 && isAlive(pid); i++) yield* Effect.sleep("20 millis")
+        assert.isFalse(isAlive(pid), "the hook process was killed")
+        // the items are in the thread's history: the call id is taken
+        assert.deepStrictEqual(
+          errorOf(
+            yield* app.request("tool/call", {
+              threadId,
+              turnId: "t1",
+              callId: "slow-cancel",
+              name: "mcp__srv__echo",
+              arguments: "{}"
+            })
+          ),
+          { code: -32600, message: "duplicate callId: slow-cancel" }
+        )
+      }),
+    180_000
+  )
+
+  it.scopedLive(
+    "what a hook starts in the background ends with its run, also when it holds the hook's output open",
+    () =>
+      Effect.gen(function* () {
+        const dir = tempDir()
+        const script = writeScripts(dir)
+        const pidFile = join(dir, "background.json")
+        const config = writeConfig(dir, {
+          hooks: {
+            before_tool: [
+              hook(script("background.mjs"), "^list_mcp_resources$", {
+                args: [script("background.mjs"), pidFile],
+                timeout_sec: 30
+              })
+            ]
+          },
+          mcp_servers: { srv: stdioCommand(srvSpec) }
+        })
+        const app = yield* startInitialized({ config })
+        yield* waitSettled(app)
+        const { threadId } = yield* threadWithTurn(app)
+        const listed = yield* caller(app, threadId)("b1", "list_mcp_resources", { server: "srv" })
+        // the hook's decision counts: a process holding its output does not turn the run into a time-out
+        assert.isTrue(listed.success as boolean, JSON.stringify(listed))
+        const pids = JSON.parse(readFileSync(pidFile, "utf8")) as Array<number>
+        assert.strictEqual(pids.length, 2)
+        for (const pid of pids) {
+          for (let i = 0; i < 100 && isAlive(pid); i++) yield* Effect.sleep("20 millis")
+          assert.isFalse(isAlive(pid), `background process ${pid} was killed with the hook's group`)
+        }
+      }),
+    120_000
   )
 })

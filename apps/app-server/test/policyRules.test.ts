@@ -1,7 +1,17 @@
 /** Resource rules through the app-server (docs/policy.md): model tools, direct reads and widget reads refused alike. */
+import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { readLog, stdioCommand, widgetAppsSpec, widgetUri } from "@mcp-resources/fixtures"
+import {
+  fileTreeReads,
+  fileTreeStdioCommand,
+  priceWidgetUri,
+  readLog,
+  shopWidgetSpec,
+  stdioCommand,
+  widgetAppsSpec,
+  widgetUri
+} from "@mcp-resources/fixtures"
 import { Messages } from "@mcp-resources/protocol"
 import { Effect } from "effect"
 import {
@@ -107,5 +117,95 @@ describe("resource rules in the app-server", () => {
         )
         assert.deepStrictEqual(reads(appsLog), [])
       })
+  )
+})
+
+describe("resource rules against a server that normalizes URIs", () => {
+  it.scopedLive(
+    "other spellings of a denied URI are refused by the model tool, direct and threadless reads and widget reads; the URI echoed is the one asked",
+    () =>
+      Effect.gen(function* () {
+        const dir = tempDir()
+        const root = join(dir, "tree")
+        mkdirSync(join(root, "repo", "secrets"), { recursive: true })
+        writeFileSync(join(root, "repo", ".env"), "ENV-MARKER-5e1d")
+        writeFileSync(join(root, "repo", "secrets", "key"), "KEY-MARKER-0b7c")
+        writeFileSync(join(root, "repo", "a.txt"), "A-TEXT")
+        const fsLog = join(dir, "fs.log")
+        const shopLog = join(dir, "shop.log")
+        const config = writeConfig(dir, {
+          resources: { deny: ["file:///repo/.env", "file:///repo/secrets/**"] },
+          mcp_servers: {
+            fs: fileTreeStdioCommand({ root, log: fsLog }),
+            shop: { ...stdioCommand(shopWidgetSpec(), { logFile: shopLog }), resources: { deny: [priceWidgetUri] } }
+          }
+        })
+        const app = yield* startInitialized({ config })
+        yield* waitSettled(app)
+        const { threadId } = yield* threadWithTurn(app)
+        const attacks = [
+          "FILE:///repo/.env",
+          "file:///repo/%2Eenv",
+          "file:///repo/./.env",
+          "file:///repo//.env",
+          "file:///repo/x/../.env",
+          "file:///repo/.env/",
+          "file:///repo/%73ecrets/key",
+          "file:///repo/secrets%2Fkey"
+        ]
+        for (const [i, uri] of attacks.entries()) {
+          const called = resultOf(
+            yield* app.request("tool/call", {
+              threadId,
+              turnId: "t1",
+              callId: `n${i}`,
+              name: "read_mcp_resource",
+              arguments: JSON.stringify({ server: "fs", uri })
+            })
+          )
+          assert.isFalse(called.success as boolean, uri)
+          assert.include(called.output as string, `access to ${uri} is denied by host policy`)
+          for (const params of [
+            { server: "fs", uri },
+            { threadId, server: "fs", uri }
+          ]) {
+            const refused = errorOf(yield* app.request("mcp/resource/read", params))
+            assert.strictEqual(refused.code, -32603)
+            assert.include(refused.message, `access to ${uri} is denied by host policy`)
+          }
+        }
+        assert.strictEqual(
+          errorOf(yield* app.request("mcp/resource/read", { server: "fs", uri: "file:///repo/secrets%2Fkey" })).message,
+          Messages.policy.readUnjudgeable("file:///repo/secrets%2Fkey", 'an encoded "/" (%2F) in its path')
+        )
+        // an allowed file in another spelling is read, sent and echoed as asked
+        assert.deepStrictEqual(
+          resultOf(yield* app.request("mcp/resource/read", { server: "fs", uri: "FILE:///repo/%61.txt" })),
+          { contents: [{ uri: "FILE:///repo/%61.txt", mimeType: "text/plain", text: "A-TEXT" }], originCallId: null }
+        )
+        assert.deepStrictEqual(
+          fileTreeReads(fsLog).map((r) => r.uri),
+          ["FILE:///repo/%61.txt"]
+        )
+        // a widget's resource read: another spelling of the denied ui:// resource is refused before any request
+        yield* app.request("tool/call", {
+          threadId,
+          turnId: "t1",
+          callId: "cart-call",
+          name: "mcp__shop__show_cart",
+          arguments: "{}"
+        })
+        const respelled = "ui://shop/%70rice.html"
+        assert.deepStrictEqual(
+          errorOf(yield* app.request("mcp/widget/readResource", { threadId, callId: "cart-call", uri: respelled })),
+          { code: -32603, message: Messages.policy.readDenied(respelled) }
+        )
+        assert.deepStrictEqual(
+          readLog(shopLog).filter((r) => r.method === "resources/read"),
+          []
+        )
+        assert.notInclude(JSON.stringify(app.messages), "MARKER")
+      }),
+    120_000
   )
 })

@@ -64,6 +64,9 @@ export const messages = {
   /** `-32600` from `mcp/widget/callTool` for a tool whose visibility excludes `app`. */
   widgetToolNotForApps: (name: string) =>
     `tool ${name} is not available to widgets: its _meta.ui.visibility does not include "app"`,
+  /** `-32600` from `mcp/widget/callTool` for an apps-server tool the app policy disables (as for the model). */
+  widgetToolDisabled: (name: string) =>
+    `tool ${name} is disabled by the app policy ([apps.connectors] enabled = false)`,
   /** The error message of a cancelled `tool/call` item. */
   callCancelled: "cancelled",
   /** `-32600` from `mcp/resource/subscribe` and `mcp/resource/unsubscribe` on a thread of the codex tool profile. */

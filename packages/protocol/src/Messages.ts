@@ -90,6 +90,12 @@ export const toolFailure = {
 export const policy = {
   /** A read of a URI the resource rules deny: refused before any request, whether or not it exists. */
   readDenied: (uri: string) => `resources/read failed: access to ${uri} is denied by host policy`,
+  /**
+   * A read, while resource rules apply to the server, of a URI the rules cannot judge (its meaning
+   * depends on how the server reads it): refused before any request; `what` says what in it.
+   */
+  readUnjudgeable: (uri: string, what: string) =>
+    `resources/read failed: access to ${uri} is denied by host policy: the resource rules cannot judge a URI with ${what}`,
   /** A `before_tool` hook denied the call; the reason is the hook's. */
   hookDenied: (reason: string) => `denied by host policy: ${reason}`,
   /** A `before_tool` hook failed: the call is refused (fail closed). */

@@ -2,13 +2,22 @@
  * Host resource rules (docs/policy.md): which resource URIs of which server the model, the direct
  * read and the call-scoped widget read may see. One matcher for every reader.
  *
- * A pattern matches the URI string exactly as given: case-sensitive, nothing decoded. `*` matches
- * within one path segment (no `/`), `**` across segments (anything). A URI template expression in a
- * pattern matches what it can expand to: `{var}`, `{.var}`, `{;var}`, `{?var}`, `{&var}` within one
- * segment, `{/var}` a run of `/`-led segments, `{+var}` and `{#var}` anything. Deny wins over allow;
- * without an allow list everything not denied is allowed.
+ * `*` matches within one path segment (no `/`), `**` across segments (anything). A URI template
+ * expression in a pattern matches what it can expand to: `{var}`, `{.var}`, `{;var}`, `{?var}`,
+ * `{&var}` within one segment, `{/var}` a run of `/`-led segments, `{+var}` and `{#var}` anything.
+ * Deny wins over allow; without an allow list everything not denied is allowed.
+ *
+ * A decision judges the URI in its normalized form (RFC 3986 section 6: scheme and host case,
+ * percent-encodings, dot segments; see `internal/uriNormal.ts`), so that no other spelling of a denied
+ * URI reaches it through a server that normalizes; a URI whose meaning depends on how the server reads
+ * it (an encoded `/`, an empty segment, a `..` above the root …) is refused and the refusal says why.
+ * A deny pattern also applies to the URI without its query, fragment or trailing `/`. Matching runs
+ * without backtracking: at most (URI length) × (pattern length) steps.
  */
 import type { Config } from "./Config.js"
+import * as UriNormal from "./internal/uriNormal.js"
+import * as UriPattern from "./internal/uriPattern.js"
+import * as Messages from "./Messages.js"
 
 /** One rule set: `allow` absent means every URI not denied is allowed. */
 export interface Rules {
@@ -29,71 +38,75 @@ export type Decision =
       readonly allowed: false
       /** The deny pattern that matched, or absent when the URI matched no allow pattern. */
       readonly rule?: { readonly list: "deny"; readonly pattern: string }
+      /** Set when the URI was refused unjudged: what in it the rules cannot judge. */
+      readonly unjudgeable?: string
     }
 
-const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+/** A compiled pattern. */
+export type Pattern = UriPattern.Program
 
-/** The regular expression source of one template expression `{…}` (without the braces). */
-const expressionSource = (body: string): string => {
-  const operator = body[0]
-  if (operator === "+" || operator === "#") return "[\\s\\S]*"
-  if (operator === "/") return "(?:/[^/]*)*"
-  return "[^/]*"
+/** The pattern as written, for matching a string as given (no normalization). */
+export const compile = (pattern: string): Pattern => UriPattern.compile(pattern)
+
+/** The pattern in the form decisions use: scheme and host in lower case, its literal text normalized like a URI's. */
+export const compileNormalized = (pattern: string): Pattern =>
+  UriPattern.compilePieces(
+    UriPattern.pieces(UriNormal.patternPrefix(pattern)).map((piece) =>
+      piece._tag === "text" ? { _tag: "text", text: UriNormal.percent(piece.text, false, true) } : piece
+    )
+  )
+
+/** True when `pattern` matches the whole string `uri` as given (case-sensitive, nothing decoded). */
+export const matches = (pattern: string, uri: string): boolean => UriPattern.run(compile(pattern), uri)
+
+/** The steps a match of `uri` against `pattern` takes (at most the URI's length times the pattern's). */
+export const matchSteps = (pattern: string, uri: string): number => {
+  const counter = { steps: 0 }
+  UriPattern.run(compile(pattern), uri, counter)
+  return counter.steps
 }
 
-const compiled = new Map<string, RegExp>()
+/** The form of a URI that decisions judge, or what in it the rules cannot judge. */
+export const normalize = (uri: string): UriNormal.Normalized => UriNormal.normalize(uri)
 
-/** The anchored regular expression of a pattern (cached: configs repeat the same few patterns). */
-export const compile = (pattern: string): RegExp => {
-  const cached = compiled.get(pattern)
-  if (cached !== undefined) return cached
-  let source = ""
-  let i = 0
-  while (i < pattern.length) {
-    const c = pattern[i]!
-    if (c === "*") {
-      if (pattern[i + 1] === "*") {
-        source += "[\\s\\S]*"
-        i += 2
-      } else {
-        source += "[^/]*"
-        i += 1
-      }
-    } else if (c === "{") {
-      const end = pattern.indexOf("}", i + 1)
-      if (end === -1) {
-        source += escapeRegExp(pattern.slice(i))
-        break
-      }
-      source += expressionSource(pattern.slice(i + 1, end))
-      i = end + 1
-    } else {
-      const next = pattern.slice(i).search(/[*{]/)
-      const literal = next === -1 ? pattern.slice(i) : pattern.slice(i, i + next)
-      source += escapeRegExp(literal)
-      i += literal.length
+/** Decides URIs under one rule set, its patterns compiled once. */
+export interface Matcher {
+  /** The decision for a URI (normalized first; refused unjudged when it cannot be normalized). */
+  readonly decide: (uri: string) => Decision
+  /** The decision for a URI template's text taken as a URI (as written when it cannot be normalized). */
+  readonly decideTemplate: (uriTemplate: string) => Decision
+}
+
+/** The matcher of a rule set. */
+export const matcher = (rules: Rules): Matcher => {
+  const deny = rules.deny.map((pattern) => ({ pattern, program: compileNormalized(pattern) }))
+  const allow = rules.allow?.map((pattern) => ({ pattern, program: compileNormalized(pattern) }))
+  const judge = (uri: string): Decision => {
+    const forms = UriNormal.denyForms(uri)
+    for (const { pattern, program } of deny) {
+      for (const form of forms)
+        if (UriPattern.run(program, form)) return { allowed: false, rule: { list: "deny", pattern } }
+    }
+    if (allow === undefined) return { allowed: true }
+    for (const { pattern, program } of allow) {
+      if (UriPattern.run(program, uri)) return { allowed: true, rule: { list: "allow", pattern } }
+    }
+    return { allowed: false }
+  }
+  return {
+    decide: (uri) => {
+      const normalized = UriNormal.normalize(uri)
+      return normalized._tag === "judged" ? judge(normalized.uri) : { allowed: false, unjudgeable: normalized.what }
+    },
+    decideTemplate: (uriTemplate) => {
+      const normalized = UriNormal.normalize(uriTemplate)
+      return judge(normalized._tag === "judged" ? normalized.uri : uriTemplate)
     }
   }
-  const regExp = new RegExp(`^${source}$`, "u")
-  if (compiled.size > 4096) compiled.clear()
-  compiled.set(pattern, regExp)
-  return regExp
 }
-
-/** True when `pattern` matches the whole URI string. */
-export const matches = (pattern: string, uri: string): boolean => compile(pattern).test(uri)
 
 /** The decision of `rules` for `uri`: deny first, then the allow list (absent: allowed). */
-export const decide = (rules: Rules, uri: string): Decision => {
-  for (const pattern of rules.deny) {
-    if (matches(pattern, uri)) return { allowed: false, rule: { list: "deny", pattern } }
-  }
-  if (rules.allow === undefined) return { allowed: true }
-  for (const pattern of rules.allow) {
-    if (matches(pattern, uri)) return { allowed: true, rule: { list: "allow", pattern } }
-  }
-  return { allowed: false }
-}
+export const decide = (rules: Rules, uri: string): Decision => matcher(rules).decide(uri)
 
 /** True when `rules` allow `uri`. */
 export const isAllowed = (rules: Rules, uri: string): boolean => decide(rules, uri).allowed
@@ -102,7 +115,14 @@ export const isAllowed = (rules: Rules, uri: string): boolean => decide(rules, u
  * A listed template is hidden when its text, taken as a URI, is denied (every expansion of
  * `file:///home/{user}` is under `file:///home/**`); its expansions are still checked when read.
  */
-export const isTemplateListed = (rules: Rules, uriTemplate: string): boolean => isAllowed(rules, uriTemplate)
+export const isTemplateListed = (rules: Rules, uriTemplate: string): boolean =>
+  matcher(rules).decideTemplate(uriTemplate).allowed
+
+/** The message of a refused read of `uri`: denied by the rules, or not judged (saying why). */
+export const refusal = (uri: string, decision: Decision): string =>
+  !decision.allowed && decision.unjudgeable !== undefined
+    ? Messages.policy.readUnjudgeable(uri, decision.unjudgeable)
+    : Messages.policy.readDenied(uri)
 
 /**
  * The effective rules of one server: the deny lists of `[resources]`, the server's table and the

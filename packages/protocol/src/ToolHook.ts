@@ -14,6 +14,10 @@ export const HookInput = Schema.Struct({
   tool: Schema.String,
   /** The MCP server the call is about, when known (absent for a list of every server). */
   server: opt(Schema.String),
+  /** Who made the call: the model (`tool/call`) or a widget (`mcp/widget/callTool`). */
+  caller: Schema.Literal("model", "widget"),
+  /** A widget's call: the model's call whose widget made it. */
+  originCallId: opt(Schema.String),
   /** The parsed arguments (after earlier rewrites), `null` without any, or the raw text when not JSON. */
   arguments: Schema.Unknown,
   /** `after_tool` only: the model-facing output so far. */
@@ -25,7 +29,7 @@ export type HookInput = typeof HookInput.Type
 /** `before_tool`: go on, refuse with a reason (the model's output), or go on with other arguments. */
 export const BeforeToolDecision = Schema.Union(
   Schema.Struct({ decision: Schema.Literal("allow") }),
-  Schema.Struct({ decision: Schema.Literal("deny"), reason: Schema.String }),
+  Schema.Struct({ decision: Schema.Literal("deny"), reason: opt(Schema.String) }),
   Schema.Struct({
     decision: Schema.Literal("rewrite"),
     arguments: Schema.Record({ key: Schema.String, value: Schema.Unknown })
@@ -33,7 +37,7 @@ export const BeforeToolDecision = Schema.Union(
 ).annotations({
   identifier: "BeforeToolDecision",
   description:
-    "The decision a before_tool hook prints on standard output (empty output with exit status 0 is allow; exit status 2 is deny with standard error as the reason)."
+    "The decision a before_tool hook prints on standard output (empty output with exit status 0 is allow; exit status 2 is deny with standard error as the reason; a deny without a reason is given one naming the hook)."
 })
 /** A `before_tool` decision. */
 export type BeforeToolDecision = typeof BeforeToolDecision.Type
@@ -72,16 +76,22 @@ export type HookStep = typeof HookStep.Type
 export const RuleStep = Schema.Struct({
   uri: Schema.String,
   allowed: Schema.Boolean,
-  /** The pattern that decided (absent: no allow pattern matched). */
-  pattern: opt(Schema.String)
+  /** The pattern that decided (absent: no allow pattern matched, or the URI was not judged). */
+  pattern: opt(Schema.String),
+  /** A URI refused unjudged: what in it the rules cannot judge (an encoded `/`, an empty segment …). */
+  unjudgeable: opt(Schema.String)
 })
 
 /** The decision path of one model tool call: rules, hooks, and whether a server request was made. */
 export const ToolAudit = Schema.Struct({
   callId: Schema.String,
-  /** The function name the model called. */
+  /** The function name the model called (for a widget's call: the name the model knows the tool by). */
   tool: Schema.String,
   server: opt(Schema.String),
+  /** `widget` for a call a widget made (its `callId` is the item's id); absent for the model's calls. */
+  caller: opt(Schema.Literal("widget")),
+  /** A widget's call: the model's call whose widget made it. */
+  originCallId: opt(Schema.String),
   /** Read decisions of the resource rules. */
   rules: Schema.Array(RuleStep),
   /** Listed entries the rules hid. */

@@ -16,6 +16,7 @@ import * as Rules from "./internal/rules.js"
 import { escapeBidi, escapeBidiJson } from "./internal/extended/hygiene.js"
 import * as Templates from "./internal/extended/templates.js"
 import * as Window from "./internal/extended/window.js"
+import * as ToolHooks from "./ToolHooks.js"
 import * as ToolSpecs from "./ToolSpecs.js"
 import * as Truncation from "./Truncation.js"
 import type { ToolCall, ToolContext, ToolOutput } from "./ToolHandlers.js"
@@ -375,6 +376,16 @@ const policyOptions = (ctx: ToolContext): ContentPolicy.Options => ({
 interface Rendered {
   readonly text: string
   readonly images: ReadonlyArray<ContentPolicy.ImagePart & { readonly uri?: string }>
+  /** True when the text is a window of a longer one. */
+  readonly windowed?: boolean
+}
+
+/** How a read is rendered besides its window: strings to redact first, or the whole text whatever its size. */
+export interface RenderOptions {
+  /** Replaced by `[redacted]` in the text before the window is cut (so the window's bytes are those of the redacted text). */
+  readonly redact?: ReadonlyArray<string>
+  /** The whole text in one piece, without a window, whatever the budget. */
+  readonly whole?: boolean
 }
 
 const label = (uri: string, mimeType: string | undefined): string =>
@@ -425,14 +436,22 @@ export const renderRead = (
   server: string,
   uri: string,
   result: Mcp.ReadResourceResult,
-  args: { readonly offset?: number; readonly length?: number }
+  args: { readonly offset?: number; readonly length?: number },
+  render: RenderOptions = {}
 ): Either.Either<Rendered, string> => {
   const options = policyOptions(ctx)
+  const strings = render.redact ?? []
+  const hide = (text: string): string => (strings.length === 0 ? text : ToolHooks.redact(text, strings).text)
   const parts: Array<ContentPolicy.Part> = []
   for (let i = 0; i < result.contents.length; i++) {
     const part = ContentPolicy.contentsPart(result.contents[i]!, options)
     if (Either.isLeft(part)) return Either.left(`invalid resources/read result at contents.${i}.blob: ${part.left}`)
-    parts.push(part.right)
+    const value = part.right
+    parts.push(
+      value._tag === "text" && strings.length > 0
+        ? { ...ContentPolicy.textPart({}, hide(value.text)), decoded: value.decoded }
+        : value
+    )
   }
   const segments: Array<Window.Segment> = []
   let start = 0
@@ -449,15 +468,17 @@ export const renderRead = (
   if (offset > total) return Either.left(messages.offsetPastEnd(offset, total))
   const length = Math.min(args.length ?? Number.POSITIVE_INFINITY, windowCap(budget))
   const count = result.contents.length
-  const header = `[resource ${escapeBidi(uri)} of MCP server ${escapeBidi(server)}: ${count} ${count === 1 ? "content" : "contents"}, ${total} bytes of text]`
+  const header = hide(
+    `[resource ${escapeBidi(uri)} of MCP server ${escapeBidi(server)}: ${count} ${count === 1 ? "content" : "contents"}, ${total} bytes of text]`
+  )
 
-  const render = (window: Window.Window | undefined): Rendered => {
+  const renderWindow = (window: Window.Window | undefined): Rendered => {
     const lines: Array<string> = [header]
     const images: Array<ContentPolicy.ImagePart & { uri?: string }> = []
     const showOthers = window === undefined || window.start === 0
     parts.forEach((part, index) => {
       const item = result.contents[index]!
-      const name = `[contents[${index}] ${label(item.uri, item.mimeType)}: `
+      const name = hide(`[contents[${index}] ${label(item.uri, item.mimeType)}: `)
       if (part._tag === "text") {
         const size = part.bytes().length
         const kind = part.decoded ? "text decoded from a blob" : "text"
@@ -487,14 +508,17 @@ export const renderRead = (
           : messages.windowNote(window.start, window.end, window.total)
       )
     }
-    return { text: lines.join("\n"), images }
+    return window === undefined
+      ? { text: lines.join("\n"), images }
+      : { text: lines.join("\n"), images, windowed: true }
   }
 
+  if (render.whole === true) return Either.right(renderWindow(undefined))
   if (!asked && total <= budget) {
-    const whole = render(undefined)
+    const whole = renderWindow(undefined)
     if (Truncation.byteLength(whole.text) <= budget) return Either.right(whole)
   }
-  return Either.right(render(Window.windowOf(segments, offset, length)))
+  return Either.right(renderWindow(Window.windowOf(segments, offset, length)))
 }
 
 const readFailure = (server: string, uri: string, error: Errors.ResourceFailure): Lifecycle.Outcome =>
@@ -523,12 +547,29 @@ export const callReadTool = (
       Lifecycle.failure
     )
   }
-  const success = (uri: string) => (result: Parameters<typeof renderRead>[3]) => {
-    const rendered = renderRead(ctx, server, uri, result, args)
-    return Either.isLeft(rendered)
-      ? Lifecycle.failure(rendered.left)
-      : renderedOutcome(rendered.right.text, rendered.right.images, false)
+  const outcomeOf = (
+    uri: string,
+    result: Parameters<typeof renderRead>[3],
+    render: RenderOptions = {}
+  ): Lifecycle.Outcome => {
+    const rendered = renderRead(ctx, server, uri, result, args, render)
+    if (Either.isLeft(rendered)) return Lifecycle.failure(rendered.left)
+    const outcome = renderedOutcome(rendered.right.text, rendered.right.images, false)
+    // a window: an after hook judges the whole text, and the window is cut again from what it leaves
+    return rendered.right.windowed !== true || render.redact !== undefined
+      ? outcome
+      : {
+          ...outcome,
+          windowed: {
+            whole: () => {
+              const whole = renderRead(ctx, server, uri, result, args, { whole: true })
+              return Either.isRight(whole) ? whole.right.text : outcome.output
+            },
+            cut: (redact) => outcomeOf(uri, result, { redact })
+          }
+        }
   }
+  const success = (uri: string) => (result: Parameters<typeof renderRead>[3]) => outcomeOf(uri, result)
   // a successful read tells the host's watch (resource changes), before the completed item
   const watched = (uri: string) => (result: Parameters<typeof renderRead>[3]) => {
     const outcome = success(uri)(result)
@@ -538,22 +579,20 @@ export const callReadTool = (
       : Effect.as(watch.track({ server, uri, callId: call.callId }), outcome)
   }
   // host policy first: a denied URI (given, or expanded from a template) is refused before any request
-  const read = (uri: string): Effect.Effect<Lifecycle.Outcome> =>
-    Rules.deniedRead(ctx, server, uri) !== undefined
-      ? Effect.succeed(Lifecycle.failure(escapeBidi(Messages.policy.readDenied(uri))))
+  const read = (uri: string): Effect.Effect<Lifecycle.Outcome> => {
+    const refused = Rules.refusedRead(ctx, server, uri)
+    return refused !== undefined
+      ? Effect.succeed(Lifecycle.failure(escapeBidi(refused)))
       : Rules.requested(ctx, ctx.set.readResource(server, uri, undefined, { defaultTtlMs: defaultWindowTtlMs })).pipe(
           Effect.flatMap(watched(uri)),
           Effect.catchAll((error) => Effect.succeed(readFailure(server, uri, error)))
         )
+  }
   if (args._tag === "uri") {
     const uri = args.uri
-    if (Rules.deniedRead(ctx, server, uri) !== undefined) {
-      return Lifecycle.runWith(
-        invocation,
-        Effect.fail(escapeBidi(Messages.policy.readDenied(uri))),
-        Lifecycle.failure,
-        Lifecycle.failure
-      )
+    const refused = Rules.refusedRead(ctx, server, uri)
+    if (refused !== undefined) {
+      return Lifecycle.runWith(invocation, Effect.fail(escapeBidi(refused)), Lifecycle.failure, Lifecycle.failure)
     }
     const request = Rules.requested(
       ctx,

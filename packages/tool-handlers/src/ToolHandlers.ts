@@ -8,7 +8,6 @@ import {
   type Config,
   Messages,
   type Mcp,
-  ResourcePolicy,
   ToolPayload,
   type Truncation as ProtocolTruncation
 } from "@mcp-resources/protocol"
@@ -210,11 +209,11 @@ const listOperation = (
         ctx,
         kind === "resources"
           ? Effect.map(ctx.set.listAllResources(include), (result) => {
-              const filtered = Rules.filterAggregate(ctx, result, (r) => r.uri, ResourcePolicy.isAllowed)
+              const filtered = Rules.filterAggregate(ctx, result, (r) => r.uri, Rules.resourceListed)
               return [hiddenCount(Payloads.aggregateResources(filtered.result), filtered.hidden)]
             })
           : Effect.map(allTemplates(ctx, include), (result) => {
-              const filtered = Rules.filterAggregate(ctx, result, (t) => t.uriTemplate, ResourcePolicy.isTemplateListed)
+              const filtered = Rules.filterAggregate(ctx, result, (t) => t.uriTemplate, Rules.templateListed)
               return [hiddenCount(Payloads.aggregateResourceTemplates(filtered.result), filtered.hidden)]
             })
       )
@@ -283,9 +282,8 @@ const callReadTool = (ctx: ToolContext, call: ToolCall) => {
       Lifecycle.failure
     )
   }
-  if (Rules.deniedRead(ctx, server, uri) !== undefined) {
-    return Lifecycle.runWith(invocation, Effect.fail(Messages.policy.readDenied(uri)), absurd, Lifecycle.failure)
-  }
+  const refused = Rules.refusedRead(ctx, server, uri)
+  if (refused !== undefined) return Lifecycle.runWith(invocation, Effect.fail(refused), absurd, Lifecycle.failure)
   // one match turns the read into the outcome (no map, mapError, catchAll steps)
   return Lifecycle.runWith(
     invocation,
@@ -358,7 +356,7 @@ export const callTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<ToolOu
     if (!Policy.hasHooks(hooks) && !Rules.active(ctx)) return dispatch(ctx, call)
     if (ToolSpecs.resourceToolNames.includes(call.name)) {
       if (!ctx.set.hasServers()) return dispatch(ctx, call)
-      const target = Policy.resourceTarget(ctx, call, defaultAggregateServerLabel)
+      const target = Policy.resourceTarget(call)
       return Policy.run(ctx, call, target, hooks, audit, dispatch)
     }
     if (!call.name.startsWith("mcp__")) return dispatch(ctx, call)

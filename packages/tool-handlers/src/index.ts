@@ -1,4 +1,4 @@
-/** @mcp-resources/tool-handlers: the model's resource tools, MCP tool calls, lifecycle items and truncation. */
+/** @mcp-resources/tool-handlers: the model's resource tools, MCP tool calls (also widgets'), lifecycle items, host policy and truncation. */
 export * as Arguments from "./Arguments.js"
 export * as ContentPolicy from "./ContentPolicy.js"
 export * as Extended from "./Extended.js"
@@ -11,3 +11,4 @@ export * as ToolHandlers from "./ToolHandlers.js"
 export * as ToolHooks from "./ToolHooks.js"
 export * as ToolSpecs from "./ToolSpecs.js"
 export * as Truncation from "./Truncation.js"
+export * as WidgetCalls from "./WidgetCalls.js"

@@ -1,10 +1,16 @@
 /** Host resource rules (docs/policy.md): the matcher, and the model tools over real in-memory fixture servers. */
-import { assert, describe, it } from "@effect/vitest"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { fileTreePath, fileTreeReads, fileTreeStdioCommand } from "@mcp-resources/fixtures"
 import { Config, Messages, ResourcePolicy } from "@mcp-resources/protocol"
-import { Effect, Either } from "effect"
+import { McpTransport, ResourceClient, type ServerEntry } from "@mcp-resources/resource-client"
+import { Context, Effect, Either, Layer } from "effect"
 import fc from "fast-check"
 import { LifecycleSink, ToolHandlers } from "../src/index.js"
 import { harness } from "./utils/harness.js"
+import { entryDefaults } from "./ServerMatrix.js"
 
 const rules = (deny: ReadonlyArray<string>, allow?: ReadonlyArray<string>): ResourcePolicy.Rules =>
   allow === undefined ? { deny } : { allow, deny }
@@ -250,4 +256,169 @@ describe("resource rules in the model tools", () => {
       assert.strictEqual(outside.output, Messages.policy.readDenied("file:///home/ann/notes"))
     })
   )
+})
+
+/**
+ * Against a server that normalizes URIs (the file-tree fixture over stdio: WHATWG URL, every
+ * percent-encoding decoded, `path.resolve`): no other spelling of a denied URI reads it, through the
+ * codex and extended read tools and templates; the URI sent and echoed is the one asked for.
+ */
+const denied = { env: "/repo/.env", key: "/repo/secrets/key" } as const
+const treeFiles: Readonly<Record<string, string>> = {
+  "/repo/.env": "ENV-MARKER-7f3a",
+  "/repo/secrets/key": "KEY-MARKER-91c2",
+  "/repo/a.txt": "A-TEXT"
+}
+const treeRules: Partial<Config.Config> = { resources: { deny: ["file:///repo/.env", "file:///repo/secrets/**"] } }
+
+class Tree extends Context.Tag("test/FileTree")<
+  Tree,
+  { readonly ctx: ToolHandlers.ToolContext; readonly log: string }
+>() {}
+
+const treeLayer = Layer.scoped(
+  Tree,
+  Effect.gen(function* () {
+    const root = mkdtempSync(join(tmpdir(), "file-tree-"))
+    yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(root, { recursive: true, force: true })))
+    for (const [path, text] of Object.entries(treeFiles)) {
+      mkdirSync(dirname(join(root, path)), { recursive: true })
+      writeFileSync(join(root, path), text)
+    }
+    const log = join(root, "..", `${root.split("/").pop()}.log`)
+    yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(log, { force: true })))
+    const command = fileTreeStdioCommand({ root, log })
+    const config: Config.Config = { ...Config.empty, ...treeRules }
+    const entry: ServerEntry.ServerEntry = {
+      name: "fs",
+      transport: { _tag: "stdio", command: command.command, args: command.args, env: {} },
+      ...entryDefaults
+    }
+    const client = yield* ResourceClient.make({ config, servers: [entry] }).pipe(Effect.provide(McpTransport.layer))
+    const set = yield* client.acquire
+    yield* set.awaitAllSettled
+    return { ctx: { set, config, orchestratorMcpEnabled: true, truncation: config.truncation }, log }
+  })
+)
+
+/** Spellings of a path's `file:` URI that a normalizing server reads as that path. */
+const spelling = (path: string) => {
+  const segments = path.slice(1).split("/")
+  const char = (c: string) =>
+    fc.constantFrom(
+      c,
+      `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+      `%${c.charCodeAt(0).toString(16).toLowerCase()}`
+    )
+  const word = (s: string) => fc.tuple(...[...s].map(char)).map((cs) => cs.join(""))
+  const noise = fc.constantFrom("", "", "./", "x/../", "%2E/", "%2e%2E/../x/", "/")
+  const separator = fc.constantFrom("/", "/", "/", "//", "%2F", "%2f", "\\", "/./")
+  return fc
+    .tuple(
+      fc.constantFrom("file", "FILE", "File"),
+      fc.constantFrom("", "localhost", "LOCALHOST"),
+      fc.tuple(...segments.map((s) => fc.tuple(noise, word(s)))),
+      fc.array(separator, { minLength: segments.length, maxLength: segments.length }),
+      fc.constantFrom("", "", "/", "/.", "?v=1", "#top")
+    )
+    .map(([scheme, host, parts, separators, tail]) => {
+      let out = `${scheme}://${host}`
+      parts.forEach(([pre, s], i) => {
+        out += `${i === 0 ? "/" : separators[i]!}${pre}${s}`
+      })
+      return out + tail
+    })
+    .filter((uri) => fileTreePath(uri) === path)
+}
+
+const outputOf = (ctx: ToolHandlers.ToolContext, name: string, args: Record<string, unknown>) =>
+  ToolHandlers.callTool(ctx, { callId: "n1", name, arguments: JSON.stringify(args) }).pipe(
+    Effect.provide(LifecycleSink.layerNoop)
+  )
+
+describe("resource rules against a server that normalizes URIs", () => {
+  it("property: no spelling the server reads as a denied file is allowed by the rules", () => {
+    const rules = ResourcePolicy.forServer({ ...Config.empty, ...treeRules }, "fs")!
+    fc.assert(
+      fc.property(fc.oneof(spelling(denied.env), spelling(denied.key)), (uri) => {
+        assert.isFalse(ResourcePolicy.isAllowed(rules, uri), uri)
+      }),
+      { numRuns: 3000 }
+    )
+    // spellings of an allowed file stay allowed unless the rules cannot judge them
+    fc.assert(
+      fc.property(spelling("/repo/a.txt"), (uri) => {
+        const decision = ResourcePolicy.decide(rules, uri)
+        assert.isTrue(decision.allowed || decision.unjudgeable !== undefined, uri)
+      }),
+      { numRuns: 500 }
+    )
+  })
+
+  layer(treeLayer, { timeout: 120_000 })((it) => {
+    it.effect("the spellings of the attack read nothing denied, by URI (codex, extended) and by template", () =>
+      Effect.gen(function* () {
+        const { ctx, log } = yield* Tree
+        const extended = { ...ctx, profile: "extended" as const }
+        const attacks = [
+          "FILE:///repo/.env",
+          "file:///repo/%2Eenv",
+          "file:///repo/./.env",
+          "file:///repo//.env",
+          "file:///repo/x/../.env",
+          "file:///repo/.env/",
+          "file:///repo/%73ecrets/key",
+          "file:///repo/secrets%2Fkey",
+          "file://localhost/repo/.env",
+          "file:///repo\\.env",
+          "file:///repo/.env?x=1"
+        ]
+        for (const uri of attacks) {
+          for (const context of [ctx, extended]) {
+            const out = yield* outputOf(context, "read_mcp_resource", { server: "fs", uri })
+            assert.isFalse(out.success, uri)
+            assert.notInclude(out.output, "MARKER", uri)
+            // the refusal names the URI exactly as asked
+            assert.include(out.output, `access to ${uri} is denied by host policy`)
+          }
+        }
+        for (const path of ["./.env", ".env/", "x/../.env", "%2Eenv", "secrets%2Fkey", "secrets/./key"]) {
+          const out = yield* outputOf(extended, "read_mcp_resource", {
+            server: "fs",
+            uriTemplate: "file:///repo/{+path}",
+            arguments: { path }
+          })
+          assert.isFalse(out.success, path)
+          assert.notInclude(out.output, "MARKER", path)
+        }
+        // nothing denied was read; the allowed file is read under any spelling, sent as asked
+        const allowed = yield* outputOf(ctx, "read_mcp_resource", { server: "fs", uri: "FILE:///repo/%61.txt" })
+        assert.isTrue(allowed.success)
+        assert.include(allowed.output, "A-TEXT")
+        assert.include(allowed.output, '"uri":"FILE:///repo/%61.txt"')
+        const reads = fileTreeReads(log)
+        assert.deepStrictEqual(
+          reads.map((r) => r.uri),
+          ["FILE:///repo/%61.txt"]
+        )
+      })
+    )
+
+    it.effect("property: no spelling of a denied URI gets through the read tool to the server", () =>
+      Effect.gen(function* () {
+        const { ctx, log } = yield* Tree
+        const samples = fc.sample(fc.oneof(spelling(denied.env), spelling(denied.key)), 150)
+        for (const [i, uri] of samples.entries()) {
+          const context = i % 2 === 0 ? ctx : { ...ctx, profile: "extended" as const }
+          const out = yield* outputOf(context, "read_mcp_resource", { server: "fs", uri })
+          assert.isFalse(out.success, uri)
+          assert.notInclude(out.output, "MARKER", uri)
+        }
+        assert.deepStrictEqual(
+          fileTreeReads(log).filter((r) => r.path === denied.env || r.path === denied.key),
+          []
+        )
+      })
+    )
+  })
 })

@@ -1,7 +1,7 @@
 /** ToolHooks in code around the model tools, over real in-memory fixture servers (docs/policy.md). */
 import { assert, describe, it } from "@effect/vitest"
-import { Messages, type ToolHook } from "@mcp-resources/protocol"
-import { Effect, Layer, Ref } from "effect"
+import { AppServer, Messages, type ToolHook } from "@mcp-resources/protocol"
+import { Deferred, Effect, Fiber, Layer, Ref } from "effect"
 import fc from "fast-check"
 import { LifecycleSink, ToolHandlers, ToolHooks } from "../src/index.js"
 import { harness } from "./utils/harness.js"
@@ -21,7 +21,28 @@ const spec = {
     { uri: "mem://a", result: { contents: [{ uri: "mem://a", text: "token=hunter2 ok" }] } },
     { uri: "mem://b", result: { contents: [{ uri: "mem://b", text: "B" }] } }
   ],
-  tools: [{ name: "echo", result: { content: [{ type: "text", text: "echo hunter2" }] } }]
+  tools: [
+    { name: "echo", result: { content: [{ type: "text", text: "echo hunter2" }] } },
+    {
+      name: "card",
+      _meta: { ui: { resourceUri: "ui://srv/card.html" } },
+      result: {
+        content: [{ type: "text", text: "card for hunter2" }],
+        structuredContent: { owner: "ann", token: "hunter2", items: ["x", "hunter2 y"] }
+      }
+    }
+  ]
+}
+
+/** A resource whose secret straddles the byte 3000: a window ending there shows half of it. */
+const secret = "SECRET-123"
+const windowSpec = {
+  reads: [
+    {
+      uri: "mem://long",
+      result: { contents: [{ uri: "mem://long", text: `${"a".repeat(2995)}${secret}${"b".repeat(3000)}` }] }
+    }
+  ]
 }
 
 const run = (ctx: ToolHandlers.ToolContext, hooks: ToolHooks.Service, name: string, args: unknown) =>
@@ -165,6 +186,128 @@ describe("ToolHooks", () => {
       )
       assert.notInclude(JSON.stringify(withheld.events), "hunter2")
     })
+  )
+
+  it.scoped("a deny without a reason is a deny with one, never a failure of the hook", () =>
+    Effect.gen(function* () {
+      const { ctx } = yield* harness({ srv: { spec } })
+      const { output, audits } = yield* run(
+        ctx,
+        { before: () => Effect.succeed({ decision: "deny" }) },
+        "read_mcp_resource",
+        { server: "srv", uri: "mem://a" }
+      )
+      assert.deepStrictEqual(output, {
+        output: Messages.policy.hookDenied("the before hook denied the call"),
+        success: false
+      })
+      assert.deepStrictEqual(audits[0]!.before, [
+        { hook: "hook", decision: "deny", reason: "the before hook denied the call" }
+      ])
+    })
+  )
+
+  it.scoped("the hook sees the caller: the model's calls say model", () =>
+    Effect.gen(function* () {
+      const { ctx } = yield* harness({ srv: { spec } })
+      const seen: Array<ToolHooks.HookCall> = []
+      yield* run(
+        ctx,
+        { before: (call) => Effect.sync(() => seen.push(call)).pipe(Effect.as({ decision: "allow" as const })) },
+        "mcp__srv__echo",
+        {}
+      )
+      assert.deepStrictEqual(seen, [
+        { callId: "c1", name: "mcp__srv__echo", server: "srv", caller: "model", arguments: {} }
+      ])
+    })
+  )
+
+  it.scoped("redaction keeps a widget result's structuredContent, with the strings redacted in it too", () =>
+    Effect.gen(function* () {
+      const { ctx } = yield* harness({ srv: { spec } })
+      const { output, events } = yield* run(
+        ctx,
+        { after: () => Effect.succeed({ decision: "redact", redact: ["hunter2"] }) },
+        "mcp__srv__card",
+        {}
+      )
+      assert.notInclude(output.output, "hunter2")
+      const item = events.find((e) => e.phase === "completed")!.item
+      assert.strictEqual(item.mcpAppResourceUri, "ui://srv/card.html")
+      assert.deepStrictEqual(item.result, {
+        content: [{ type: "text", text: "card for [redacted]" }],
+        structuredContent: { owner: "ann", token: "[redacted]", items: ["x", "[redacted] y"] }
+      })
+    })
+  )
+
+  it.scoped("windows are cut from the redacted text: a secret across a window's edge is not shown in halves", () =>
+    Effect.gen(function* () {
+      const { ctx } = yield* harness({ srv: { spec: windowSpec } })
+      const extended = { ...ctx, profile: "extended" as const }
+      const seen: Array<string> = []
+      const hooks: ToolHooks.Service = {
+        after: (_call, output) =>
+          Effect.sync(() => seen.push(output.output)).pipe(Effect.as({ decision: "redact" as const, redact: [secret] }))
+      }
+      const first = yield* run(extended, hooks, "read_mcp_resource", {
+        server: "srv",
+        uri: "mem://long",
+        offset: 2995,
+        length: 5
+      })
+      const next = /call read_mcp_resource with offset (\d+)/.exec(first.output.output)
+      assert.isNotNull(next, first.output.output)
+      const second = yield* run(extended, hooks, "read_mcp_resource", {
+        server: "srv",
+        uri: "mem://long",
+        offset: Number(next![1]),
+        length: 10
+      })
+      const shown = [first, second].map((r) => r.output.output)
+      for (const text of shown) {
+        for (const half of ["SECRE", "ECRET", "T-123", "-123", "SEC"]) assert.notInclude(text, half, text)
+      }
+      assert.include(shown.join(""), "[reda")
+      assert.include(shown.join(""), "cted]")
+      // the hook judged the whole text, not the window
+      assert.isTrue(seen.every((text) => text.includes(secret)))
+      // the stored items do not have it either
+      for (const { events } of [first, second]) assert.notInclude(JSON.stringify(events), "SECRE")
+    })
+  )
+
+  it.scoped("a call cancelled while its before hook runs has its started item and a cancelled completion", () =>
+    Effect.gen(function* () {
+      const { ctx, fixtures } = yield* harness({ srv: { spec } })
+      const requests = fixtures.srv!.requests.length
+      const running = yield* Deferred.make<void>()
+      const hooks: ToolHooks.Service = {
+        before: () => Effect.zipRight(Deferred.succeed(running, undefined), Effect.never)
+      }
+      const fiber = yield* ToolHandlers.callTool(ctx, {
+        callId: "c1",
+        name: "read_mcp_resource",
+        arguments: JSON.stringify({ server: "srv", uri: "mem://a" })
+      }).pipe(Effect.provide(ToolHooks.layer(hooks)), Effect.fork)
+      yield* Deferred.await(running)
+      // the started item is out before the hook runs
+      assert.deepStrictEqual(
+        (yield* LifecycleSink.recorded).map((e) => e.phase),
+        ["started"]
+      )
+      yield* Fiber.interrupt(fiber)
+      const events = yield* LifecycleSink.recorded
+      assert.deepStrictEqual(
+        events.map((e) => [e.phase, e.item.status, e.item.error]),
+        [
+          ["started", "inProgress", null],
+          ["completed", "failed", { message: AppServer.messages.callCancelled }]
+        ]
+      )
+      assert.strictEqual(fixtures.srv!.requests.length, requests)
+    }).pipe(Effect.provide(LifecycleSink.layerRecorder))
   )
 
   it.scoped("property: any hook decision or failure yields a model-facing output and two items", () =>

@@ -289,9 +289,14 @@ export const runtimeAndTools: ReadonlyArray<MessageDoc> = [
     "a read (model tool, `mcp/resource/read`, call-scoped widget read) of a URI the resource rules deny, before any request, whether or not it exists ([policy.md](policy.md))"
   ),
   m(
+    "policy.readUnjudgeable",
+    Messages.policy.readUnjudgeable("{uri}", "{what}"),
+    'a read, while resource rules apply to the server, of a URI the rules cannot judge: `{what}` is one of `an encoded "/" (%2F) in its path`, `an encoded "\\" (%5C) in its path`, `a "\\" before its query`, `an empty path segment ("//")`, `a ".." segment above the root of its path`, `a control character`, `an encoded control character in its path`, `a malformed percent-encoding`, `a space at its start or end` ([policy.md](policy.md))'
+  ),
+  m(
     "policy.hookDenied",
     Messages.policy.hookDenied("{reason}"),
-    "a `before_tool` hook denied the call (its `reason`, or its standard error with exit status 2)"
+    "a `before_tool` hook denied the call: its `reason`, its standard error with exit status 2, or without either `before_tool[{i}] denied the call` (a code hook: `the before hook denied the call`)"
   ),
   m(
     "policy.beforeHookFailed",
@@ -427,6 +432,14 @@ export const appServer: ReadonlyArray<MessageDoc & { readonly code: number | und
       "widgetToolNotForApps",
       AppServer.messages.widgetToolNotForApps("{name}"),
       "`mcp/widget/callTool` of a tool whose `_meta.ui.visibility` does not include `app` (a model-only tool)"
+    ),
+    code: -32600
+  },
+  {
+    ...m(
+      "widgetToolDisabled",
+      AppServer.messages.widgetToolDisabled("{name}"),
+      "`mcp/widget/callTool` of an apps-server tool its connector's `[apps.connectors]` entry disables (the model is not offered it either)"
     ),
     code: -32600
   },

@@ -50,11 +50,33 @@ describe("the tool hooks JSON Schema", () => {
     assert.isTrue(valid("BeforeToolDecision")({ decision: "allow" }))
     assert.isTrue(valid("BeforeToolDecision")({ decision: "deny", reason: "r" }))
     assert.isTrue(valid("BeforeToolDecision")({ decision: "rewrite", arguments: { uri: "x" } }))
-    assert.isFalse(valid("BeforeToolDecision")({ decision: "deny" }))
+    // a deny without a reason is a deny (the host gives it one); a reason that is not a string is refused
+    assert.isTrue(valid("BeforeToolDecision")({ decision: "deny" }))
+    assert.isFalse(valid("BeforeToolDecision")({ decision: "deny", reason: 5 }))
     assert.isTrue(valid("AfterToolDecision")({ decision: "redact", redact: ["s"] }))
     assert.isTrue(valid("AfterToolDecision")({ decision: "replace", output: "o", success: false }))
     assert.isFalse(valid("AfterToolDecision")({ decision: "redact", redact: [""] }))
-    assert.isTrue(valid("HookInput")({ hook: "before_tool", callId: "c", tool: "read_mcp_resource", arguments: null }))
+    assert.isTrue(
+      valid("HookInput")({
+        hook: "before_tool",
+        callId: "c",
+        tool: "read_mcp_resource",
+        caller: "model",
+        arguments: null
+      })
+    )
+    assert.isTrue(
+      valid("HookInput")({
+        hook: "before_tool",
+        callId: "c/widget/1",
+        tool: "mcp__shop__buy",
+        server: "shop",
+        caller: "widget",
+        originCallId: "c",
+        arguments: {}
+      })
+    )
+    assert.isFalse(valid("HookInput")({ hook: "before_tool", callId: "c", tool: "t", caller: "user", arguments: null }))
     assert.isTrue(
       valid("ToolAudit")({
         callId: "c",

@@ -76,7 +76,8 @@ export const sectionTitles: Readonly<Record<string, string>> = {
   transport:
     "Hardening: app-server transports and dispatcher (WebSocket limits, slow readers, frames, ids, shutdown, TLS)",
   threads: "Hardening: threads and the thread store (unknown ids, lost results, locks, schema, unloading, large loads)",
-  limits: "Limits: start-up concurrency, threadless connections, notification floods (resource-client)"
+  limits: "Limits: start-up concurrency, threadless connections, notification floods (resource-client)",
+  policy: "Host policy: matcher steps on adversarial URIs, hooks outside a thread's ordering"
 }
 
 const machine = (): string => {

@@ -84,12 +84,19 @@ export const readable = (threadId: string, list: ReadonlyArray<AuditEntry>): str
       lines.push("  no policy configured: no rules, no hooks")
       continue
     }
+    if (audit.caller === "widget") lines.push(`  caller: the widget of call ${audit.originCallId ?? "-"}`)
     for (const uri of audit.listed) lines.push(`  listed ${uri}`)
     if (audit.hidden > 0) lines.push(`  hidden by rules: ${audit.hidden}`)
     for (const rule of audit.rules) {
       lines.push(
         `  read ${rule.uri}: ${rule.allowed ? "allowed" : "denied"}${
-          rule.pattern === undefined ? (rule.allowed ? "" : " (no allow pattern matched)") : ` (${rule.pattern})`
+          rule.pattern !== undefined
+            ? ` (${rule.pattern})`
+            : rule.unjudgeable !== undefined
+              ? ` (the resource rules cannot judge a URI with ${rule.unjudgeable})`
+              : rule.allowed
+                ? ""
+                : " (no allow pattern matched)"
         }`
       )
     }

@@ -2,7 +2,7 @@
 import { ResourceClient } from "@mcp-resources/resource-client"
 import { CallScopedRead } from "@mcp-resources/resource-origins"
 import { Context, Effect } from "effect"
-import { type AppServer, Errors, Messages, ResourcePolicy } from "@mcp-resources/protocol"
+import { type AppServer, Errors, ResourcePolicy } from "@mcp-resources/protocol"
 import { invalidRequest, messages, method } from "../Method.js"
 import type { Connection } from "../Connections.js"
 import { Threads } from "../Threads.js"
@@ -17,13 +17,12 @@ const policed = <A, E, R>(
   threadDeny: ReadonlyArray<string> | undefined,
   read: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | Errors.AccessError, R> =>
-  Effect.flatMap(
-    client.config,
-    (config): Effect.Effect<A, E | Errors.AccessError, R> =>
-      ResourcePolicy.check(config, p.server, p.uri, threadDeny).allowed
-        ? read
-        : Effect.fail(new Errors.AccessError({ message: Messages.policy.readDenied(p.uri) }))
-  )
+  Effect.flatMap(client.config, (config): Effect.Effect<A, E | Errors.AccessError, R> => {
+    const decision = ResourcePolicy.check(config, p.server, p.uri, threadDeny)
+    return decision.allowed
+      ? read
+      : Effect.fail(new Errors.AccessError({ message: ResourcePolicy.refusal(p.uri, decision) }))
+  })
 
 /** The result of a read. */
 const answer = <C>(contents: C, originCallId: string | null) => ({ contents, originCallId })

@@ -3,23 +3,18 @@
  * host reads the UI resource of a completed MCP tool call of a thread, and proxies the widget's own
  * requests on behalf of that originating call. A widget reads only `ui://` resources of its call's
  * server and calls only that server's tools whose `_meta.ui.visibility` includes `app`; its tool calls
- * are recorded as items of the originating call's turn, marked `initiator: "widget"`.
+ * are recorded as items of the originating call's turn, marked `initiator: "widget"`, under the host
+ * policy of the model's calls (the app policy, the hooks with `caller: "widget"`, the audit record).
  */
-import {
-  type Config,
-  Errors,
-  type Mcp,
-  Messages,
-  ResourcePolicy,
-  type ToolCallItem,
-  Widget
-} from "@mcp-resources/protocol"
+import { type Config, Errors, type Mcp, ResourcePolicy, type ToolCallItem, Widget } from "@mcp-resources/protocol"
 import { ResourceClient } from "@mcp-resources/resource-client"
 import { CallScopedRead } from "@mcp-resources/resource-origins"
-import { Clock, Effect, Option } from "effect"
+import { LifecycleSink, ToolHandlers, ToolHooks, WidgetCalls } from "@mcp-resources/tool-handlers"
+import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
+import * as CommandHooks from "../CommandHooks.js"
 import { failedItem, resultNotStoredMessage } from "../internal/items.js"
-import { invalidRequest, messages, method } from "../Method.js"
+import { invalidRequest, type MethodError, messages, method } from "../Method.js"
 import type { Connection } from "../Connections.js"
 import { type Thread, Threads } from "../Threads.js"
 
@@ -50,16 +45,18 @@ const readFor = (
   config: Config.Config,
   item: ToolCallItem.McpToolCallItem,
   uri: string
-) =>
+) => {
   // host policy first, as for every read: a denied URI is refused before any request
-  !ResourcePolicy.check(config, item.server, uri, thread.config.resources?.deny).allowed
-    ? Effect.fail(new Errors.AccessError({ message: Messages.policy.readDenied(uri) }))
+  const decision = ResourcePolicy.check(config, item.server, uri, thread.config.resources?.deny)
+  return !decision.allowed
+    ? Effect.fail(new Errors.AccessError({ message: ResourcePolicy.refusal(uri, decision) }))
     : item.server === config.apps.serverName && uri === item.mcpAppResourceUri
       ? CallScopedRead.readForCall({ threadId: thread.id, callId: item.id, uri })
       : Effect.map(
           threads.withToolContext(thread, (context) => context.set.readResource(item.server, uri)),
           (result) => result.contents
         )
+}
 
 /** The list entry of `uri`, when the server lists it in its first {@link maxListPages} pages (a `ui://` resource need not be listed). */
 const listEntry = (threads: Threads["Type"], thread: Thread, server: string, uri: string) =>
@@ -139,7 +136,7 @@ export const widgetMethods = {
   "mcp/widget/callTool": method("mcp/widget/callTool", {
     run: (p, { connection }) =>
       Effect.gen(function* () {
-        const { thread, threads, turnId, item } = yield* originatingCall(connection, p.threadId, p.callId)
+        const { thread, config, threads, turnId, item } = yield* originatingCall(connection, p.threadId, p.callId)
         const tool = yield* threads.withToolContext(thread, (context) => context.set.toolInfo(item.server, p.name))
         if (Option.isNone(tool))
           return yield* Effect.fail(invalidRequest(messages.widgetToolNotFound(item.server, p.name)))
@@ -147,43 +144,60 @@ export const widgetMethods = {
           return yield* Effect.fail(invalidRequest(messages.widgetToolNotForApps(p.name)))
         }
         const itemId = `${p.callId}/widget/${randomUUID()}`
-        const started: ToolCallItem.McpToolCallItem = {
-          type: "mcpToolCall",
-          id: itemId,
-          server: item.server,
-          tool: p.name,
-          arguments: p.arguments ?? null,
-          status: "inProgress",
-          result: null,
-          error: null,
-          durationMs: null,
-          initiator: "widget",
-          originCallId: p.callId
-        }
         const notification = (kind: "started" | "completed", value: ToolCallItem.McpToolCallItem) => ({
           method: `item/${kind}`,
           params: { threadId: thread.id, turnId, item: value }
         })
-        yield* threads.record(thread, { _tag: "itemStarted", turnId, item: started }, notification("started", started))
-        const begin = yield* Clock.currentTimeMillis
-        const outcome = yield* Effect.either(
-          threads.withToolContext(thread, (context) => context.set.callTool(item.server, p.name, p.arguments))
-        )
-        const durationMs = Math.max(0, (yield* Clock.currentTimeMillis) - begin)
-        const completed: ToolCallItem.McpToolCallItem =
-          outcome._tag === "Right"
-            ? {
-                ...started,
-                status: outcome.right.isError === true ? "failed" : "completed",
-                result: outcome.right,
-                durationMs
+        // the items are recorded as the model's are (tools.ts), in the originating call's turn
+        let started: ToolCallItem.McpToolCallItem | undefined
+        const sink = LifecycleSink.LifecycleSink.of({
+          emit: ({ phase, item: value }) =>
+            Effect.gen(function* () {
+              if (phase === "started") {
+                yield* threads.record(thread, { _tag: "itemStarted", turnId, item: value }, notification(phase, value))
+                started = value
+              } else {
+                const startedItem = started ?? value
+                yield* threads.recordCompletion(thread, turnId, value, (cause) =>
+                  failedItem(startedItem, resultNotStoredMessage(cause), value.durationMs)
+                )
               }
-            : failedItem(started, outcome.left.message, durationMs)
-        yield* threads.recordCompletion(thread, turnId, completed, (cause) =>
-          failedItem(started, resultNotStoredMessage(cause), durationMs)
-        )
-        if (outcome._tag === "Left") return yield* Effect.fail(outcome.left)
-        return { itemId, result: outcome.right }
+            }).pipe(Effect.orDie)
+        })
+        // host policy (docs/policy.md): the model's rules for this tool, the hooks, and the audit record
+        const audit = ToolHooks.ToolAudit.of({
+          record: (record) =>
+            threads
+              .record(thread, { _tag: "toolAudited", turnId, audit: record })
+              .pipe(
+                Effect.catchAll((error) =>
+                  Effect.logWarning(`The audit record of call '${record.callId}' was not stored: ${error.message}`)
+                )
+              )
+        })
+        const ended = yield* threads
+          .withToolContext(
+            thread,
+            (context): Effect.Effect<WidgetCalls.Outcome, MethodError, LifecycleSink.LifecycleSink> =>
+              // a tool the app policy disables is not the model's either
+              ToolHandlers.isToolEnabled(context, item.server, tool.value)
+                ? WidgetCalls.call(context, {
+                    itemId,
+                    originCallId: p.callId,
+                    server: item.server,
+                    tool: p.name,
+                    ...(p.arguments === undefined ? {} : { arguments: p.arguments })
+                  })
+                : Effect.fail(invalidRequest(messages.widgetToolDisabled(p.name)))
+          )
+          .pipe(
+            Effect.provideService(LifecycleSink.LifecycleSink, sink),
+            Effect.provideService(ToolHooks.ToolHooks, CommandHooks.forConfig(config.hooks)),
+            Effect.provideService(ToolHooks.ToolAudit, audit)
+          )
+        if (ended._tag === "failed") return yield* Effect.fail(ended.error)
+        if (ended._tag === "refused") return yield* Effect.fail(new Errors.AccessError({ message: ended.message }))
+        return { itemId, result: ended.result }
       }).pipe(Effect.uninterruptible)
   })
 }

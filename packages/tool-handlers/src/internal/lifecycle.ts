@@ -17,6 +17,8 @@ export interface Invocation {
   readonly tool: string
   readonly arguments: unknown
   readonly app?: AppFields
+  /** A call a widget made (`initiator: "widget"`), and the call whose widget made it. */
+  readonly widget?: { readonly originCallId: string }
 }
 
 /** How phase 2 ended: what the completed item shows and what the caller gets. */
@@ -28,7 +30,27 @@ export interface Outcome {
   readonly success: boolean
   /** Extended profile: the output's parts (text, then images). */
   readonly contentItems?: ReadonlyArray<AppServer.ContentItem>
+  /**
+   * A read shown in a window (extended profile): its whole rendering, and the same window cut again
+   * from the text with `redact` strings replaced (after hooks judge the whole, internal/policy.ts).
+   */
+  readonly windowed?: {
+    readonly whole: () => string
+    readonly cut: (redact: ReadonlyArray<string>) => Outcome
+  }
 }
+
+/**
+ * Host policy between a call's started item and its operation: `around` runs the operation (given as
+ * the outcome it ends with) or not, and gives the outcome the completed item shows. Provided by the
+ * policy path (internal/policy.ts) only; without it a call runs its operation as is.
+ */
+export class Gate extends Context.Tag("@mcp-resources/tool-handlers/internal/Gate")<
+  Gate,
+  {
+    readonly around: (invocation: Invocation, operation: Effect.Effect<Outcome>) => Effect.Effect<Outcome>
+  }
+>() {}
 
 /** The result of a tool call as a host gives it to the model. */
 export interface ToolOutput {
@@ -79,6 +101,10 @@ const item = (
     if (app.linkId !== undefined) item.linkId = app.linkId
     if (app.mcpAppResourceUri !== undefined) item.mcpAppResourceUri = app.mcpAppResourceUri
   }
+  if (invocation.widget !== undefined) {
+    item.initiator = "widget"
+    item.originCallId = invocation.widget.originCallId
+  }
   return item
 }
 
@@ -90,7 +116,8 @@ const andThen = <A, E>(effect: Effect.Effect<void>, next: Effect.Effect<A, E>): 
  * Emits the started item, runs the operation, emits the completed item with the elapsed whole
  * milliseconds (from Clock), and returns the output. The operation's success and typed failure are
  * turned into the outcome by `onSuccess` and `onFailure`. An interrupted operation completes its item
- * as failed with message `cancelled` before the interruption goes on.
+ * as failed with message `cancelled` before the interruption goes on. With a {@link Gate} (the policy
+ * path), the gate runs between the started item and the operation, and decides the outcome.
  */
 export const runWith = <A, E>(
   invocation: Invocation,
@@ -138,16 +165,39 @@ export const runWith = <A, E>(
             : Effect.failCause(failed.right)
         }
       }
+      const gate = fiber.currentContext.unsafeMap.get(Gate.key) as Gate["Type"] | undefined
+      const body =
+        gate === undefined
+          ? () => Effect.matchCauseEffect(restore(operation), handlers)
+          : () =>
+              Effect.matchCauseEffect(
+                restore(
+                  gate.around(
+                    invocation,
+                    Effect.matchEffect(operation, {
+                      onSuccess: (value) => Effect.succeed(onSuccess(value)),
+                      onFailure: (error) => Effect.succeed(onFailure(error))
+                    })
+                  )
+                ),
+                {
+                  onSuccess: (outcome: Outcome) => complete(outcome, Effect.succeed<ToolOutput>(toolOutput(outcome))),
+                  onFailure: (cause: Cause.Cause<never>) =>
+                    Cause.isInterruptedOnly(cause)
+                      ? complete(failure(cancelledMessage), Effect.failCause(cause))
+                      : Effect.failCause(cause)
+                }
+              )
       // the elapsed time starts once the started item is out
       if (started === Effect.void) {
         start = clock.unsafeCurrentTimeMillis()
-        return Effect.matchCauseEffect(restore(operation), handlers)
+        return body()
       }
       return Effect.zipRight(
         started,
         Effect.suspend(() => {
           start = clock.unsafeCurrentTimeMillis()
-          return Effect.matchCauseEffect(restore(operation), handlers)
+          return body()
         })
       )
     })

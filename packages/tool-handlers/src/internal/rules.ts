@@ -6,7 +6,12 @@ import type { ToolContext } from "../ToolHandlers.js"
 
 /** What the policy path records of one call for the audit (a mutable trace, one per call). */
 export interface Trace {
-  readonly rules: Array<{ readonly uri: string; readonly allowed: boolean; readonly pattern?: string }>
+  readonly rules: Array<{
+    readonly uri: string
+    readonly allowed: boolean
+    readonly pattern?: string
+    readonly unjudgeable?: string
+  }>
   hidden: number
   readonly listed: Array<string>
   serverRequest: boolean
@@ -27,25 +32,38 @@ export const traceOf = (ctx: ToolContext): Trace | undefined => (ctx as Traced).
 export const rulesFor = (ctx: ToolContext, server: string): ResourcePolicy.Rules | undefined =>
   ResourcePolicy.forServer(ctx.config, server, ctx.resourceDeny)
 
-/** The decision for a read of `uri`, recorded in the trace; `undefined` when allowed. */
-export const deniedRead = (ctx: ToolContext, server: string, uri: string): ResourcePolicy.Decision | undefined => {
+/**
+ * The refusal of a read of `uri` (denied, or a URI the rules cannot judge), recorded in the trace;
+ * `undefined` when allowed.
+ */
+export const refusedRead = (ctx: ToolContext, server: string, uri: string): string | undefined => {
   const rules = rulesFor(ctx, server)
   if (rules === undefined) return undefined
   const decision = ResourcePolicy.decide(rules, uri)
   traceOf(ctx)?.rules.push({
     uri,
     allowed: decision.allowed,
-    ...(decision.rule === undefined ? {} : { pattern: decision.rule.pattern })
+    ...(decision.rule === undefined ? {} : { pattern: decision.rule.pattern }),
+    ...(decision.allowed || decision.unjudgeable === undefined ? {} : { unjudgeable: decision.unjudgeable })
   })
-  return decision.allowed ? undefined : decision
+  return decision.allowed ? undefined : ResourcePolicy.refusal(uri, decision)
 }
+
+/** Whether a listed entry stays: resources by their URI, templates by their text (patterns compiled once per list). */
+export type Listed = (matcher: ResourcePolicy.Matcher, key: string) => boolean
+
+/** A listed resource stays when its URI is allowed. */
+export const resourceListed: Listed = (matcher, uri) => matcher.decide(uri).allowed
+
+/** A listed template stays when its text, taken as a URI, is allowed (ResourcePolicy.isTemplateListed). */
+export const templateListed: Listed = (matcher, uriTemplate) => matcher.decideTemplate(uriTemplate).allowed
 
 const filterItems = <A>(
   ctx: ToolContext,
   server: string,
   items: ReadonlyArray<A>,
   key: (item: A) => string,
-  allowed: (rules: ResourcePolicy.Rules, key: string) => boolean
+  allowed: Listed
 ): { readonly items: ReadonlyArray<A>; readonly hidden: number } => {
   const rules = rulesFor(ctx, server)
   const trace = traceOf(ctx)
@@ -53,7 +71,8 @@ const filterItems = <A>(
     if (trace !== undefined) for (const item of items) trace.listed.push(key(item))
     return { items, hidden: 0 }
   }
-  const kept = items.filter((item) => allowed(rules, key(item)))
+  const matcher = ResourcePolicy.matcher(rules)
+  const kept = items.filter((item) => allowed(matcher, key(item)))
   const hidden = items.length - kept.length
   if (trace !== undefined) {
     trace.hidden += hidden
@@ -64,19 +83,13 @@ const filterItems = <A>(
 
 /** A page of resources without the denied ones, and how many were hidden. */
 export const filterResources = (ctx: ToolContext, server: string, page: Mcp.ListResourcesResult) => {
-  const { items, hidden } = filterItems(ctx, server, page.resources, (r) => r.uri, ResourcePolicy.isAllowed)
+  const { items, hidden } = filterItems(ctx, server, page.resources, (r) => r.uri, resourceListed)
   return { page: hidden === 0 ? page : { ...page, resources: items }, hidden }
 }
 
 /** A page of templates without the denied ones, and how many were hidden. */
 export const filterTemplates = (ctx: ToolContext, server: string, page: Mcp.ListResourceTemplatesResult) => {
-  const { items, hidden } = filterItems(
-    ctx,
-    server,
-    page.resourceTemplates,
-    (t) => t.uriTemplate,
-    ResourcePolicy.isTemplateListed
-  )
+  const { items, hidden } = filterItems(ctx, server, page.resourceTemplates, (t) => t.uriTemplate, templateListed)
   return { page: hidden === 0 ? page : { ...page, resourceTemplates: items }, hidden }
 }
 
@@ -85,7 +98,7 @@ export const filterAggregate = <A>(
   ctx: ToolContext,
   result: ResourceClient.AggregateResult<A>,
   key: (item: A) => string,
-  allowed: (rules: ResourcePolicy.Rules, key: string) => boolean
+  allowed: Listed
 ): { readonly result: ResourceClient.AggregateResult<A>; readonly hidden: number } => {
   let hidden = 0
   const servers = result.servers.map(({ server, items }) => {
