@@ -1,9 +1,9 @@
 /**
  * How the resource client reaches a server: the SDK transport of each server entry, as a swappable
  * service. `layer` connects stdio child processes, streamable HTTP and legacy HTTP+SSE servers and
- * in-memory servers;
- * `layerMemory` connects only in-memory servers (nothing is spawned, no socket is opened), for tests
- * and sandboxed hosts; a host can provide its own (a sandboxed spawner, a custom socket).
+ * in-memory servers; `layerMemory` connects only in-memory servers (nothing is spawned, no socket is
+ * opened), for tests and sandboxed hosts; a host can provide its own (a sandboxed spawner, a custom
+ * socket).
  */
 import { Errors } from "@mcp-resources/protocol"
 import { Context, Effect, Layer, Option } from "effect"
