@@ -297,7 +297,14 @@ export const readable = (command: Command["_tag"], output: string): string => {
 
 const runTools = (command: Extract<Command, { _tag: "tools" | "list" | "templates" | "read" }>) =>
   Effect.gen(function* () {
-    const config = yield* loadConfig(command.configPath)
+    const located = yield* ProtocolConfig.locate(command.configPath, process.cwd())
+    // no server to ask: one line naming the file read or looked for (the config's own message)
+    const none = command._tag === "tools" ? undefined : ProtocolConfig.noServers(located)
+    if (none !== undefined) {
+      yield* Console.error(`mcp-resources: ${none}`)
+      return 2
+    }
+    const config = located.config
     return yield* Effect.scoped(
       Effect.gen(function* () {
         const client = yield* ResourceClient.ResourceClient
