@@ -26,6 +26,12 @@ const refusal = (text: string, file: string, env: Config.Options["env"] = {}): s
   return result.left.message
 }
 
+/** The transport of the first server of a config that parsed (the test fails when it did not). */
+const firstTransport = (parsed: Either.Either<Config.Config, Config.ConfigError>) => {
+  if (Either.isLeft(parsed)) throw new Error(parsed.left.message)
+  return parsed.right.mcpServers[0]!.transport
+}
+
 const server = (config: Config.Config, name: string) => {
   const found = config.mcpServers.find((s) => s.name === name)
   if (found === undefined) throw new Error(`no server ${name}`)
@@ -166,15 +172,7 @@ describe("other hosts' files", () => {
     const config = Config.parse('{"mcpServers":{"s":{"command":"node","args":["$HOME","${A}${B:-b}"]}}}', "m.json", {
       env: { A: "a", HOME: "/home/x" }
     })
-    assert.deepStrictEqual(
-      Either.map(config, (c) => c.mcpServers[0]!.transport),
-      Either.right({
-        _tag: "stdio" as const,
-        command: "node",
-        args: ["$HOME", "ab"],
-        env: {}
-      })
-    )
+    assert.deepStrictEqual(firstTransport(config), { _tag: "stdio", command: "node", args: ["$HOME", "ab"], env: {} })
   })
 
   it("the TOML form and the JSON mcp_servers form are never expanded", () => {
@@ -182,19 +180,18 @@ describe("other hosts' files", () => {
     const toml = Config.parse('[mcp_servers.s]\ncommand = "node"\nargs = ["${TOKEN}"]', "c.toml", { env })
     const json = Config.parse('{"mcp_servers":{"s":{"command":"node","args":["${TOKEN}"]}}}', "c.json", { env })
     for (const parsed of [toml, json]) {
-      assert.deepStrictEqual(
-        Either.map(parsed, (c) => c.mcpServers[0]!.transport),
-        Either.right({ _tag: "stdio" as const, command: "node", args: ["${TOKEN}"], env: {} })
-      )
+      assert.deepStrictEqual(firstTransport(parsed), { _tag: "stdio", command: "node", args: ["${TOKEN}"], env: {} })
     }
   })
 
   it('the TOML form selects legacy SSE with type = "sse"', () => {
     const parsed = Config.parse('[mcp_servers.s]\ntype = "sse"\nurl = "http://127.0.0.1:1/sse"', "c.toml")
-    assert.deepStrictEqual(
-      Either.map(parsed, (c) => c.mcpServers[0]!.transport),
-      Either.right({ _tag: "http" as const, url: "http://127.0.0.1:1/sse", sse: true, httpHeaders: {} })
-    )
+    assert.deepStrictEqual(firstTransport(parsed), {
+      _tag: "http",
+      url: "http://127.0.0.1:1/sse",
+      sse: true,
+      httpHeaders: {}
+    })
   })
 
   it.effect("load names the unread keys of a host's file in one warning", () =>

@@ -189,6 +189,7 @@ export const keys: Readonly<Record<string, KeyDoc>> = {
   mcpServers: {
     default: "no servers",
     meaning:
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the `${VAR}` syntax of other hosts' files, as written
       "JSON files only: another host's server map (Claude Desktop, Claude Code, Cursor), instead of `mcp_servers` (never both). Only this map of such a file is read; its other top-level keys are named once on standard error and ignored. `${VAR}`, `${VAR:-default}` and `${env:VAR}` in its strings are expanded ([config.md](config.md#other-hosts-files))."
   },
   "mcpServers.NAME.type": {
@@ -201,13 +202,17 @@ export const keys: Readonly<Record<string, KeyDoc>> = {
   "mcpServers.NAME.cwd": { default: "the app-server's", meaning: "As `mcp_servers.NAME.cwd`." },
   "mcpServers.NAME.url": { default: "—", meaning: "As `mcp_servers.NAME.url`." },
   "mcpServers.NAME.headers": { default: "`{}`", meaning: "As `mcp_servers.NAME.http_headers`." },
-  "mcpServers.NAME.oauth": { default: "—", meaning: "OAuth settings of an HTTP server, as Claude Code and VS Code write them." },
+  "mcpServers.NAME.oauth": {
+    default: "—",
+    meaning: "OAuth settings of an HTTP server, as Claude Code and VS Code write them."
+  },
   "mcpServers.NAME.oauth.clientId": { default: "none", meaning: "As `mcp_servers.NAME.oauth_client_id`." },
   "mcpServers.NAME.oauth.callbackPort": { default: "none", meaning: "As `mcp_servers.NAME.oauth_redirect_port`." },
   "mcpServers.NAME.enabled": { default: json(d.enabled), meaning: "As `mcp_servers.NAME.enabled`." },
   servers: {
     default: "no servers",
     meaning:
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: VS Code's `${input:ID}` syntax, as written
       "JSON files only: VS Code's server map (`.vscode/mcp.json`), read as `mcpServers` is (its `inputs` are not read; an `${input:ID}` reference is refused)."
   },
   "servers.NAME.type": { default: "from the fields", meaning: "As `mcpServers.NAME.type`." },
