@@ -126,8 +126,14 @@ export const run = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
     }
     if (command._tag === "audit") return yield* runAudit(command)
     if (command._tag === "login" || command._tag === "logout") return yield* runLogin(command)
-    // the rest need the config (a config that cannot be used exits 2)
-    const config = yield* loadConfig(command.configPath)
+    // the rest need the config (a config that cannot be used exits 2) and, but for `tools`, a server
+    const located = yield* ProtocolConfig.locate(command.configPath, process.cwd())
+    const none = command._tag === "tools" ? undefined : ProtocolConfig.noServers(located)
+    if (none !== undefined) {
+      yield* Console.error(`mcp-resources: ${none}`)
+      return 2
+    }
+    const config = located.config
     if (command._tag === "watch") return yield* Watch.run(command, config)
     return yield* ToolCommands.run(command as CliCommands.ToolCommand, config)
   }).pipe(

@@ -276,6 +276,7 @@ describe("mcpServer/oauth/login", () => {
           name: "docs",
           status: "failed",
           transport: "http",
+          httpTransport: "streamable",
           error: Messages.authorizationRequired("docs"),
           auth: "loginRequired"
         }

@@ -1,6 +1,6 @@
 import { createServer } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
-import { stdioCommand } from "@mcp-resources/fixtures"
+import { exampleSpec, startSse, stdioCommand } from "@mcp-resources/fixtures"
 import { AppServer } from "@mcp-resources/protocol"
 import { Deferred, Effect, Exit, Fiber, Option, Queue, TestClock } from "effect"
 import { AppServerClient, Errors, PromiseClient, Transport } from "../src/index.js"
@@ -55,6 +55,37 @@ describe("AppServerClient against the app-server over stdio", () => {
       assert.strictEqual(bad.reason, "params")
       assert.strictEqual(bad.message, "thread/resume params: threadId: expected string, got 5")
     })
+  )
+
+  it.scopedLive("mcpServer/list is typed with httpTransport: sse for a legacy HTTP+SSE server, absent for stdio", () =>
+    Effect.gen(function* () {
+      const sse = yield* Effect.acquireRelease(
+        Effect.promise(() => startSse(exampleSpec())),
+        (fixture) => Effect.promise(() => fixture.close())
+      )
+      const stdio = stdioCommand(exampleSpec())
+      const client = yield* AppServerClient.stdio(
+        yield* appServer({
+          config: {
+            mcpServers: { legacy: { type: "sse", url: sse.url }, local: { command: stdio.command, args: stdio.args } }
+          }
+        })
+      )
+      yield* client.initialize({ name: "test", version: "1" })
+      let listed = yield* client.request("mcpServer/list")
+      while (listed.servers.some((s) => s.status === "starting")) {
+        yield* Effect.sleep("50 millis")
+        listed = yield* client.request("mcpServer/list")
+      }
+      const kinds: Array<[string, "streamable" | "sse" | undefined]> = listed.servers.map((s) => [
+        s.name,
+        s.httpTransport
+      ])
+      assert.deepStrictEqual(kinds, [
+        ["legacy", "sse"],
+        ["local", undefined]
+      ])
+    }).pipe(bounded)
   )
 
   it.scopedLive("a JSON-RPC error answer fails the request with its code and message", () =>

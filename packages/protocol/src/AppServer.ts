@@ -484,6 +484,11 @@ export const McpServerListResult = Schema.Struct({
       name: Schema.String,
       status: ServerStatus,
       transport: Schema.Literal("stdio", "http"),
+      /**
+       * HTTP servers only: `streamable` (streamable HTTP) or `sse` (the legacy HTTP+SSE transport,
+       * configured with `type = "sse"` or fallen back to when the server refused streamable HTTP).
+       */
+      httpTransport: opt(Schema.Literal("streamable", "sse")),
       error: opt(Schema.String),
       /** The negotiated protocol revision of a ready server. */
       protocolVersion: opt(Schema.String),

@@ -1,12 +1,17 @@
 /**
- * The config file (app-server-protocol.md section 6): TOML or JSON, told apart by the extension, or a
- * JSON file with the desktop hosts' top-level `mcpServers` object. A bad file is refused with a
- * {@link ConfigError} naming the file, the key path and what is wrong.
+ * The config file (app-server-protocol.md section 6): TOML or JSON, told apart by the extension, or
+ * another host's JSON file (a top-level `mcpServers` object as desktop hosts, Claude Code and Cursor
+ * write it, or VS Code's `servers`), whose `${VAR}` references are expanded and whose other
+ * top-level keys are left unread. A bad file is refused with a {@link ConfigError} naming the file,
+ * the key path and what is wrong.
  */
 import { Effect, Either, ParseResult, Schema } from "effect"
 import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
 import { parse as parseToml } from "smol-toml"
+import * as Messages from "./Messages.js"
 import { TruncationPolicy, defaultPolicy } from "./Truncation.js"
+import { type Environment, expandEntry, hostServerKeys, unreadKeys } from "./internal/hostFiles.js"
 import { opt } from "./internal/schema.js"
 
 /** A config file that cannot be used: `{file}: {path}: {problem}`. */
@@ -32,10 +37,15 @@ export interface StdioTransport {
   readonly cwd?: string
 }
 
-/** A streamable HTTP server: `url`, `bearer_token_env_var`, `http_headers`. */
+/** An HTTP server: `url`, `bearer_token_env_var`, `http_headers`. */
 export interface HttpTransport {
   readonly _tag: "http"
   readonly url: string
+  /**
+   * `type = "sse"`: the legacy HTTP+SSE transport (2024-11-05) only. Absent: streamable HTTP, falling
+   * back to HTTP+SSE when the server refuses the first POST with 400, 404 or 405.
+   */
+  readonly sse?: boolean
   readonly bearerTokenEnvVar?: string
   readonly httpHeaders: Readonly<Record<string, string>>
   /** `oauth_client_id`: a client pre-registered with the server's authorization server (else dynamic registration). */
@@ -308,8 +318,12 @@ const rawOAuthKeys = {
   oauth_idp_id_token_env_var: opt(Schema.String.pipe(Schema.minLength(1)))
 }
 
+/** The values of a server's `type`: `http` and `streamable-http` are the same. */
+export const serverTypes = ["stdio", "http", "streamable-http", "sse"] as const
+
 /** A raw `[mcp_servers.NAME]` table as written in the file. */
 export const RawServer = Schema.Struct({
+  type: opt(Schema.Literal(...serverTypes)),
   command: opt(Schema.String.pipe(Schema.minLength(1))),
   args: opt(Schema.Array(Schema.String)),
   env: opt(StringMap),
@@ -329,15 +343,24 @@ export const RawServer = Schema.Struct({
   resources: opt(RawResourceRules)
 })
 
-/** A raw desktop-host entry of a top-level `mcpServers` object. */
+/**
+ * A raw entry of another host's server map: a top-level `mcpServers` object (desktop hosts, Claude
+ * Code, Cursor) or VS Code's `servers`. `${VAR}` references in its strings are expanded.
+ */
 export const RawDesktopServer = Schema.Struct({
-  type: opt(Schema.Literal("stdio", "http", "streamable-http", "sse")),
+  type: opt(Schema.Literal(...serverTypes)),
   command: opt(Schema.String.pipe(Schema.minLength(1))),
   args: opt(Schema.Array(Schema.String)),
   env: opt(StringMap),
   cwd: opt(Schema.String),
   url: opt(Schema.String.pipe(Schema.minLength(1))),
   headers: opt(StringMap),
+  oauth: opt(
+    Schema.Struct({
+      clientId: opt(Schema.String.pipe(Schema.minLength(1))),
+      callbackPort: opt(Schema.Int.pipe(Schema.between(1, 65535)))
+    })
+  ),
   enabled: opt(Schema.Boolean)
 })
 
@@ -349,6 +372,7 @@ const Port = Schema.Int.pipe(
 export const RawConfig = Schema.Struct({
   mcp_servers: opt(Schema.Record({ key: Schema.String, value: RawServer })),
   mcpServers: opt(Schema.Record({ key: Schema.String, value: RawDesktopServer })),
+  servers: opt(Schema.Record({ key: Schema.String, value: RawDesktopServer })),
   orchestrator: opt(Schema.Struct({ mcp: opt(Enabled), skills: opt(Enabled) })),
   apps: opt(
     Schema.Struct({
@@ -399,7 +423,9 @@ const pathOf = (path: ReadonlyArray<PropertyKey>): string =>
 const secretKeys: ReadonlySet<PropertyKey> = new Set(["env", "http_headers", "headers"])
 
 const isSecretPath = (path: ReadonlyArray<PropertyKey>): boolean =>
-  (path[0] === "mcp_servers" || path[0] === "mcpServers") && path.length > 2 && secretKeys.has(path[2]!)
+  (path[0] === "mcp_servers" || path[0] === "mcpServers" || path[0] === "servers") &&
+  path.length > 2 &&
+  secretKeys.has(path[2]!)
 
 const problemOf = (issue: ParseResult.ArrayFormatterIssue): string => {
   if (issue._tag === "Unexpected") return "unknown key"
@@ -431,7 +457,13 @@ const toServer = (
   s: typeof RawServer.Type,
   keyName: (k: string) => string
 ): Either.Either<McpServerConfig, ConfigError> => {
+  // `type` is checked against the fields: `stdio` needs `command`; `http`, `streamable-http` and `sse` need `url`
+  if (s.type === "stdio" && s.command === undefined) return fail(file, `${key}.type`, "`stdio` requires `command`")
+  if (s.type !== undefined && s.type !== "stdio" && s.url === undefined) {
+    return fail(file, `${key}.type`, `\`${s.type}\` requires \`url\``)
+  }
   if (!serverNamePattern.test(name)) return fail(file, key, "server names must match [A-Za-z0-9_-]+")
+  if (s.command === "") return fail(file, `${key}.${keyName("command")}`, "must not be empty")
   if ((s.command === undefined) === (s.url === undefined)) {
     return fail(file, key, "exactly one of `command` (stdio) or `url` (streamable HTTP) must be set")
   }
@@ -476,6 +508,7 @@ const toServer = (
         : {
             _tag: "http",
             url: s.url!,
+            ...(s.type === "sse" ? { sse: true } : {}),
             ...(s.bearer_token_env_var !== undefined ? { bearerTokenEnvVar: s.bearer_token_env_var } : {}),
             httpHeaders: s.http_headers ?? {},
             ...(s.oauth_client_id !== undefined ? { oauthClientId: s.oauth_client_id } : {}),
@@ -678,42 +711,89 @@ const hooksOf = (file: string, raw: NonNullable<RawConfig["hooks"]>): Either.Eit
   })
 }
 
+/** Options of {@link decode}, {@link parse} and {@link load}. */
+export interface Options {
+  /** The environment `${VAR}` in other hosts' server entries reads (default: `process.env`). */
+  readonly env?: Environment
+}
+
+/** A config file read: the config, and the top-level keys of another host's file that were left unread. */
+export interface Read {
+  readonly config: Config
+  /** The top-level keys of a file holding `mcpServers` or `servers` besides that map (e.g. `preferences`, `inputs`). */
+  readonly unreadKeys: ReadonlyArray<string>
+}
+
+/** The renaming of a host entry's keys to a `[mcp_servers.NAME]` table's, for error paths. */
+const hostKeyName = (k: string): string =>
+  k === "http_headers"
+    ? "headers"
+    : k === "oauth_client_id"
+      ? "oauth.clientId"
+      : k === "oauth_redirect_port"
+        ? "oauth.callbackPort"
+        : k
+
+/** One entry of another host's server map (`mcpServers.NAME` or `servers.NAME`), its variables expanded. */
+const hostServer = (
+  file: string,
+  key: string,
+  name: string,
+  entry: typeof RawDesktopServer.Type,
+  env: Environment
+): Either.Either<McpServerConfig, ConfigError> => {
+  const expanded = expandEntry(entry, env)
+  if (Either.isLeft(expanded)) return fail(file, `${key}.${expanded.left.key}`, expanded.left.problem)
+  const { headers, oauth, ...rest } = expanded.right
+  return toServer(
+    file,
+    key,
+    name,
+    {
+      ...rest,
+      ...(headers !== undefined ? { http_headers: headers } : {}),
+      ...(oauth?.clientId !== undefined ? { oauth_client_id: oauth.clientId } : {}),
+      ...(oauth?.callbackPort !== undefined ? { oauth_redirect_port: oauth.callbackPort } : {})
+    },
+    hostKeyName
+  )
+}
+
 /** Turns a parsed file value (TOML table or JSON object) into a {@link Config}. */
-export const decode = (raw: unknown, file: string): Either.Either<Config, ConfigError> => {
+export const decode = (raw: unknown, file: string, options: Options = {}): Either.Either<Config, ConfigError> =>
+  Either.map(decodeRead(raw, file, options), (read) => read.config)
+
+/**
+ * {@link decode}, also naming the top-level keys it left unread: a file holding `mcpServers` or
+ * `servers` is another host's, of which only that server map is read.
+ */
+export const decodeRead = (raw: unknown, file: string, options: Options = {}): Either.Either<Read, ConfigError> => {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     return fail(file, "", "the config must be a table (TOML) or an object (JSON)")
   }
-  const decoded = decodeRaw(raw)
+  const unread = unreadKeys(raw as Record<string, unknown>)
+  const known =
+    unread.length === 0 ? raw : Object.fromEntries(Object.entries(raw).filter(([key]) => !unread.includes(key)))
+  const decoded = decodeRaw(known)
   if (Either.isLeft(decoded)) return Either.left(firstIssue(file, decoded.left))
   const r = decoded.right
-  if (r.mcp_servers !== undefined && r.mcpServers !== undefined) {
-    return fail(file, "mcpServers", "a config may hold `mcp_servers` or `mcpServers`, not both")
+  const forms = (["mcp_servers", ...hostServerKeys] as const).filter((key) => r[key] !== undefined)
+  if (forms.length > 1) {
+    return fail(file, forms[1]!, `a config may hold \`${forms[0]}\` or \`${forms[1]}\`, not both`)
   }
+  const env = options.env ?? process.env
   const servers: Array<McpServerConfig> = []
   for (const [name, s] of Object.entries(r.mcp_servers ?? {})) {
     const server = toServer(file, `mcp_servers.${name}`, name, s, (k) => k)
     if (Either.isLeft(server)) return Either.left(server.left)
     servers.push(server.right)
   }
-  for (const [name, s] of Object.entries(r.mcpServers ?? {})) {
-    const key = `mcpServers.${name}`
-    if (s.type === "sse") {
-      return fail(file, `${key}.type`, "legacy SSE servers are not supported; use a streamable HTTP server (`url`)")
+  for (const form of hostServerKeys) {
+    for (const [name, s] of Object.entries(r[form] ?? {})) {
+      const server = hostServer(file, `${form}.${name}`, name, s, env)
+      if (Either.isLeft(server)) return Either.left(server.left)
+      servers.push(server.right)
     }
-    if (s.type === "stdio" && s.command === undefined) return fail(file, `${key}.type`, "`stdio` requires `command`")
-    if ((s.type === "http" || s.type === "streamable-http") && s.url === undefined) {
-      return fail(file, `${key}.type`, `\`${s.type}\` requires \`url\``)
-    }
-    const { headers, type: _type, ...rest } = s
-    const server = toServer(
-      file,
-      key,
-      name,
-      { ...rest, ...(headers !== undefined ? { http_headers: headers } : {}) },
-      (k) => (k === "http_headers" ? "headers" : k)
-    )
-    if (Either.isLeft(server)) return Either.left(server.left)
-    servers.push(server.right)
   }
   servers.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   const hooks = r.hooks === undefined ? undefined : hooksOf(file, r.hooks)
@@ -726,7 +806,7 @@ export const decode = (raw: unknown, file: string): Either.Either<Config, Config
     }
     connectors[id] = { ...(c.enabled !== undefined ? { enabled: c.enabled } : {}), tools }
   }
-  return Either.right({
+  const config: Config = {
     mcpServers: servers,
     orchestrator: {
       mcpEnabled: r.orchestrator?.mcp?.enabled ?? true,
@@ -767,7 +847,8 @@ export const decode = (raw: unknown, file: string): Either.Either<Config, Config
             sandboxPort: r.widgets.sandbox_port ?? widgetsDefaults.sandboxPort
           }
         })
-  })
+  }
+  return Either.right({ config, unreadKeys: unread })
 }
 
 const isHttpUrl = (s: string): boolean => {
@@ -780,7 +861,11 @@ const isHttpUrl = (s: string): boolean => {
 }
 
 /** Parses config text; the format comes from the file name's extension (`.toml` or `.json`). */
-export const parse = (text: string, file: string): Either.Either<Config, ConfigError> => {
+export const parse = (text: string, file: string, options: Options = {}): Either.Either<Config, ConfigError> =>
+  Either.map(parseRead(text, file, options), (read) => read.config)
+
+/** {@link parse}, also naming the top-level keys of another host's file that were left unread. */
+export const parseRead = (text: string, file: string, options: Options = {}): Either.Either<Read, ConfigError> => {
   const lower = file.toLowerCase()
   const format = lower.endsWith(".json") ? "json" : lower.endsWith(".toml") ? "toml" : undefined
   if (format === undefined) return fail(file, "", "the config file name must end in .toml or .json")
@@ -791,11 +876,19 @@ export const parse = (text: string, file: string): Either.Either<Config, ConfigE
     const reason = e instanceof Error ? e.message.split("\n")[0] : String(e)
     return fail(file, "", `not valid ${format === "json" ? "JSON" : "TOML"}: ${reason}`)
   }
-  return decode(raw, file)
+  // other hosts' forms (and their `${VAR}` expansion) are JSON only
+  const host = format === "toml" ? hostServerKeys.find((key) => key in (raw as object)) : undefined
+  if (host !== undefined) {
+    return fail(file, host, "is the JSON form of other hosts' files; a TOML file names servers in `[mcp_servers.NAME]`")
+  }
+  return decodeRead(raw, file, options)
 }
 
-/** Reads and parses a config file. */
-export const load = (file: string): Effect.Effect<Config, ConfigError> =>
+/**
+ * Reads and parses a config file. Top-level keys of another host's file that were left unread are
+ * named in one warning.
+ */
+export const load = (file: string, options: Options = {}): Effect.Effect<Config, ConfigError> =>
   Effect.tryPromise({
     try: () => NodeFs.promises.readFile(file, "utf8"),
     catch: (e) =>
@@ -804,4 +897,47 @@ export const load = (file: string): Effect.Effect<Config, ConfigError> =>
         path: "",
         problem: `cannot read the file: ${(e as NodeJS.ErrnoException).code ?? String(e)}`
       })
-  }).pipe(Effect.flatMap((text) => parse(text, file)))
+  }).pipe(
+    Effect.flatMap((text) => parseRead(text, file, options)),
+    Effect.tap((read) =>
+      read.unreadKeys.length === 0 ? Effect.void : Effect.logWarning(Messages.config.unreadKeys(file, read.unreadKeys))
+    ),
+    Effect.map((read) => read.config)
+  )
+
+/** The file read when no config is named: `mcp-resources.toml` in the working directory. */
+export const defaultFileName = "mcp-resources.toml"
+
+/** A config and where it came from. */
+export interface Located {
+  readonly config: Config
+  /** The file read, or the default file looked for (absolute). */
+  readonly file: string
+  /** False when no file was named and the default file does not exist: the config is {@link empty}. */
+  readonly found: boolean
+}
+
+/**
+ * The config of a command line: the file named (`--config`, read as given), else {@link defaultFileName}
+ * in `cwd` when it exists, else the empty config; {@link noServers} says which when no server is configured.
+ */
+export const locate = (
+  named: string | undefined,
+  cwd: string,
+  options: Options = {}
+): Effect.Effect<Located, ConfigError> => {
+  if (named !== undefined) {
+    return Effect.map(load(named, options), (config) => ({ config, file: NodePath.resolve(named), found: true }))
+  }
+  const file = NodePath.join(cwd, defaultFileName)
+  return Effect.suspend(
+    (): Effect.Effect<Located, ConfigError> =>
+      NodeFs.existsSync(file)
+        ? Effect.map(load(file, options), (config) => ({ config, file, found: true }))
+        : Effect.succeed({ config: empty, file, found: false })
+  )
+}
+
+/** The one line that says no MCP server is configured and which file was read or looked for; undefined when one is. */
+export const noServers = (located: Located): string | undefined =>
+  located.config.mcpServers.length > 0 ? undefined : Messages.config.noServers(located.file, located.found)

@@ -236,3 +236,19 @@ export const invalidBlob = "is not valid base64"
 /** A dropped remote server that every reconnection attempt failed to reach. */
 export const reconnectFailed = (attempts: number, last: string) =>
   `reconnecting failed after ${attempts} attempts: ${last}`
+
+/** Lines about the config file that the CLI and the app-server print. */
+export const config = {
+  /**
+   * No MCP server is configured: `no MCP server is configured in {file}` for a file read, or
+   * `no MCP server is configured: no config file at {file} (pass --config PATH)` when the default
+   * file was looked for and not found.
+   */
+  noServers: (file: string, found: boolean) =>
+    found
+      ? `no MCP server is configured in ${file}`
+      : `no MCP server is configured: no config file at ${file} (pass --config PATH)`,
+  /** Another host's file: only its server map is read; its other top-level keys are named once. */
+  unreadKeys: (file: string, keys: ReadonlyArray<string>) =>
+    `${file}: another host's file: only its MCP servers are read; ignored top-level keys: ${keys.join(", ")}`
+} as const

@@ -109,10 +109,22 @@ describe("Config", () => {
   })
 
   const refused: Array<[string, string, string]> = [
+    ["d.json", '{"mcpServers":{"s":{"type":"sse","command":"x"}}}', "d.json: mcpServers.s.type: `sse` requires `url`"],
+    ["c.toml", '[mcp_servers.s]\ntype = "sse"\ncommand = "x"', "c.toml: mcp_servers.s.type: `sse` requires `url`"],
+    [
+      "c.toml",
+      '[mcp_servers.s]\ntype = "stdio"\nurl = "http://x"',
+      "c.toml: mcp_servers.s.type: `stdio` requires `command`"
+    ],
+    [
+      "c.toml",
+      '[mcpServers.s]\ncommand = "x"',
+      "c.toml: mcpServers: is the JSON form of other hosts' files; a TOML file names servers in `[mcp_servers.NAME]`"
+    ],
     [
       "d.json",
-      '{"mcpServers":{"s":{"type":"sse","url":"http://x/sse"}}}',
-      "d.json: mcpServers.s.type: legacy SSE servers are not supported; use a streamable HTTP server (`url`)"
+      '{"mcpServers":{},"servers":{}}',
+      "d.json: servers: a config may hold `mcpServers` or `servers`, not both"
     ],
     [
       "d.json",

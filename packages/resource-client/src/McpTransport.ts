@@ -1,8 +1,9 @@
 /**
  * How the resource client reaches a server: the SDK transport of each server entry, as a swappable
- * service. `layer` connects stdio child processes, streamable HTTP servers and in-memory servers;
- * `layerMemory` connects only in-memory servers (nothing is spawned, no socket is opened), for tests
- * and sandboxed hosts; a host can provide its own (a sandboxed spawner, a custom socket).
+ * service. `layer` connects stdio child processes, streamable HTTP and legacy HTTP+SSE servers and
+ * in-memory servers; `layerMemory` connects only in-memory servers (nothing is spawned, no socket is
+ * opened), for tests and sandboxed hosts; a host can provide its own (a sandboxed spawner, a custom
+ * socket).
  */
 import { Errors } from "@mcp-resources/protocol"
 import { Context, Effect, Layer, Option } from "effect"
@@ -17,10 +18,11 @@ export interface Service extends TransportFactory {}
 export class McpTransport extends Context.Tag("@mcp-resources/resource-client/McpTransport")<McpTransport, Service>() {}
 
 /**
- * stdio child processes (command, args, env, cwd), streamable HTTP (url, bearer token, headers, OAuth)
- * and in-memory entries. An HTTP server that asks for OAuth gets the tokens of the `TokenStore` in
- * the context when the layer is built; without one it fails with `authorization required …`. A
- * `ScopeChallenges` in the context hears of every `403 insufficient_scope` a login must answer.
+ * stdio child processes (command, args, env, cwd), streamable HTTP and HTTP+SSE (url, bearer token,
+ * headers, OAuth) and in-memory entries. An HTTP server that asks for OAuth gets the tokens of the
+ * `TokenStore` in the context when the layer is built; without one it fails with `authorization
+ * required …`. A `ScopeChallenges` in the context hears of every `403 insufficient_scope` a login must
+ * answer.
  */
 export const layer: Layer.Layer<McpTransport> = Layer.effect(
   McpTransport,

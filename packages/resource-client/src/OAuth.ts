@@ -123,28 +123,34 @@ export const startLogin = (
       ...(transport.oauthClientMetadataUrl !== undefined ? { clientMetadataUrl: transport.oauthClientMetadataUrl } : {})
     }
 
-    // the challenge: the server's 401 names its protected resource metadata (and maybe a scope)
+    // the challenge: the server's 401 names its protected resource metadata (and maybe a scope); an
+    // HTTP+SSE server (`type = "sse"`) is asked with the GET that opens its stream
     const challenge = yield* Effect.tryPromise({
       try: (signal) =>
-        fetchFn(serverUrl, {
-          method: "POST",
-          signal,
-          headers: {
-            ...transport.httpHeaders,
-            "content-type": "application/json",
-            accept: "application/json, text/event-stream"
-          },
-          body: JSON.stringify({
-            jsonrpc: "2.0",
-            id: 0,
-            method: "initialize",
-            params: {
-              protocolVersion: "2025-11-25",
-              capabilities: {},
-              clientInfo: { name: "mcp-resources", version: "login" }
-            }
-          })
-        }).then(async (response) => {
+        fetchFn(
+          serverUrl,
+          transport.sse === true
+            ? { method: "GET", signal, headers: { ...transport.httpHeaders, accept: "text/event-stream" } }
+            : {
+                method: "POST",
+                signal,
+                headers: {
+                  ...transport.httpHeaders,
+                  "content-type": "application/json",
+                  accept: "application/json, text/event-stream"
+                },
+                body: JSON.stringify({
+                  jsonrpc: "2.0",
+                  id: 0,
+                  method: "initialize",
+                  params: {
+                    protocolVersion: "2025-11-25",
+                    capabilities: {},
+                    clientInfo: { name: "mcp-resources", version: "login" }
+                  }
+                })
+              }
+        ).then(async (response) => {
           await response.body?.cancel().catch(() => undefined)
           return {
             status: response.status,

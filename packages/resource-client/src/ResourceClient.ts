@@ -22,6 +22,11 @@ export interface ServerStatus {
   readonly name: string
   readonly status: Status
   readonly transport: "stdio" | "http" | "memory"
+  /**
+   * HTTP servers: `streamable` (streamable HTTP) or `sse` (the legacy HTTP+SSE transport, configured
+   * with `type = "sse"` or fallen back to when the server refused streamable HTTP). Absent otherwise.
+   */
+  readonly httpTransport?: "streamable" | "sse"
   readonly error?: string
   /** The negotiated protocol revision of a ready server (e.g. `2025-11-25`, `2026-07-28`). */
   readonly protocolVersion?: string

@@ -154,6 +154,7 @@ describe("a remote server that drops is reconnected", () => {
       assert.deepStrictEqual(current, {
         name: "remote",
         transport: "http",
+        httpTransport: "streamable",
         status: "ready",
         protocolVersion: "2025-11-25"
       })
@@ -197,6 +198,7 @@ describe("a remote server that drops is reconnected", () => {
       assert.deepStrictEqual(yield* status, {
         name: "remote",
         transport: "http",
+        httpTransport: "streamable",
         status: "failed",
         error: "reconnecting failed after 8 attempts: HTTP 503: maintenance"
       })

@@ -19,6 +19,11 @@ const json = (value: unknown) => `\`${JSON.stringify(value)}\``
 /** Path (`NAME` for a key you choose) → documentation. */
 export const keys: Readonly<Record<string, KeyDoc>> = {
   mcp_servers: { default: "no servers", meaning: "The MCP servers, one table per server; `NAME` is its name." },
+  "mcp_servers.NAME.type": {
+    default: "from the fields",
+    meaning:
+      "Checked against the fields: `stdio` needs `command`; `http` and `streamable-http` (the same) need `url`; `sse` needs `url` and speaks only the legacy HTTP+SSE transport (2024-11-05). Without `sse`, an HTTP server that refuses the first streamable HTTP POST with 400, 404 or 405 is tried over HTTP+SSE on the same URL."
+  },
   "mcp_servers.NAME.command": {
     default: "—",
     meaning: "A stdio server: the program to start. Exactly one of `command` and `url`."
@@ -229,11 +234,13 @@ export const keys: Readonly<Record<string, KeyDoc>> = {
   },
   mcpServers: {
     default: "no servers",
-    meaning: "JSON files only: the desktop hosts' form, instead of `mcp_servers` (never both)."
+    meaning:
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the `${VAR}` syntax of other hosts' files, as written
+      "JSON files only: another host's server map (Claude Desktop, Claude Code, Cursor), instead of `mcp_servers` (never both). Only this map of such a file is read; its other top-level keys are named once on standard error and ignored. `${VAR}`, `${VAR:-default}` and `${env:VAR}` in its strings are expanded ([config.md](config.md#other-hosts-files))."
   },
   "mcpServers.NAME.type": {
     default: "from the fields",
-    meaning: "`stdio` needs `command`; `http` and `streamable-http` need `url`; `sse` is refused."
+    meaning: "As `mcp_servers.NAME.type`: `stdio`, `http`, `streamable-http` or `sse`."
   },
   "mcpServers.NAME.command": { default: "—", meaning: "As `mcp_servers.NAME.command`." },
   "mcpServers.NAME.args": { default: "`[]`", meaning: "As `mcp_servers.NAME.args`." },
@@ -241,7 +248,30 @@ export const keys: Readonly<Record<string, KeyDoc>> = {
   "mcpServers.NAME.cwd": { default: "the app-server's", meaning: "As `mcp_servers.NAME.cwd`." },
   "mcpServers.NAME.url": { default: "—", meaning: "As `mcp_servers.NAME.url`." },
   "mcpServers.NAME.headers": { default: "`{}`", meaning: "As `mcp_servers.NAME.http_headers`." },
+  "mcpServers.NAME.oauth": {
+    default: "—",
+    meaning: "OAuth settings of an HTTP server, as Claude Code and VS Code write them."
+  },
+  "mcpServers.NAME.oauth.clientId": { default: "none", meaning: "As `mcp_servers.NAME.oauth_client_id`." },
+  "mcpServers.NAME.oauth.callbackPort": { default: "none", meaning: "As `mcp_servers.NAME.oauth_redirect_port`." },
   "mcpServers.NAME.enabled": { default: json(d.enabled), meaning: "As `mcp_servers.NAME.enabled`." },
+  servers: {
+    default: "no servers",
+    meaning:
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: VS Code's `${input:ID}` syntax, as written
+      "JSON files only: VS Code's server map (`.vscode/mcp.json`), read as `mcpServers` is (its `inputs` are not read; an `${input:ID}` reference is refused)."
+  },
+  "servers.NAME.type": { default: "from the fields", meaning: "As `mcpServers.NAME.type`." },
+  "servers.NAME.command": { default: "—", meaning: "As `mcpServers.NAME.command`." },
+  "servers.NAME.args": { default: "`[]`", meaning: "As `mcpServers.NAME.args`." },
+  "servers.NAME.env": { default: "`{}`", meaning: "As `mcpServers.NAME.env`." },
+  "servers.NAME.cwd": { default: "the app-server's", meaning: "As `mcpServers.NAME.cwd`." },
+  "servers.NAME.url": { default: "—", meaning: "As `mcpServers.NAME.url`." },
+  "servers.NAME.headers": { default: "`{}`", meaning: "As `mcpServers.NAME.headers`." },
+  "servers.NAME.oauth": { default: "—", meaning: "As `mcpServers.NAME.oauth`." },
+  "servers.NAME.oauth.clientId": { default: "none", meaning: "As `mcpServers.NAME.oauth.clientId`." },
+  "servers.NAME.oauth.callbackPort": { default: "none", meaning: "As `mcpServers.NAME.oauth.callbackPort`." },
+  "servers.NAME.enabled": { default: json(d.enabled), meaning: "As `mcpServers.NAME.enabled`." },
   orchestrator: { default: "—", meaning: "Switches for the apps server's features." },
   "orchestrator.mcp": { default: "—", meaning: "The model tools' access to the apps server." },
   "orchestrator.mcp.enabled": {

@@ -307,6 +307,16 @@ export const runtimeAndTools: ReadonlyArray<MessageDoc> = [
     "policy.afterHookFailed",
     Messages.policy.afterHookFailed("{reason}"),
     "an `after_tool` hook crashed, timed out or printed no valid decision: the output is withheld"
+  ),
+  m(
+    "config.noServers",
+    `${Messages.config.noServers("{file}", true)} / ${Messages.config.noServers("{file}", false)}`,
+    "the CLI's `list`, `templates` or `read` with a config that names no MCP server: the file read, or (second form) the default `mcp-resources.toml` looked for and not found"
+  ),
+  m(
+    "config.unreadKeys",
+    Messages.config.unreadKeys("{file}", ["{key}", "..."]),
+    "a warning on standard error, once per read of another host's file (`mcpServers` or `servers`): the top-level keys besides its server map, which are ignored"
   )
 ]
 

@@ -5,17 +5,12 @@
 import { Config as ProtocolConfig } from "@mcp-resources/protocol"
 import { McpTransport, ResourceClient, type ServerEntry, TokenStore } from "@mcp-resources/resource-client"
 import { Effect, Layer } from "effect"
-import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 
 /** `--config`, else `./mcp-resources.toml` when it exists, else the empty config. */
-export const loadConfig = (configPath: string | undefined) => {
-  if (configPath !== undefined) return ProtocolConfig.load(configPath)
-  return NodeFs.existsSync("mcp-resources.toml")
-    ? ProtocolConfig.load("mcp-resources.toml")
-    : Effect.succeed(ProtocolConfig.empty)
-}
+export const loadConfig = (configPath: string | undefined) =>
+  Effect.map(ProtocolConfig.locate(configPath, process.cwd()), (located) => located.config)
 
 /** `--data-dir`, else `$MCP_RESOURCES_HOME`, else `~/.mcp-resources` (as the app-server). */
 export const dataDirOf = (dataDir: string | undefined): string => {

@@ -61,6 +61,7 @@ export const configMethods = {
                     name: s.name,
                     status: s.status,
                     transport: s.transport,
+                    ...(s.httpTransport !== undefined ? { httpTransport: s.httpTransport } : {}),
                     ...(s.error !== undefined ? { error: s.error } : {}),
                     ...(s.protocolVersion !== undefined ? { protocolVersion: s.protocolVersion } : {}),
                     ...(s.reconnectAttempt !== undefined ? { reconnectAttempt: s.reconnectAttempt } : {}),

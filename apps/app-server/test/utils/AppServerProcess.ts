@@ -82,6 +82,8 @@ export interface StartOptions {
   /** The script to run instead of {@link mainJs} (e.g. the CLI, `dist/Cli.js`). */
   readonly script?: string
   readonly env?: Record<string, string>
+  /** The child's working directory (default: this process's). */
+  readonly cwd?: string
 }
 
 /**
@@ -105,6 +107,7 @@ export const start = (options: StartOptions): Effect.Effect<AppServer, never, Sc
       command: process.execPath,
       args: [options.script ?? mainJs, ...options.args],
       env: { ...process.env, MCP_RESOURCES_LOG: "debug", ...options.env },
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
       stderr: (text) => {
         stderr += text
       },

@@ -5,10 +5,10 @@
  */
 import { Errors, McpSkills, Messages, Widget } from "@mcp-resources/protocol"
 import type { Client, McpSubscription, PriorDiscovery, Transport } from "@modelcontextprotocol/client"
-import { Effect, type Either, Runtime, Scope } from "effect"
+import { Cause, Clock, Effect, type Either, ExecutionStrategy, Exit, Option, Runtime, Scope } from "effect"
 import type * as ServerRequests from "../ServerRequests.js"
 import type { ServerEntry } from "../ServerEntry.js"
-import { httpConnectionLost, noStream, startupFailure } from "./failures.js"
+import { httpConnectionLost, noStream, sseConnectionLost, startupFailure } from "./failures.js"
 import { type Hold, InFlightList, keepRaw, makeRequester, type Wire } from "./request.js"
 import { gateNotifications } from "./notificationGate.js"
 import * as Sdk from "./sdk.js"
@@ -17,10 +17,20 @@ import { Background, Signal } from "./onDemand.js"
 import { guardResponses } from "./responseGuard.js"
 import { attribute, elicit, pausing } from "./serverRequests.js"
 import { MessageTooLargeError } from "./stdioTransport.js"
-import { httpTrace, type TransportFactory, tracedHttpTransport } from "./transports.js"
+import {
+  asSse,
+  type HttpTrace,
+  type HttpTransportKind,
+  httpTrace,
+  httpTransportKind,
+  sseFallbackStatuses,
+  type TransportFactory,
+  tracedHttpTransport,
+  tracedSseTransport
+} from "./transports.js"
 
 export { decodeResult, decodeResultEither, type Hold } from "./request.js"
-export { makeTransport, type TransportFactory, transportKind } from "./transports.js"
+export { asSse, type HttpTransportKind, makeTransport, type TransportFactory, transportKind } from "./transports.js"
 
 /** The name and version the client announces in `initialize`. */
 export const clientInfo = { name: "mcp-resources", version: "0.1.0" } as const
@@ -92,6 +102,8 @@ export interface Connection {
   readonly protocolVersion: string | undefined
   /** The era verdict, for the next connection of the same entry. */
   readonly verdict: Verdict | undefined
+  /** HTTP servers: streamable HTTP, or HTTP+SSE (configured, or fallen back to). Undefined otherwise. */
+  readonly httpTransport: HttpTransportKind | undefined
   /** `notifications/resources/list_changed` and `.../updated`, coalesced (bounded; nothing dropped). */
   readonly resourceChanges: ChangeQueue
   /** The era of the connection: `modern` for 2026-07-28 (`server/discover`), else `legacy`. */
@@ -110,7 +122,9 @@ export interface Connection {
  * so that `initialize` still fits in the rest (over HTTP silence is an outage, not a verdict).
  */
 const negotiation = (entry: ServerEntry, timeoutMillis: number) => {
-  switch (entry.protocolVersion ?? "auto") {
+  // HTTP+SSE is a transport of the `initialize` era: a `server/discover` probe over it is a wasted round trip
+  const sse = entry.transport._tag === "http" && entry.transport.sse === true
+  switch (entry.protocolVersion ?? (sse ? "legacy" : "auto")) {
     case "legacy":
       return { mode: "legacy" as const }
     case "2026-07-28":
@@ -167,15 +181,101 @@ export interface OpenOptions {
 }
 
 /**
+ * A streamable HTTP start that the server refused with 400, 404 or 405 (the failure as reported
+ * otherwise): the server may speak only the legacy HTTP+SSE transport.
+ */
+class SseCandidate {
+  readonly _tag = "SseCandidate"
+  constructor(readonly failure: Errors.ResourceFailure) {}
+}
+
+/** A streamable HTTP entry (not `type = "sse"`) whose first POST was refused with a fallback status. */
+const isSseCandidate = (entry: ServerEntry, trace: HttpTrace | undefined): boolean => {
+  const last = trace?.last
+  return (
+    entry.transport._tag === "http" &&
+    entry.transport.sse !== true &&
+    trace?.oauth?.required !== true &&
+    last?._tag === "status" &&
+    last.method === "POST" &&
+    sseFallbackStatuses.has(last.status)
+  )
+}
+
+/**
  * Opens a connection: builds the transport, negotiates the era (`prior` adopts an earlier verdict
  * instead of probing) and runs the handshake, bounded by `timeoutMillis`. The transport closes with
  * the scope, also when connecting fails. Finalizers are added to the scope directly (an
  * `acquireRelease` would keep a copy of the opening fiber's references for the connection's life).
+ *
+ * An HTTP server that refuses the first POST with 400, 404 or 405 is tried once more with the legacy
+ * HTTP+SSE transport on the same URL, as the specification's backwards compatibility section says:
+ * a GET whose event stream must name the message endpoint (its `endpoint` event) within half of the
+ * start-up time left. Without that event, the streamable HTTP failure is the start's failure.
  */
 export const open = (
   entry: ServerEntry,
-  { timeoutMillis, transports, prior, handlers, ...options }: OpenOptions
+  options: OpenOptions
 ): Effect.Effect<Connection, Errors.ResourceFailure, Scope.Scope> =>
+  Effect.gen(function* () {
+    if (entry.transport._tag !== "http" || entry.transport.sse === true) {
+      return yield* Effect.mapError(openWith(entry, options), (error) =>
+        error._tag === "SseCandidate" ? error.failure : error
+      )
+    }
+    const scope = yield* Effect.scope
+    const started = yield* Clock.currentTimeMillis
+    const first = yield* Scope.fork(scope, ExecutionStrategy.sequential)
+    const exit = yield* Effect.exit(Scope.extend(openWith(entry, options), first))
+    if (Exit.isSuccess(exit)) return exit.value
+    yield* Scope.close(first, exit)
+    const candidate = Option.getOrUndefined(Cause.failureOption(exit.cause))
+    if (candidate?._tag !== "SseCandidate") return yield* Effect.failCause(withoutCandidates(exit.cause))
+    const original = candidate.failure
+    const left = options.timeoutMillis - ((yield* Clock.currentTimeMillis) - started)
+    const second = yield* Scope.fork(scope, ExecutionStrategy.sequential)
+    const legacy = asSse(entry)
+    const fallback = Effect.gen(function* () {
+      const transport = yield* options.transports.make(legacy, () => undefined)
+      yield* Scope.addFinalizer(
+        second,
+        Effect.promise(() => transport.close().catch(() => undefined))
+      )
+      const sse = tracedSseTransport(transport)
+      if (sse !== undefined) {
+        const reached = yield* Effect.tryPromise(() => sse.start()).pipe(
+          Effect.timeout(Math.max(1, Math.floor(left / 2))),
+          Effect.either
+        )
+        if (reached._tag === "Left") return yield* Effect.fail(new SseCandidate(original))
+      }
+      return yield* openWith(legacy, { ...options, timeoutMillis: Math.max(1, left) }, transport)
+    })
+    const tried = yield* Effect.exit(Scope.extend(fallback, second))
+    if (Exit.isSuccess(tried)) {
+      yield* Effect.logInfo(
+        `MCP server '${entry.name}': the streamable HTTP POST was refused (${original.message}); connected over HTTP+SSE`
+      )
+      return tried.value
+    }
+    yield* Scope.close(second, tried)
+    // no event stream with an `endpoint` event: not an HTTP+SSE server either; the POST's refusal says why
+    if (Option.getOrUndefined(Cause.failureOption(tried.cause))?._tag === "SseCandidate") {
+      return yield* Effect.fail(original)
+    }
+    return yield* Effect.failCause(withoutCandidates(tried.cause))
+  })
+
+/** A failure cause with each {@link SseCandidate} replaced by the failure it carries. */
+const withoutCandidates = (cause: Cause.Cause<Errors.ResourceFailure | SseCandidate>) =>
+  Cause.map(cause, (error) => (error._tag === "SseCandidate" ? error.failure : error))
+
+/** {@link open} without the fallback: one transport (`premade`, already made, or the entry's own). */
+const openWith = (
+  entry: ServerEntry,
+  { timeoutMillis, transports, prior, handlers, ...options }: OpenOptions,
+  premade?: Transport
+): Effect.Effect<Connection, Errors.ResourceFailure | SseCandidate, Scope.Scope> =>
   Effect.gen(function* () {
     const sdk = yield* Sdk.load
     const scope = yield* Effect.scope
@@ -188,9 +288,12 @@ export const open = (
     )
     // the server's standard error is logged as it arrives (in order)
     const logSync = Runtime.runSync(runtime)
-    const transport = yield* transports.make(entry, (text) => {
-      logSync(Effect.logDebug(`MCP server '${entry.name}' stderr: ${text.trimEnd()}`))
-    })
+    const transport =
+      premade ??
+      (yield* transports.make(entry, (text) => {
+        logSync(Effect.logDebug(`MCP server '${entry.name}' stderr: ${text.trimEnd()}`))
+      }))
+    const sse = tracedSseTransport(transport) !== undefined
     const guard = guardResponses(transport)
     // behind the guard: a notification flood reaches the SDK coalesced (see notificationGate.ts)
     gateNotifications(transport)
@@ -286,6 +389,12 @@ export const open = (
           return
         }
         if (entry.transport._tag !== "http") return
+        // HTTP+SSE: the event stream is the connection; its error (a drop, an end) loses it
+        if (sse) {
+          const lost = sseConnectionLost(error)
+          if (lost !== undefined) markClosed(`${Messages.connectionClosed}: ${lost}`)
+          return
+        }
         // a 404/405 on the optional GET stream means "no stream", not a lost session
         if (noStream(error, transport.sessionId)) return
         // the GET stream is the SDK's to re-open (with its own backoff); only a POST that cannot
@@ -312,8 +421,16 @@ export const open = (
           ? connected.then(() => client.discover(options)).then(() => undefined)
           : connected
       },
-      catch: (error) =>
-        startupFailure(error, trace, entry.protocolVersion === modernRevision, timeoutMillis, closedReason)
+      catch: (error) => {
+        const failure = startupFailure(
+          error,
+          trace,
+          entry.protocolVersion === modernRevision,
+          timeoutMillis,
+          closedReason
+        )
+        return isSseCandidate(entry, trace) ? new SseCandidate(failure) : failure
+      }
     })
     const declared = client.getServerCapabilities()
     const capabilities: Capabilities = {
@@ -417,6 +534,7 @@ export const open = (
       background,
       resourceChanges,
       protocolVersion: client.getNegotiatedProtocolVersion(),
-      verdict
+      verdict,
+      httpTransport: httpTransportKind(transport)
     }
   })

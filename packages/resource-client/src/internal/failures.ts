@@ -129,6 +129,19 @@ export const httpConnectionLost = (error: unknown, sessionId: string | undefined
   return undefined
 }
 
+/**
+ * The reason when an HTTP+SSE connection is gone: its event stream failed or ended (the SDK's
+ * `SseError`), or a message could not reach the server at all. A POST the server refused is that
+ * request's failure, not the connection's.
+ */
+export const sseConnectionLost = (error: unknown): string | undefined => {
+  const sdk = Sdk.current()?.client
+  if (sdk !== undefined && error instanceof sdk.SseError) {
+    return error.code === undefined ? "the SSE stream ended" : `the SSE stream failed (HTTP ${error.code})`
+  }
+  return httpConnectionLost(error, undefined)
+}
+
 const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 

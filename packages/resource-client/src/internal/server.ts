@@ -8,7 +8,14 @@ import { Errors, type Mcp, Messages } from "@mcp-resources/protocol"
 import { Cause, Deferred, Effect, ExecutionStrategy, Exit, Option, type Runtime, Scope } from "effect"
 import type * as ServerRequests from "../ServerRequests.js"
 import type { ServerEntry } from "../ServerEntry.js"
-import { type Connection, open, type TransportFactory, type Verdict } from "./connection.js"
+import {
+  asSse,
+  type Connection,
+  type HttpTransportKind,
+  open,
+  type TransportFactory,
+  type Verdict
+} from "./connection.js"
 import { serially } from "./onDemand.js"
 import * as Sdk from "./sdk.js"
 import { Subscriptions } from "./subscriptions.js"
@@ -36,6 +43,11 @@ export interface Handle {
   readonly scope: Scope.CloseableScope
   /** The era verdict of the first connection, adopted by every reconnection (the probe is paid once). */
   verdict: Verdict | undefined
+  /**
+   * HTTP servers: the transport the last connection spoke. A server that fell back to HTTP+SSE is
+   * reconnected over HTTP+SSE at once.
+   */
+  httpTransport: HttpTransportKind | undefined
   /** The resource subscriptions held on this server, sent again on every new connection. */
   readonly subscriptions: Subscriptions
 }
@@ -103,7 +115,15 @@ export const start = (
   Effect.gen(function* () {
     const scope = yield* Scope.make()
     const settled = yield* Deferred.make<void>()
-    const handle: Handle = { entry, state: { _tag: "starting" }, settled, scope, verdict: undefined, subscriptions }
+    const handle: Handle = {
+      entry,
+      state: { _tag: "starting" },
+      settled,
+      scope,
+      verdict: undefined,
+      httpTransport: undefined,
+      subscriptions
+    }
     // runs last on close: whoever still waits sees a settled, closed server
     yield* Scope.addFinalizer(
       scope,
@@ -120,7 +140,7 @@ export const start = (
       yield* Sdk.load
       const connectionScope = yield* Scope.fork(scope, ExecutionStrategy.sequential)
       const exit = yield* Effect.gen(function* () {
-        const connection = yield* open(entry, {
+        const connection = yield* open(handle.httpTransport === "sse" ? asSse(entry) : entry, {
           timeoutMillis: startupMillis,
           transports,
           runtime,
@@ -158,6 +178,7 @@ export const start = (
       Effect.gen(function* () {
         handle.state = { _tag: "ready", connection, tools }
         handle.verdict ??= connection.verdict
+        handle.httpTransport = connection.httpTransport
         const { background } = connection
         if (watch !== undefined) yield* watch(connection, handle, connectionScope)
         // the server keeps no subscription across connections: every held one is sent again

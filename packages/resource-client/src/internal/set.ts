@@ -22,7 +22,7 @@ import * as Cache from "./cache.js"
 import { fastListResources, fastListResourceTemplates, withFastList } from "./listResult.js"
 import { withFastPath } from "./readResult.js"
 import * as Server from "./server.js"
-import { status } from "./status.js"
+import { httpTransportOf, status } from "./status.js"
 
 /** A set: its operations (`view`), its setup and its handles. Its lifetime is `connectionSet.ts`'s. */
 export interface SetImpl {
@@ -625,7 +625,7 @@ export const make = (options: Options): SetImpl => {
     setup.servers
       .map((entry): ServerStatus => {
         const handle = entry.enabled ? handles.get(entry.name) : undefined
-        const base = { name: entry.name, transport: transportKind(entry) }
+        const base = { name: entry.name, transport: transportKind(entry), ...httpTransportOf(entry, handle) }
         if (handle === undefined) return { ...base, status: "disabled" }
         return status(base, handle.state)
       })

@@ -1,9 +1,25 @@
 /** A server's status as `mcpServer/list` shows it: its state, the negotiated revision, a reconnection. */
 import type { ServerStatus } from "../ResourceClient.js"
-import type { State } from "./server.js"
+import type { ServerEntry } from "../ServerEntry.js"
+import type { Handle, State } from "./server.js"
 
-/** The status of a server in `state`; `base` carries its name and transport kind. */
-export const status = (base: Pick<ServerStatus, "name" | "transport">, state: State): ServerStatus => {
+/**
+ * `httpTransport` of an HTTP server: `sse` when its entry says `type = "sse"` or its last connection
+ * fell back to HTTP+SSE, else `streamable`. Nothing for stdio and in-memory servers.
+ */
+export const httpTransportOf = (
+  entry: ServerEntry,
+  handle: Pick<Handle, "httpTransport"> | undefined
+): Pick<ServerStatus, "httpTransport"> =>
+  entry.transport._tag !== "http"
+    ? {}
+    : { httpTransport: entry.transport.sse === true || handle?.httpTransport === "sse" ? "sse" : "streamable" }
+
+/** The status of a server in `state`; `base` carries its name, transport kind and HTTP transport. */
+export const status = (
+  base: Pick<ServerStatus, "name" | "transport" | "httpTransport">,
+  state: State
+): ServerStatus => {
   switch (state._tag) {
     case "failed":
       return state.reconnectAttempt === undefined

@@ -1,10 +1,15 @@
 /**
  * Transport choice: the SDK transport of a server entry (our stdio transport, the SDK's streamable
- * HTTP transport, or an in-memory pair), the outgoing HTTP path (proxy variables) and the record of
- * what the HTTP server last answered, which start-up failures quote.
+ * HTTP transport, its legacy HTTP+SSE transport, or an in-memory pair), the outgoing HTTP path (proxy
+ * variables) and the record of what the HTTP server last answered, which start-up failures quote.
  */
 import { Errors, Messages } from "@mcp-resources/protocol"
-import type { AuthProvider, StreamableHTTPClientTransport, Transport } from "@modelcontextprotocol/client"
+import type {
+  AuthProvider,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  Transport
+} from "@modelcontextprotocol/client"
 import { Config as EffectConfig, Effect, Option, type Runtime } from "effect"
 import type { ServerEntry } from "../ServerEntry.js"
 import type * as ScopeChallenges from "../ScopeChallenges.js"
@@ -17,6 +22,21 @@ import { StdioTransport } from "./stdioTransport.js"
 
 /** The transport kind of an entry, as `mcpServer/list` shows it. */
 export const transportKind = (entry: ServerEntry): "stdio" | "http" | "memory" => entry.transport._tag
+
+/** Which HTTP transport a connection speaks: streamable HTTP, or the legacy HTTP+SSE of 2024-11-05. */
+export type HttpTransportKind = "streamable" | "sse"
+
+/** The entry with `type = "sse"`: what a connection that fell back to HTTP+SSE is opened again with. */
+export const asSse = (entry: ServerEntry): ServerEntry =>
+  entry.transport._tag === "http" && entry.transport.sse !== true
+    ? { ...entry, transport: { ...entry.transport, sse: true } }
+    : entry
+
+/**
+ * The HTTP status codes of the first POST after which a client tries the legacy HTTP+SSE transport
+ * on the same URL (the specification's backwards compatibility section, revision 2025-11-25).
+ */
+export const sseFallbackStatuses: ReadonlySet<number> = new Set([400, 404, 405])
 
 /** What builds the SDK transport of an entry (the `McpTransport` service). */
 export interface TransportFactory {
@@ -58,6 +78,15 @@ export interface TracedHttpTransport extends StreamableHTTPClientTransport {
 }
 
 /**
+ * The SDK's HTTP+SSE transport with the trace of its answers. `start` (the GET that opens the stream,
+ * done once the `endpoint` event arrived) may be called more than once: every call is the first one's
+ * promise, so that the stream can be opened, bounded, before the client connects over it.
+ */
+export interface TracedSseTransport extends SSEClientTransport {
+  readonly trace: HttpTrace
+}
+
+/**
  * The class of {@link TracedHttpTransport} (it extends the SDK's transport, so it is made once the
  * SDK is loaded): the trace of its answers and the release of its agent.
  */
@@ -70,7 +99,7 @@ const tracedClass = (sdk: Sdk.Sdk["client"]) =>
       readonly trace: HttpTrace = { last: undefined },
       auth?: { readonly authProvider: AuthProvider; readonly fetch?: (base: FetchLike) => FetchLike }
     ) {
-      const traced = tracingFetch(outgoing.fetch, trace)
+      const traced = tracingFetch(outgoing.fetch, trace, { optionalGet: true })
       super(url, {
         requestInit: { headers },
         fetch: auth?.fetch !== undefined ? auth.fetch(traced) : traced,
@@ -88,15 +117,70 @@ const tracedClass = (sdk: Sdk.Sdk["client"]) =>
 
 let tracedHttp: ReturnType<typeof tracedClass> | undefined
 
-/** A new {@link TracedHttpTransport}: the SDK's, on this url with these headers, tracing its answers. */
+/** The class of {@link TracedSseTransport} (made once the SDK is loaded, as {@link tracedClass}). */
+const tracedSseClass = (sdk: Sdk.Sdk["client"]) =>
+  class extends sdk.SSEClientTransport implements TracedSseTransport {
+    constructor(
+      url: URL,
+      headers: Record<string, string>,
+      outgoing: { readonly fetch: FetchLike; readonly close: () => Promise<void> },
+      readonly trace: HttpTrace = { last: undefined },
+      auth?: { readonly authProvider: AuthProvider; readonly fetch?: (base: FetchLike) => FetchLike }
+    ) {
+      // one fetch for the GET of the stream and the POSTs; `requestInit` headers go on both
+      const traced = tracingFetch(outgoing.fetch, trace, { optionalGet: false })
+      super(url, {
+        requestInit: { headers },
+        fetch: auth?.fetch !== undefined ? auth.fetch(traced) : traced,
+        ...(auth !== undefined ? { authProvider: auth.authProvider } : {})
+      })
+      this.releaseAgent = outgoing.close
+    }
+
+    private readonly releaseAgent: () => Promise<void>
+    private started: Promise<void> | undefined
+
+    override start(): Promise<void> {
+      this.started ??= super.start()
+      return this.started
+    }
+
+    override close(): Promise<void> {
+      return super.close().finally(() => this.releaseAgent())
+    }
+  }
+
+let tracedSse: ReturnType<typeof tracedSseClass> | undefined
+
+/** The transport as a {@link TracedSseTransport} when it was built here, else undefined. */
+export const tracedSseTransport = (transport: Transport): TracedSseTransport | undefined =>
+  tracedSse !== undefined && transport instanceof tracedSse ? transport : undefined
+
+/** The HTTP transport a transport built here speaks (undefined for stdio, in-memory and hosts' own). */
+export const httpTransportKind = (transport: Transport): HttpTransportKind | undefined =>
+  tracedSseTransport(transport) !== undefined
+    ? "sse"
+    : tracedHttpTransport(transport) !== undefined
+      ? "streamable"
+      : undefined
+
+/**
+ * A new {@link TracedHttpTransport} or, with `sse`, {@link TracedSseTransport}: the SDK's, on this url
+ * with these headers, tracing its answers.
+ */
 const makeTracedHttp = (
   sdk: Sdk.Sdk,
+  sse: boolean,
   url: URL,
   headers: Record<string, string>,
   outgoing: { readonly fetch: FetchLike; readonly close: () => Promise<void> },
   trace?: HttpTrace,
   auth?: { readonly authProvider: AuthProvider; readonly fetch?: (base: FetchLike) => FetchLike }
-): TracedHttpTransport => {
+): TracedHttpTransport | TracedSseTransport => {
+  if (sse) {
+    tracedSse ??= tracedSseClass(sdk.client)
+    return new tracedSse(url, headers, outgoing, trace, auth)
+  }
   tracedHttp ??= tracedClass(sdk.client)
   return new tracedHttp(url, headers, outgoing, trace, auth)
 }
@@ -105,8 +189,9 @@ const makeTracedHttp = (
 export const tracedHttpTransport = (transport: Transport): TracedHttpTransport | undefined =>
   tracedHttp !== undefined && transport instanceof tracedHttp ? transport : undefined
 
-/** The trace of an HTTP transport built here (undefined for any other transport). */
-export const httpTrace = (transport: Transport): HttpTrace | undefined => tracedHttpTransport(transport)?.trace
+/** The trace of an HTTP transport built here, streamable or SSE (undefined for any other transport). */
+export const httpTrace = (transport: Transport): HttpTrace | undefined =>
+  (tracedHttpTransport(transport) ?? tracedSseTransport(transport))?.trace
 
 /** At most this much of an error body is kept. */
 const maxBodyChars = 4096
@@ -161,17 +246,19 @@ const withStaleRetry = (base: FetchLike, url: string | URL, init: RequestInit | 
 
 /**
  * A fetch that records non-success answers (status, content type, `WWW-Authenticate`, the start of
- * the body) and network failures in `trace`; the response itself goes on unchanged.
+ * the body) and network failures in `trace`; the response itself goes on unchanged. With
+ * `optionalGet` (streamable HTTP), a GET answered 404 or 405 only means the server offers no stream
+ * and is not recorded; the GET of HTTP+SSE is the connection itself.
  */
 const tracingFetch =
-  (base: FetchLike, trace: HttpTrace): FetchLike =>
+  (base: FetchLike, trace: HttpTrace, { optionalGet }: { readonly optionalGet: boolean }): FetchLike =>
   (url, init) => {
     const method = init?.method ?? "GET"
     return withStaleRetry(base, url, init).then(
       (response) => {
         const contentType = response.headers.get("content-type") ?? ""
         if (!response.ok) {
-          if (method === "GET" && (response.status === 404 || response.status === 405)) return response
+          if (optionalGet && method === "GET" && (response.status === 404 || response.status === 405)) return response
           return response
             .clone()
             .text()
@@ -290,7 +377,7 @@ export const oauthClient = (
     return { clientId: transport.oauthClientId, clientSecret: secret.value }
   })
 
-/** Builds the SDK transport of an entry (not started yet): stdio, streamable HTTP or in-memory. */
+/** Builds the SDK transport of an entry (not started yet): stdio, streamable HTTP, HTTP+SSE or in-memory. */
 export const makeTransport = (
   entry: ServerEntry,
   stderr: (text: string) => void,
@@ -333,7 +420,8 @@ export const makeTransport = (
         const outgoing = yield* outgoingFetch
         const sdk = yield* Sdk.load
         const url = new URL(transport.url)
-        if (!usesOAuth(transport)) return makeTracedHttp(sdk, url, headers, outgoing)
+        const sse = transport.sse === true
+        if (!usesOAuth(transport)) return makeTracedHttp(sdk, sse, url, headers, outgoing)
         const mark = { server: entry.name, required: false, interactive: transport.oauthGrant === undefined }
         const trace: HttpTrace = { last: undefined, oauth: mark }
         const auth =
@@ -353,7 +441,7 @@ export const makeTransport = (
                 mark,
                 sdk.client
               )
-        return makeTracedHttp(sdk, url, headers, outgoing, trace, auth)
+        return makeTracedHttp(sdk, sse, url, headers, outgoing, trace, auth)
       })
     case "memory":
       return Effect.tryPromise({
