@@ -101,6 +101,8 @@ export const matrixSuite = (title: string, cases: ReadonlyArray<MatrixCase>) =>
           assert.deepStrictEqual(status, {
             name: server,
             transport: status?.transport ?? "stdio",
+            // every matrix server over HTTP speaks streamable HTTP (legacy HTTP+SSE has its own suite)
+            ...(status?.transport === "http" ? { httpTransport: "streamable" } : {}),
             status: "ready",
             protocolVersion: c.expected.protocolVersion
           })
@@ -207,6 +209,8 @@ export const everythingSuite = (title: string, cases: ReadonlyArray<EverythingCa
           assert.deepStrictEqual(status, {
             name: server,
             transport: status?.transport ?? "stdio",
+            // every matrix server over HTTP speaks streamable HTTP (legacy HTTP+SSE has its own suite)
+            ...(status?.transport === "http" ? { httpTransport: "streamable" } : {}),
             status: "ready",
             protocolVersion: c.protocolVersion
           })
