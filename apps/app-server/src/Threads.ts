@@ -204,7 +204,27 @@ export const make = Effect.gen(function* () {
   })
   const ephemeralStore = Context.get(yield* Layer.build(ThreadStore.layerMemory), ThreadStore.ThreadStore)
   const loaded = new Map<string, LoadedThread>()
-  const loading = yield* Effect.makeSemaphore(1)
+  // One load at a time per thread (a second request for the same thread waits, then finds it loaded);
+  // different threads load side by side, so a long thread never holds up another one's first request.
+  // A thread's lock exists only while a load of it runs or waits.
+  const loadLocks = new Map<string, { readonly lock: Effect.Semaphore; users: number }>()
+  const whileLoading = <A, E, R>(threadId: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.acquireUseRelease(
+      Effect.sync(() => {
+        let entry = loadLocks.get(threadId)
+        if (entry === undefined) {
+          entry = { lock: Effect.unsafeMakeSemaphore(1), users: 0 }
+          loadLocks.set(threadId, entry)
+        }
+        entry.users++
+        return entry
+      }),
+      (entry) => entry.lock.withPermits(1)(effect),
+      (entry) =>
+        Effect.sync(() => {
+          if (--entry.users === 0) loadLocks.delete(threadId)
+        })
+    )
   // Background work (idle checks, lost results, interrupted items) ends with the service: interruptible
   // even when forked from a finalizer or an uninterruptible record (each append stays whole).
   const scope = yield* Effect.scope
@@ -264,7 +284,8 @@ export const make = Effect.gen(function* () {
     })
 
   const load = (connection: Connection, threadId: string) =>
-    loading.withPermits(1)(
+    whileLoading(
+      threadId,
       Effect.gen(function* () {
         const existing = loaded.get(threadId)
         if (existing !== undefined) {

@@ -4,7 +4,8 @@
  * the upgrade) and, with `--token-env`, the token must come as `Authorization: Bearer <token>` or as
  * the subprotocol `bearer.<token>` (else 401), compared in constant time. `wss://` serves TLS.
  *
- * Limits that hold before any token is checked (docs/app-server-security.md): a connection cap, a
+ * Limits that hold before any token is checked (docs/app-server-security.md): a connection cap, caps
+ * on the connections that have not completed an authenticated upgrade (in all and per address), a
  * handshake timeout, pings and an optional idle timeout, a send-buffer cap, frames refused past 8 MiB
  * as their header arrives, and binary frames refused. Every refusal or close is logged.
  */
@@ -117,6 +118,52 @@ const makeHttpServer = (options: ServerOptions): Effect.Effect<Server, ListenErr
     })
   })
 
+/**
+ * The connections that have not completed an authenticated upgrade ("pending": in their TCP or TLS
+ * handshake, sending the upgrade request, or refused and closing), counted in all and per peer
+ * address, apart from the connections that are in. A connection over either cap is refused on
+ * arrival, so that a peer without the token cannot hold the places of the clients that have it.
+ * A TLS connection is counted from its first byte: the raw socket and the TLS socket over it are the
+ * same peer address and port.
+ */
+export const makePendingCaps = (limits: { readonly maxPending: number; readonly maxPendingPerAddress: number }) => {
+  const pending = new Map<string, { readonly address: string }>()
+  const byAddress = new Map<string, number>()
+  const keyOf = (socket: Partial<Socket>): string | undefined =>
+    socket.remoteAddress === undefined ? undefined : `${socket.remoteAddress} ${socket.remotePort ?? ""}`
+  const release = (key: string, entry: { readonly address: string }) => {
+    if (pending.get(key) !== entry) return
+    pending.delete(key)
+    const left = (byAddress.get(entry.address) ?? 1) - 1
+    if (left === 0) byAddress.delete(entry.address)
+    else byAddress.set(entry.address, left)
+  }
+  return {
+    /** Counts a new connection as pending until it closes or {@link upgraded}; else the cap that refuses it. */
+    admit: (socket: Socket): "total" | "address" | undefined => {
+      const key = keyOf(socket)
+      const address = socket.remoteAddress
+      // Already gone (reset before this event): nothing to hold.
+      if (key === undefined || address === undefined) return undefined
+      if (pending.size >= limits.maxPending) return "total"
+      if ((byAddress.get(address) ?? 0) >= limits.maxPendingPerAddress) return "address"
+      const entry = { address }
+      pending.set(key, entry)
+      byAddress.set(address, (byAddress.get(address) ?? 0) + 1)
+      socket.once("close", () => release(key, entry))
+      return undefined
+    },
+    /** The connection completed an authenticated upgrade: it is in, and no longer pending. */
+    upgraded: (socket: Duplex) => {
+      const key = keyOf(socket as Partial<Socket>)
+      const entry = key === undefined ? undefined : pending.get(key)
+      if (key !== undefined && entry !== undefined) release(key, entry)
+    },
+    /** How many connections are pending now. */
+    size: () => pending.size
+  }
+}
+
 /** `host:port` of a socket's peer, for log lines. */
 const peerOf = (socket: Duplex): string => {
   const s = socket as Partial<Socket>
@@ -154,6 +201,23 @@ export const layer: Layer.Layer<never, ListenError, JsonRpcServer | AppOptions> 
         limit: limits.maxConnections
       })
     )
+    // Connections that are not in yet have caps of their own (counted from the TCP connection, before
+    // any TLS handshake): a peer without the token holds at most that many places.
+    const pending = makePendingCaps(limits)
+    http.on("connection", (socket: Socket) => {
+      const refused = pending.admit(socket)
+      if (refused === undefined) return
+      log(
+        refused === "total"
+          ? "refused a connection: too many connections are waiting for their upgrade"
+          : "refused a connection: too many connections from this address are waiting for their upgrade",
+        {
+          peer: peerOf(socket),
+          limit: refused === "total" ? limits.maxPending : limits.maxPendingPerAddress
+        }
+      )
+      socket.destroy()
+    })
     // A connection that has not sent its upgrade request within the handshake timeout is closed (a TLS
     // connection's own handshake is timed by the TLS server with the same value).
     const handshakes = new Map<Duplex, NodeJS.Timeout>()
@@ -272,6 +336,7 @@ export const layer: Layer.Layer<never, ListenError, JsonRpcServer | AppOptions> 
       const refusal = gate.check(request)
       if (refusal !== undefined) return refuse(socket, refusal)
       wss.handleUpgrade(request, socket, head, (ws) => {
+        pending.upgraded(socket)
         run(serve(ws))
       })
     })

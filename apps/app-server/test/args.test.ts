@@ -96,7 +96,8 @@ describe("command line", () => {
     const options = parseArgs(
       [
         ...["--ws-handshake-timeout", "0.5", "--ws-max-connections", "8", "--ws-ping-interval", "0"],
-        ...["--ws-idle-timeout", "120", "--max-send-buffer", "1048576"]
+        ...["--ws-idle-timeout", "120", "--max-send-buffer", "1048576"],
+        ...["--ws-max-pending", "16", "--ws-max-pending-per-address=4"]
       ],
       {},
       cwd
@@ -104,6 +105,8 @@ describe("command line", () => {
     assert.deepStrictEqual(options.limits, {
       handshakeTimeoutMs: 500,
       maxConnections: 8,
+      maxPending: 16,
+      maxPendingPerAddress: 4,
       pingIntervalMs: 0,
       idleTimeoutMs: 120_000,
       maxSendBufferBytes: 1_048_576
@@ -113,6 +116,12 @@ describe("command line", () => {
     assert.throws(() => parseArgs(["--ws-handshake-timeout", "0"], {}, cwd), /--ws-handshake-timeout: must be more/)
     assert.throws(() => parseArgs(["--ws-ping-interval", "-1"], {}, cwd), /--ws-ping-interval: expected seconds/)
     assert.throws(() => parseArgs(["--ws-max-connections", "0"], {}, cwd), /--ws-max-connections: expected a whole/)
+    assert.throws(() => parseArgs(["--ws-max-pending", "0"], {}, cwd), /--ws-max-pending: expected a whole/)
+    assert.throws(
+      () => parseArgs(["--ws-max-pending-per-address", "x"], {}, cwd),
+      /--ws-max-pending-per-address: expected a whole/
+    )
+    assert.deepStrictEqual([defaultLimits.maxPending, defaultLimits.maxPendingPerAddress], [32, 8])
     assert.throws(() => parseArgs(["--max-send-buffer", "1e6"], {}, cwd), /--max-send-buffer: expected a whole/)
   })
 

@@ -7,13 +7,13 @@
 import { createRequire } from "node:module"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { stdioCommand } from "@mcp-resources/fixtures"
+import { elicitationCommand, stdioCommand } from "@mcp-resources/fixtures"
 import type { ThreadEvent, ToolCallItem } from "@mcp-resources/protocol"
 import { ThreadStore } from "@mcp-resources/thread-store"
-import { Effect, Layer } from "effect"
+import { Deferred, Effect, Layer } from "effect"
 import { inject } from "vitest"
 import { tempDir, writeConfig } from "./utils/AppServerProcess.js"
-import { freshDatabase } from "./utils/pg.js"
+import { freshDatabase, psql } from "./utils/pg.js"
 import { type InProcessServer, resultOf, startInProcess, threadIdOf } from "./utils/InProcess.js"
 
 process.env.MCP_RESOURCES_LOG = "error"
@@ -172,6 +172,93 @@ describe("tool/call and the store", () => {
           message: "duplicate callId: old-3"
         })
         assert.deepStrictEqual(store.control.snapshot(), { since: 1 })
+      })
+  )
+
+  it.scopedLive(
+    "a long thread's load holds up no other thread: another thread's first tool/list and thread/resume are answered while the load waits between two pages",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = tempDir()
+        const filename = join(dataDir, "state.sqlite")
+        const text = "y".repeat(4 * 1024)
+        // 300 records of 4 KiB: several pages of the store's paged read (the first has 128 records).
+        yield* Effect.gen(function* () {
+          const store = yield* ThreadStore.ThreadStore
+          for (const id of ["other", "third"]) {
+            yield* store.create({ id, createdAt: new Date(0).toISOString(), config: null })
+            yield* store.append(id, 0, { _tag: "turnStarted", turnId: "t1" })
+          }
+          yield* store.create({ id: "long", createdAt: new Date(0).toISOString(), config: null })
+          let seq = yield* store.append("long", 0, { _tag: "turnStarted", turnId: "t1" })
+          for (let i = 0; i < 300; i++) {
+            const item: ToolCallItem.McpToolCallItem = {
+              type: "mcpToolCall",
+              id: `c${i}`,
+              server: "srv",
+              tool: "quick",
+              arguments: {},
+              status: "completed",
+              result: { content: [{ type: "text", text }] },
+              error: null,
+              durationMs: 1
+            }
+            seq = yield* store.append("long", seq, { _tag: "itemCompleted", turnId: "t1", item })
+          }
+        }).pipe(Effect.provide(ThreadStore.layerSqlite({ filename })))
+
+        // The long thread's read stops after its first page until the test lets it go on.
+        const firstPage = yield* Deferred.make<number>()
+        const goOn = yield* Deferred.make<void>()
+        const pages = { long: 0, reads: 0 }
+        const holding = Layer.effect(
+          ThreadStore.ThreadStore,
+          Effect.map(
+            ThreadStore.ThreadStore,
+            (store): ThreadStore.Service => ({
+              ...store,
+              sincePages: (id, seq, onPage) => {
+                if (id === "long") pages.reads++
+                return store.sincePages(id, seq, (records) =>
+                  id !== "long"
+                    ? onPage(records)
+                    : Effect.zipRight(
+                        onPage(records),
+                        Effect.suspend(() =>
+                          ++pages.long === 1
+                            ? Effect.zipRight(Deferred.succeed(firstPage, records.length), Deferred.await(goOn))
+                            : Effect.void
+                        )
+                      )
+                )
+              }
+            })
+          )
+        ).pipe(Layer.provide(ThreadStore.layerSqlite({ filename, exclusive: true })))
+        const server = yield* startInProcess({ dataDir, store: holding })
+
+        const long = yield* server.send("thread/resume", { threadId: "long" })
+        const firstRecords = yield* Deferred.await(firstPage)
+        assert.isBelow(firstRecords, 301, "the long thread is read in more than one page")
+        // The long load is held between two pages: other threads load and answer meanwhile.
+        // (no MCP server configured: no tools)
+        assert.deepStrictEqual(resultOf(yield* server.request("tool/list", { threadId: "other" })), { tools: [] })
+        assert.deepStrictEqual(resultOf(yield* server.request("thread/resume", { threadId: "third" })), {
+          thread: { id: "third", ephemeral: false }
+        })
+        assert.isFalse(
+          server.messages.some((m) => m.id === long),
+          "the long thread's resume is still loading"
+        )
+        // A second resume of the long thread waits for the load under way instead of starting another.
+        const again = yield* server.send("thread/resume", { threadId: "long" })
+        yield* Deferred.succeed(goOn, undefined)
+        for (const id of [long, again])
+          assert.deepStrictEqual(resultOf(yield* server.waitFor((m) => m.id === id, "the long resumes")), {
+            thread: { id: "long", ephemeral: false }
+          })
+        assert.strictEqual(pages.reads, 1, "the long thread was read once")
+        assert.isAbove(pages.long, 1)
       })
   )
 
@@ -372,4 +459,207 @@ describe("tool/call and the store", () => {
         )
       })
   )
+
+  it.scopedLive(
+    "SQLite full (max_page_count): a call whose tool ran answers SQLITE_FULL, and its failed item is stored once writes are accepted",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = tempDir()
+        const filename = join(dataDir, "state.sqlite")
+        const connections = yield* captureSqlite
+        const server = yield* startInProcess({
+          dataDir,
+          configPath: writeConfig(dataDir, { mcp_servers: { ask: elicitationCommand("v1"), srv: stdioCommand(srv) } }),
+          capabilities: { serverRequests: ["mcpServer/elicitation/request"] }
+        })
+        const db = connections.take()
+        const threadId = threadIdOf(yield* server.request("thread/start", {}))
+        resultOf(yield* server.request("turn/start", { threadId, turnId: "t1" }))
+        assert.strictEqual(resultOf(yield* call(server, threadId, "t1", "c1")).success, true)
+
+        const answer = yield* callWhileTheDiskFills(
+          server,
+          threadId,
+          "c2",
+          Effect.sync(() => fill(db))
+        )
+        const cause = `cannot append to thread ${threadId}: SQLITE_FULL: database or disk is full`
+        assert.deepStrictEqual(answer.error, { code: -32603, message: cause })
+
+        free(db)
+        const completed = yield* server.waitFor(
+          (m) => m.method === "item/completed" && itemId(m) === "c2",
+          "c2's failed item once writes are accepted"
+        )
+        assert.deepStrictEqual((completed.params?.item as { error: unknown } | undefined)?.error, {
+          message: `the result could not be stored: ${cause}`
+        })
+        // The call id is now taken by a recorded call; the thread goes on.
+        assert.deepStrictEqual((yield* call(server, threadId, "t1", "c2")).error, {
+          code: -32600,
+          message: "duplicate callId: c2"
+        })
+        assert.strictEqual(resultOf(yield* call(server, threadId, "t1", "c3")).success, true)
+        const records = yield* storedRecords(filename, threadId)
+        assert.deepStrictEqual(
+          records.map((r) =>
+            r.event._tag === "itemStarted" || r.event._tag === "itemCompleted"
+              ? `${r.event._tag}:${r.event.item.id}:${r.event.item.status}`
+              : r.event._tag
+          ),
+          [
+            "turnStarted",
+            "itemStarted:c1:inProgress",
+            "itemCompleted:c1:completed",
+            "itemStarted:c2:inProgress",
+            "itemCompleted:c2:failed",
+            "itemStarted:c3:inProgress",
+            "itemCompleted:c3:completed"
+          ]
+        )
+      })
+  )
+
+  it.scopedLive(
+    "PostgreSQL full (a trigger raising 53100) under two app-servers: the call answers the cause, its failed item is stored once writes are accepted, and the other server sees it",
+    () =>
+      Effect.gen(function* () {
+        if (clusterUrl === undefined) return
+        const dataDir = tempDir()
+        const url = yield* freshDatabase(clusterUrl)
+        const configPath = writeConfig(dataDir, {
+          mcp_servers: { ask: elicitationCommand("v1"), srv: stdioCommand(srv) }
+        })
+        const capabilities = { serverRequests: ["mcpServer/elicitation/request"] }
+        const first = yield* startInProcess({ dataDir, configPath, capabilities, store: ThreadStore.layerPg({ url }) })
+        const second = yield* startInProcess({ dataDir, configPath, store: ThreadStore.layerPg({ url }) })
+        const threadId = threadIdOf(yield* first.request("thread/start", {}))
+        resultOf(yield* first.request("turn/start", { threadId, turnId: "t1" }))
+        resultOf(yield* second.request("thread/resume", { threadId }))
+        yield* psql(url, diskFullFunction)
+
+        const answer = yield* callWhileTheDiskFills(first, threadId, "c2", psql(url, diskFullTrigger))
+        const cause = `cannot append to thread ${threadId}: 53100: ${diskFullMessage}`
+        assert.deepStrictEqual(answer.error, { code: -32603, message: cause })
+        // The second server's call cannot store its started item: it answers the cause and runs nothing.
+        assert.deepStrictEqual((yield* call(second, threadId, "t1", "c3")).error, { code: -32603, message: cause })
+
+        yield* psql(url, "DROP TRIGGER disk_full ON thread_records")
+        const completed = yield* first.waitFor(
+          (m) => m.method === "item/completed" && itemId(m) === "c2",
+          "c2's failed item once writes are accepted"
+        )
+        assert.deepStrictEqual((completed.params?.item as { error: unknown } | undefined)?.error, {
+          message: `the result could not be stored: ${cause}`
+        })
+        // The second server finds c2 recorded; c3, which stored nothing, runs now.
+        assert.deepStrictEqual((yield* call(second, threadId, "t1", "c2")).error, {
+          code: -32600,
+          message: "duplicate callId: c2"
+        })
+        assert.strictEqual(resultOf(yield* call(second, threadId, "t1", "c3")).success, true)
+        const records = yield* Effect.provide(
+          Effect.flatMap(ThreadStore.ThreadStore, (store) => store.since(threadId, 0)),
+          ThreadStore.layerPg({ url })
+        )
+        assert.deepStrictEqual(
+          records.map((r) =>
+            r.event._tag === "itemStarted" || r.event._tag === "itemCompleted"
+              ? `${r.event._tag}:${r.event.item.id}:${r.event.item.status}`
+              : r.event._tag
+          ),
+          [
+            "turnStarted",
+            "itemStarted:c2:inProgress",
+            "itemCompleted:c2:failed",
+            "itemStarted:c3:inProgress",
+            "itemCompleted:c3:completed"
+          ]
+        )
+      })
+  )
 })
+
+/**
+ * Calls `ask_form` (a tool that asks the client before it answers): its started item is stored, `fill`
+ * runs while the tool waits for the answer, and the answer makes the tool's result 256 KiB. Returns
+ * the call's answer.
+ */
+const callWhileTheDiskFills = (
+  server: InProcessServer,
+  threadId: string,
+  callId: string,
+  fill: Effect.Effect<void, unknown>
+) =>
+  Effect.gen(function* () {
+    const asked = yield* server.send("tool/call", {
+      threadId,
+      turnId: "t1",
+      callId,
+      name: "mcp__ask__ask_form",
+      arguments: "{}"
+    })
+    yield* server.waitFor((m) => m.method === "item/started" && itemId(m) === callId, `${callId} started`)
+    const question = yield* server.waitFor(
+      (m) => m.method === "mcpServer/elicitation/request",
+      "the tool's elicitation"
+    )
+    yield* Effect.orDie(fill)
+    yield* server.reply(question.id, { action: "accept", content: { name: "x".repeat(256 * 1024) } })
+    return yield* server.waitFor((m) => m.id === asked, `${callId}'s answer`)
+  })
+
+/** A better-sqlite3 connection, as far as these tests use it. */
+interface SqliteConnection {
+  pragma(source: string, options?: { readonly simple?: boolean }): unknown
+}
+
+/**
+ * Captures the better-sqlite3 connections opened until `take` (the store's, as the server starts):
+ * `take` ends the capture and returns the one connection opened meanwhile.
+ */
+const captureSqlite = Effect.gen(function* () {
+  const Sqlite = createRequire(import.meta.url)("better-sqlite3") as { prototype: { pragma: Function } }
+  const pragma = Sqlite.prototype.pragma
+  const opened = new Set<SqliteConnection>()
+  const restore = () => {
+    Sqlite.prototype.pragma = pragma
+  }
+  yield* Effect.acquireRelease(
+    Effect.sync(() => {
+      Sqlite.prototype.pragma = function (this: SqliteConnection, ...args: Array<unknown>) {
+        opened.add(this)
+        return pragma.apply(this, args)
+      }
+    }),
+    () => Effect.sync(restore)
+  )
+  return {
+    take: (): SqliteConnection => {
+      restore()
+      assert.strictEqual(opened.size, 1, "one SQLite connection opened by the server")
+      return [...opened][0]!
+    }
+  }
+})
+
+/** No page more than the database has now: the next write that needs one fails with SQLITE_FULL. */
+const fill = (db: SqliteConnection) => {
+  db.pragma(`max_page_count = ${Number(db.pragma("page_count", { simple: true }))}`)
+}
+
+/** Space again. */
+const free = (db: SqliteConnection) => {
+  db.pragma("max_page_count = 1073741823")
+}
+
+/** What PostgreSQL says when a data file cannot grow (SQLSTATE 53100, disk_full). */
+const diskFullMessage = 'could not extend file "base/16384/16402": No space left on device'
+
+/** A trigger function that fails every insert as a full disk does. */
+const diskFullFunction = `CREATE FUNCTION disk_full() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN RAISE EXCEPTION '${diskFullMessage}' USING ERRCODE = '53100'; END $$`
+
+/** Every insert into the records fails from now on, until the trigger is dropped. */
+const diskFullTrigger =
+  "CREATE TRIGGER disk_full BEFORE INSERT ON thread_records FOR EACH ROW EXECUTE FUNCTION disk_full()"

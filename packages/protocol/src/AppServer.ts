@@ -11,6 +11,7 @@ import { ToolSpec } from "./ToolPayload.js"
 import { TruncationPolicy } from "./Truncation.js"
 import { WidgetUiMeta } from "./Widget.js"
 import { opt } from "./internal/schema.js"
+import { record } from "./Records.js"
 
 /** JSON-RPC error codes used by the app-server. */
 export const ErrorCode = {
@@ -395,7 +396,7 @@ export const McpResourceCompleteParams = Schema.Struct({
   argument: Schema.String.annotations({ description: "The template variable to complete." }),
   value: Schema.String.annotations({ description: "What is typed so far (may be empty)." }),
   context: opt(
-    Schema.Record({ key: Schema.String, value: Schema.String }).annotations({
+    record(Schema.String).annotations({
       description: "Values of the template's other variables, sent as `context.arguments`."
     })
   )
@@ -616,7 +617,7 @@ const ElicitationValue = Schema.Union(Schema.String, Schema.Number, Schema.Boole
 export const ElicitationRequestParams = Schema.Struct({
   threadId: Schema.String,
   server: Schema.String.annotations({ description: "The MCP server's name in the config." }),
-  params: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+  params: record(Schema.Unknown).annotations({
     description:
       "The server's elicitation/create params as sent: {mode?: form, message, requestedSchema} or {mode: url, message, url, elicitationId}."
   }),
@@ -629,7 +630,7 @@ export const ElicitationRequestResult = Schema.Union(
   Schema.Struct({
     action: Schema.Literal("accept"),
     content: opt(
-      Schema.Record({ key: Schema.String, value: ElicitationValue }).annotations({
+      record(ElicitationValue).annotations({
         description: "The form's values (form mode); absent in URL mode."
       })
     )

@@ -13,6 +13,7 @@ import * as Messages from "./Messages.js"
 import { TruncationPolicy, defaultPolicy } from "./Truncation.js"
 import { type Environment, expandEntry, hostServerKeys, unreadKeys } from "./internal/hostFiles.js"
 import { opt } from "./internal/schema.js"
+import { record, setOwn } from "./Records.js"
 
 /** A config file that cannot be used: `{file}: {path}: {problem}`. */
 export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError", {
@@ -262,7 +263,7 @@ export const empty: Config = {
   skills: { extension: true }
 }
 
-const StringMap = Schema.Record({ key: Schema.String, value: Schema.String })
+const StringMap = record(Schema.String)
 const Seconds = Schema.Number.pipe(
   Schema.filter((n) => (n > 0 && n <= 86400) || "must be a number of seconds with 0 < t <= 86400", {
     jsonSchema: { exclusiveMinimum: 0, maximum: 86400 }
@@ -370,21 +371,20 @@ const Port = Schema.Int.pipe(
 
 /** The raw file, keys as written. */
 export const RawConfig = Schema.Struct({
-  mcp_servers: opt(Schema.Record({ key: Schema.String, value: RawServer })),
-  mcpServers: opt(Schema.Record({ key: Schema.String, value: RawDesktopServer })),
-  servers: opt(Schema.Record({ key: Schema.String, value: RawDesktopServer })),
+  mcp_servers: opt(record(RawServer)),
+  mcpServers: opt(record(RawDesktopServer)),
+  servers: opt(record(RawDesktopServer)),
   orchestrator: opt(Schema.Struct({ mcp: opt(Enabled), skills: opt(Enabled) })),
   apps: opt(
     Schema.Struct({
       server_name: opt(Schema.String.pipe(Schema.pattern(serverNamePattern))),
       connectors: opt(
-        Schema.Record({
-          key: Schema.String,
-          value: Schema.Struct({
+        record(
+          Schema.Struct({
             enabled: opt(Schema.Boolean),
-            tools: opt(Schema.Record({ key: Schema.String, value: Enabled }))
+            tools: opt(record(Enabled))
           })
-        })
+        )
       )
     })
   ),
@@ -801,10 +801,11 @@ export const decodeRead = (raw: unknown, file: string, options: Options = {}): E
   const connectors: Record<string, ConnectorConfig> = {}
   for (const [id, c] of Object.entries(r.apps?.connectors ?? {})) {
     const tools: Record<string, { enabled?: boolean }> = {}
+    // own keys only, whatever their names (a connector or tool named `__proto__` stays a plain key)
     for (const [tool, t] of Object.entries(c.tools ?? {})) {
-      tools[tool] = t.enabled !== undefined ? { enabled: t.enabled } : {}
+      setOwn(tools, tool, t.enabled !== undefined ? { enabled: t.enabled } : {})
     }
-    connectors[id] = { ...(c.enabled !== undefined ? { enabled: c.enabled } : {}), tools }
+    setOwn(connectors, id, { ...(c.enabled !== undefined ? { enabled: c.enabled } : {}), tools })
   }
   const config: Config = {
     mcpServers: servers,

@@ -6,6 +6,7 @@
 import { Schema } from "effect"
 import { opt } from "./internal/schema.js"
 import { JsonObject, Resource } from "./Mcp.js"
+import { passThrough } from "./Records.js"
 
 /** The extension's identifier in a server's `capabilities.extensions`. */
 export const extensionId = "io.modelcontextprotocol/skills"
@@ -35,9 +36,8 @@ export const SkillFile = Schema.Struct({
 export type SkillFile = typeof SkillFile.Type
 
 /** A skill's frontmatter verbatim: `name` and `description` are required, every other field is kept. */
-export const Frontmatter = Schema.Struct(
-  { name: Schema.String, description: Schema.String },
-  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+export const Frontmatter = passThrough(
+  Schema.Struct({ name: Schema.String, description: Schema.String }, { key: Schema.String, value: Schema.Unknown })
 ).annotations({ identifier: "SkillFrontmatter" })
 /** A skill's frontmatter. */
 export type Frontmatter = typeof Frontmatter.Type

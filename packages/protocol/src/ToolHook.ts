@@ -5,6 +5,7 @@
  */
 import { Schema } from "effect"
 import { opt } from "./internal/schema.js"
+import { record } from "./Records.js"
 
 /** What a hook command reads on standard input (one JSON object, then end of input). */
 export const HookInput = Schema.Struct({
@@ -32,7 +33,7 @@ export const BeforeToolDecision = Schema.Union(
   Schema.Struct({ decision: Schema.Literal("deny"), reason: opt(Schema.String) }),
   Schema.Struct({
     decision: Schema.Literal("rewrite"),
-    arguments: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+    arguments: record(Schema.Unknown)
   })
 ).annotations({
   identifier: "BeforeToolDecision",

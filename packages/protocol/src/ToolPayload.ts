@@ -16,6 +16,7 @@ import {
   JsonObject
 } from "./Mcp.js"
 import { opt } from "./internal/schema.js"
+import { passThrough } from "./Records.js"
 
 /** A resource entry: `server` first, then the resource's fields. */
 export const ResourceEntry = Schema.Struct({ server: Schema.String, ...Resource.fields })
@@ -163,9 +164,8 @@ export const ChatCompletionsTool = Schema.Struct({
 export type ChatCompletionsTool = typeof ChatCompletionsTool.Type
 
 /** The JSON Schema of an Anthropic tool's input: an object schema (`type: "object"`), other keys passed through. */
-export const AnthropicInputSchema = Schema.Struct(
-  { type: Schema.Literal("object") },
-  { key: Schema.String, value: Schema.Unknown }
+export const AnthropicInputSchema = passThrough(
+  Schema.Struct({ type: Schema.Literal("object") }, { key: Schema.String, value: Schema.Unknown })
 ).annotations({ identifier: "AnthropicInputSchema" })
 
 /** The Anthropic Messages tool form. */

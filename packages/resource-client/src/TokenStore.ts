@@ -7,6 +7,7 @@
  * No error of this module quotes what is stored.
  */
 import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Records } from "@mcp-resources/protocol"
 import * as NodeCrypto from "node:crypto"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
@@ -33,7 +34,7 @@ export type Tokens = typeof Tokens.Type
 /** The OAuth state of one server. `client` and `discovery` are the SDK's records, kept as they are. */
 export const Entry = Schema.Struct({
   tokens: Schema.optional(Tokens),
-  client: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  client: Schema.optional(Records.record(Schema.Unknown)),
   discovery: Schema.optional(Schema.Unknown),
   /** The redirect URI the tokens were obtained with (a registered client is bound to it). */
   redirect_url: Schema.optional(Schema.String),

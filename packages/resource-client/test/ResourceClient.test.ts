@@ -438,6 +438,44 @@ layer(McpTransport.layerMemory)("ResourceClient (in-memory servers)", (it) => {
     })
   )
 
+  it.scoped(
+    "keys named __proto__, constructor and prototype in a server's results stay its own data: listed _meta, a tool result with resultType, a read",
+    () =>
+      Effect.gen(function* () {
+        // As parsed from the wire: JSON.parse makes `__proto__` an own key.
+        const keys = JSON.parse('{"__proto__":{"polluted":true},"constructor":"c","prototype":"p"}') as object
+        const raw = JSON.parse(
+          '{"resultType":"complete","content":[{"type":"text","text":"x"}],"__proto__":{"polluted":true},"constructor":"c"}'
+        ) as Record<string, unknown>
+        const srv = yield* fixture({
+          resourcePages: [{ result: { resources: [{ uri: "memo://a", name: "a", _meta: keys }] } }],
+          reads: [
+            { uri: "memo://a", result: { contents: [{ uri: "memo://a", text: "t", _meta: keys }], _meta: keys } }
+          ],
+          tools: [{ name: "raw", result: raw }]
+        })
+        const client = yield* ResourceClient.make(setupOf([entry("srv", srv)]))
+        yield* settled(client)
+        const own = (value: unknown, expected: ReadonlyArray<string>) => {
+          assert.deepStrictEqual(Object.keys(value as object), expected)
+          assert.strictEqual(Object.getPrototypeOf(value), Object.prototype)
+          assert.strictEqual((value as { polluted?: unknown }).polluted, undefined)
+        }
+        const listed = yield* client.listAllResources(() => true)
+        own(listed.servers[0]?.items[0]?._meta, ["__proto__", "constructor", "prototype"])
+        const read = yield* client.readResource("srv", "memo://a")
+        own(read._meta, ["__proto__", "constructor", "prototype"])
+        own(read.contents[0]?._meta, ["__proto__", "constructor", "prototype"])
+        // The guard carries `resultType` past the SDK under another name and back: every key is kept.
+        const called = yield* client.callTool("srv", "raw")
+        own(called, ["resultType", "content", "__proto__", "constructor"])
+        assert.strictEqual(
+          JSON.stringify(called),
+          '{"resultType":"complete","content":[{"type":"text","text":"x"}],"__proto__":{"polluted":true},"constructor":"c"}'
+        )
+      })
+  )
+
   it.scoped("notifications/tools/list_changed refreshes the tool catalog", () =>
     Effect.gen(function* () {
       const server = new McpServer(

@@ -68,6 +68,48 @@ const appendAll = (store: ThreadStore.Service, id: string, events: ReadonlyArray
 const failure = <A>(effect: Effect.Effect<A, ThreadStore.ThreadStoreError>) =>
   Effect.flip(effect).pipe(Effect.map((e) => ({ reason: e.reason, message: e.message })))
 
+/** A tool result of `bytes` bytes: its record needs pages of its own. */
+const bigItem = (turnId: string, callId: string, bytes: number): ThreadEvent.ThreadEvent => {
+  const event = ev.item(turnId, callId)
+  if (event._tag !== "itemCompleted") throw new Error("unreachable")
+  return { ...event, item: { ...event.item, result: { content: [{ type: "text", text: "x".repeat(bytes) }] } } }
+}
+
+/**
+ * The store on a full disk (`fill` makes the storage refuse to grow, `free` gives it room again): an
+ * append fails with reason `storage` and the driver's whole message chain (`cause`), stores nothing,
+ * leaves the store usable (the same append goes through once there is room, at the same seq), and
+ * what was stored before is intact.
+ */
+export const fullStoreCase = (
+  store: ThreadStore.Service,
+  disk: { readonly fill: Effect.Effect<void>; readonly free: Effect.Effect<void>; readonly cause: string }
+) =>
+  Effect.gen(function* () {
+    yield* store.create(thread("full"))
+    yield* appendAll(store, "full", [ev.turn("t1"), ev.item("t1", "c1")])
+    yield* disk.fill
+    const big = bigItem("t1", "c2", 256 * 1024)
+    assert.deepStrictEqual(yield* failure(store.append("full", 2, big)), {
+      reason: "storage",
+      message: `cannot append to thread full: ${disk.cause}`
+    })
+    assert.strictEqual(yield* store.lastSeq("full"), 2)
+    // Still full: a second try fails the same way (no transaction left open, no defect).
+    assert.deepStrictEqual(yield* failure(store.append("full", 2, big)), {
+      reason: "storage",
+      message: `cannot append to thread full: ${disk.cause}`
+    })
+    yield* disk.free
+    assert.strictEqual(yield* store.append("full", 2, big), 3)
+    const loaded = yield* store.load("full")
+    assert.deepStrictEqual(
+      loaded.records.map((r) => r.seq),
+      [1, 2, 3]
+    )
+    assert.deepStrictEqual(loaded.records[2]!.event, big)
+  })
+
 /**
  * Registers the contract suite for one backend. With `shared`, two layers opened on one test's storage
  * see the same data, and the durability, migration and corruption cases run too.
@@ -435,30 +477,67 @@ export const threadStoreSuite = (
     // Registered only where they apply: memory storage is neither shared nor reopened.
     if (!options.shared) return
     describe("shared storage", () => {
-      it.scoped("records of 20 KiB are read about 1 MiB at a time, so the event loop runs between pages", () =>
-        Effect.gen(function* () {
-          const { store } = yield* fresh
-          yield* store.create(thread("big"))
-          const text = "z".repeat(20 * 1024)
-          yield* Effect.reduce(
-            Array.from({ length: 300 }, (_, i) => i),
-            0,
-            (seq, i) => store.append("big", seq, ev.turn(`${i}${text}`))
-          )
-          const sizes: Array<number> = []
-          assert.strictEqual(
-            yield* store.sincePages("big", 0, (page) => Effect.sync(() => sizes.push(page.length))),
-            300
-          )
-          // 128 rows first, then as many as fit in about 1 MiB (51 of these), never more.
-          assert.strictEqual(sizes[0], 128)
-          assert.isAtLeast(sizes.length, 5)
-          assert.isTrue(sizes.slice(1).every((n) => n <= 52))
-          assert.strictEqual(
-            sizes.reduce((a, b) => a + b, 0),
-            300
-          )
-        })
+      it.scoped(
+        "records of 20 KiB are read about 1 MiB at a time from the first page on, so the event loop runs between pages",
+        () =>
+          Effect.gen(function* () {
+            const { store } = yield* fresh
+            yield* store.create(thread("big"))
+            const text = "z".repeat(20 * 1024)
+            yield* Effect.reduce(
+              Array.from({ length: 300 }, (_, i) => i),
+              0,
+              (seq, i) => store.append("big", seq, ev.turn(`${i}${text}`))
+            )
+            const sizes: Array<number> = []
+            assert.strictEqual(
+              yield* store.sincePages("big", 0, (page) => Effect.sync(() => sizes.push(page.length))),
+              300
+            )
+            // From the first page on, as many as start within about 1 MiB (52 of these), never more.
+            assert.deepStrictEqual(sizes.slice(0, 5), [52, 52, 52, 52, 52])
+            assert.isTrue(sizes.every((n) => n <= 52))
+            assert.strictEqual(
+              sizes.reduce((a, b) => a + b, 0),
+              300
+            )
+          })
+      )
+
+      it.scoped(
+        "small records followed by large ones are still read about 1 MiB at a time: no page is sized from the records before it",
+        () =>
+          Effect.gen(function* () {
+            const { store } = yield* fresh
+            yield* store.create(thread("mixed"))
+            const big = "z".repeat(128 * 1024)
+            // 300 records of a few bytes, then 40 of 128 KiB (a tool that starts answering large results).
+            const events = [
+              ...Array.from({ length: 300 }, (_, i) => ev.turn(`t${i}`)),
+              ...Array.from({ length: 40 }, (_, i) => ev.turn(`big${i}${big}`))
+            ]
+            yield* appendAll(store, "mixed", events)
+            const pages: Array<{ readonly records: number; readonly bytes: number }> = []
+            yield* store.sincePages("mixed", 0, (page) =>
+              Effect.sync(() => {
+                pages.push({
+                  records: page.length,
+                  bytes: page.reduce((sum, r) => sum + JSON.stringify(r.event).length, 0)
+                })
+              })
+            )
+            assert.strictEqual(
+              pages.reduce((sum, p) => sum + p.records, 0),
+              340
+            )
+            // Each page ends with the last record that starts within 1 MiB: at most 1 MiB and one record.
+            const bound = 1024 * 1024 + JSON.stringify(events[339]).length
+            assert.deepStrictEqual(
+              pages.filter((p) => p.bytes > bound),
+              []
+            )
+            assert.isAtLeast(pages.length, 5)
+          })
       )
 
       it.scoped("a second layer on the same storage sees the first one's threads and appends, and vice versa", () =>

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect } from "effect"
 import { inject } from "vitest"
 import { ThreadStore } from "../src/index.js"
-import { build, threadStoreSuite } from "./ThreadStoreSuite.js"
+import { build, fullStoreCase, threadStoreSuite } from "./ThreadStoreSuite.js"
 import { freshDatabase, pgQuery } from "./utils/pg.js"
 
 const cluster = inject("pgCluster")
@@ -22,6 +22,16 @@ if (clusterUrl !== undefined) {
   )
 }
 
+/** What PostgreSQL says when a data file cannot grow (SQLSTATE 53100, disk_full). */
+const diskFullMessage = 'could not extend file "base/16384/16402": No space left on device'
+
+/** A trigger function that fails every insert as a full disk does. */
+const diskFullFunction = `CREATE FUNCTION disk_full() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN RAISE EXCEPTION '${diskFullMessage}' USING ERRCODE = '53100'; END $$`
+
+const diskFullTrigger =
+  "CREATE TRIGGER disk_full BEFORE INSERT ON thread_records FOR EACH ROW EXECUTE FUNCTION disk_full()"
+
 describe.skipIf(clusterUrl === undefined)("ThreadStore PostgreSQL layer", () => {
   it.scoped("layerFromConfig with driver postgres and no url uses DATABASE_URL", () =>
     Effect.gen(function* () {
@@ -32,6 +42,21 @@ describe.skipIf(clusterUrl === undefined)("ThreadStore PostgreSQL layer", () => 
       yield* store.create({ id: "th", createdAt: "2026-01-01T00:00:00.000Z", config: null })
       assert.deepStrictEqual(yield* pgQuery(url, "SELECT id FROM threads"), [{ id: "th" }])
     })
+  )
+
+  it.scoped(
+    "a full disk (a trigger raising 53100 disk_full on insert): the append fails with the server's error and stores nothing; it goes through once the trigger is dropped",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* freshDatabase(clusterUrl!)
+        const store = yield* build(ThreadStore.layerPg({ url }))
+        yield* pgQuery(url, diskFullFunction)
+        yield* fullStoreCase(store, {
+          fill: Effect.asVoid(pgQuery(url, diskFullTrigger)),
+          free: Effect.asVoid(pgQuery(url, "DROP TRIGGER disk_full ON thread_records")),
+          cause: `53100: ${diskFullMessage}`
+        })
+      })
   )
 })
 

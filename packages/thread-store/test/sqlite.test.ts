@@ -4,8 +4,8 @@ import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
 import { ThreadStore } from "../src/index.js"
-import { build, ev, threadStoreSuite } from "./ThreadStoreSuite.js"
-import { sqliteQuery, tempDir } from "./utils/sqlite.js"
+import { build, ev, fullStoreCase, threadStoreSuite } from "./ThreadStoreSuite.js"
+import { fillDatabase, freeDatabase, sqliteQuery, tempDir, withOpenedConnection } from "./utils/sqlite.js"
 
 /** better-sqlite3 itself: another connection, as a second process would hold one. */
 const Sqlite = createRequire(import.meta.url)("better-sqlite3") as new (
@@ -118,5 +118,21 @@ describe("ThreadStore SQLite layer", () => {
       assert.strictEqual(yield* append.await.pipe(Effect.flatten), 1)
       assert.isAtLeast(ticks, 3)
     })
+  )
+
+  it.scoped(
+    "a full database (max_page_count): the append fails with SQLITE_FULL and stores nothing; it goes through once there is room",
+    () =>
+      Effect.gen(function* () {
+        const filename = join(yield* tempDir, "state.sqlite")
+        const { result: store, connection } = yield* withOpenedConnection(
+          build(ThreadStore.layerSqlite({ filename, exclusive: true }))
+        )
+        yield* fullStoreCase(store, {
+          fill: fillDatabase(connection),
+          free: freeDatabase(connection),
+          cause: "SQLITE_FULL: database or disk is full"
+        })
+      })
   )
 })

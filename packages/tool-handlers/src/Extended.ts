@@ -4,7 +4,14 @@
  * described, never base64), escaped bidi controls in names and URIs, and one not-found message. The
  * `codex` profile does not pass through here.
  */
-import { Errors, Messages, type Mcp, type ToolPayload, Truncation as ProtocolTruncation } from "@mcp-resources/protocol"
+import {
+  Errors,
+  Messages,
+  type Mcp,
+  Records,
+  type ToolPayload,
+  Truncation as ProtocolTruncation
+} from "@mcp-resources/protocol"
 import type { AppServer } from "@mcp-resources/protocol"
 import { Config } from "@mcp-resources/protocol"
 import { Effect, Either } from "effect"
@@ -737,7 +744,7 @@ const withVariables = (entry: unknown): unknown => {
   if (!isRecord(entry) || typeof entry.uriTemplate !== "string") return entry
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(entry)) {
-    out[key] = value
+    Records.setOwn(out, key, value)
     if (key === "uriTemplate") out.variables = Templates.variablesOf(value as string)
   }
   return out

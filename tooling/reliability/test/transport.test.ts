@@ -52,10 +52,11 @@ const startApp = async (options: AppServerProcess.StartOptions): Promise<AppServ
 }
 
 /** A WebSocket-only app-server on an ephemeral loopback port. */
-const startWs = async (args: ReadonlyArray<string>, config?: string) => {
+const startWs = async (args: ReadonlyArray<string>, config?: string, env?: Record<string, string>) => {
   const app = await startApp({
     dataDir: temp("ws"),
     ...(config !== undefined ? { config } : {}),
+    ...(env !== undefined ? { env } : {}),
     args: ["--listen", "ws://127.0.0.1:0", "--no-stdio", ...args]
   })
   return { app, port: await listeningPort(app) }
@@ -143,6 +144,48 @@ describe("WebSocket exhaustion without the token", () => {
       "sockets refused over the cap (log lines)": refused
     })
   }, 60_000)
+
+  it("a peer without the token that keeps reopening silent connections from 127.0.0.2 holds 8 places; clients from 127.0.0.1 are served all along", async () => {
+    const token = "pending-token-value"
+    const { app, port } = await startWs(
+      ["--token-env", "RELIABILITY_TOKEN", "--ws-handshake-timeout", "1"],
+      undefined,
+      {
+        RELIABILITY_TOKEN: token
+      }
+    )
+    const rounds = 3
+    const perRound = 130
+    let served = 0
+    for (let round = 0; round < rounds; round++) {
+      // Every round the peer opens 130: more than the 128 places of --ws-max-connections.
+      const opened: Array<RawSocket> = []
+      for (let i = 0; i < perRound; i++) {
+        const raw = await openRaw(port, "127.0.0.2")
+        sockets.push(raw)
+        opened.push(raw)
+      }
+      const client = await initialized(`ws://127.0.0.1:${port}`, { headers: { Authorization: `Bearer ${token}` } })
+      expect((await client.request("thread/list", {})).result).toBeDefined()
+      served++
+      client.ws.close()
+      // The ones over the cap are closed at once; the 8 that wait go with the handshake timeout (1 s).
+      await within(Promise.all(opened.map((raw) => raw.closed)), 10_000, "every silent connection to be closed")
+    }
+    // Every round, all but the 8 that waited were refused, each with its log line.
+    const refused = rounds * (perRound - 8)
+    await app.waitForStderr(/too many connections from this address are waiting for their upgrade/, refused, 10_000)
+    Figures.add(section, {
+      "cases pre-auth slot holding (silent connections reopened from one address)": 1,
+      "silent connections opened from 127.0.0.2": rounds * perRound,
+      "of them refused over --ws-max-pending-per-address (8)": refused,
+      "clients from 127.0.0.1 served meanwhile": served
+    })
+    Figures.note(
+      section,
+      `pre-auth slot holding: ${rounds} rounds of ${perRound} silent connections from 127.0.0.2 (each round after the last one's were closed); ${refused} refused on arrival over --ws-max-pending-per-address 8, the rest closed by the handshake timeout; a client from 127.0.0.1 with the token was served in every round (before: 128 silent connections kept every client out)`
+    )
+  }, 90_000)
 
   it("silent sockets and half-sent upgrades are closed after --ws-handshake-timeout; silent WebSockets after a missed ping or the idle timeout", async () => {
     const { app, port } = await startWs([
@@ -398,7 +441,7 @@ describe("wss:// and remote binds", () => {
       dataDir: dir,
       args: [
         ...["--listen", "wss://127.0.0.1:0", "--no-stdio", "--tls-cert", cert, "--tls-key", key],
-        ...["--token-env", "RELIABILITY_TOKEN"]
+        ...["--token-env", "RELIABILITY_TOKEN", "--ws-max-pending-per-address", "2"]
       ],
       env: { RELIABILITY_TOKEN: token }
     })
@@ -408,6 +451,24 @@ describe("wss:// and remote binds", () => {
       headers: { Authorization: `Bearer ${token}` }
     })
     expect((await client.request("thread/list", {})).result).toBeDefined()
+    // A TLS client that is in no longer counts as waiting: more clients than the per-address cap get in.
+    for (let i = 0; i < 3; i++) {
+      const more = await initialized(`wss://127.0.0.1:${port}`, {
+        ca: readFileSync(cert),
+        headers: { Authorization: `Bearer ${token}` }
+      })
+      expect((await more.request("thread/list", {})).result).toBeDefined()
+    }
+    // Silent connections (no TLS handshake) count from their first byte: 2 wait, the third is refused.
+    const silent = [
+      await openRaw(port, "127.0.0.2"),
+      await openRaw(port, "127.0.0.2"),
+      await openRaw(port, "127.0.0.2")
+    ]
+    sockets.push(...silent)
+    await within(silent[2]!.closed, 10_000, "the silent TLS connection over the per-address cap to be closed")
+    expect(silent.map((raw) => raw.isClosed())).toEqual([false, false, true])
+    await stderrMatching(app, /too many connections from this address are waiting for their upgrade.*limit=2/)
     // A plain ws:// client gets no WebSocket from the TLS listener.
     await expect(
       openClient(`ws://127.0.0.1:${port}`, { headers: { Authorization: `Bearer ${token}` } })
@@ -424,7 +485,11 @@ describe("wss:// and remote binds", () => {
     expect(exit.code).toBe(2)
     const first = remote.stderr().trim().split("\n")[0] ?? ""
     expect(first).toMatch(/token in clear over the network; serve wss:\/\/ .*--allow-insecure-remote/)
-    Figures.add(section, { "cases wss:// on loopback": 1, "cases remote ws:// refused": 1 })
+    Figures.add(section, {
+      "cases wss:// on loopback": 1,
+      "cases wss:// pending caps (TLS clients in, silent TLS connections)": 1,
+      "cases remote ws:// refused": 1
+    })
     Figures.note(section, `\`--listen ws://0.0.0.0:0 --allow-remote\` → exit ${exit.code}: ${first.slice(0, 160)}`)
   }, 60_000)
 })

@@ -25,6 +25,13 @@ export interface TransportLimits {
   readonly handshakeTimeoutMs: number
   /** `--ws-max-connections`: TCP connections to the listener (handshaking or open) beyond it are dropped. */
   readonly maxConnections: number
+  /**
+   * `--ws-max-pending`: connections that have not completed an authenticated WebSocket upgrade (still
+   * in their TCP or TLS handshake, sending the upgrade request, or refused) beyond it are closed on arrival.
+   */
+  readonly maxPending: number
+  /** `--ws-max-pending-per-address`: the same, counted per peer address. */
+  readonly maxPendingPerAddress: number
   /** `--ws-ping-interval`: the server pings each WebSocket this often and closes one that sent nothing since the last ping; 0 never pings. */
   readonly pingIntervalMs: number
   /** `--ws-idle-timeout`: a WebSocket with no message either way for this long is closed; 0 never. */
@@ -37,6 +44,8 @@ export interface TransportLimits {
 export const defaultLimits: TransportLimits = {
   handshakeTimeoutMs: 10_000,
   maxConnections: 128,
+  maxPending: 32,
+  maxPendingPerAddress: 8,
   pingIntervalMs: 30_000,
   idleTimeoutMs: 0,
   maxSendBufferBytes: 64 * 1024 * 1024
@@ -135,6 +144,17 @@ export const flags: ReadonlyArray<CommandLine.Option> = [
     value: "N",
     description:
       "TCP connections to the listener at once, handshaking or open (default 128); one over the cap is closed on arrival."
+  },
+  {
+    name: "--ws-max-pending",
+    value: "N",
+    description:
+      "Connections not yet in (no authenticated upgrade yet: handshaking, sending the upgrade, or refused) at once (default 32); one over is closed on arrival."
+  },
+  {
+    name: "--ws-max-pending-per-address",
+    value: "N",
+    description: "The same, from one peer address (default 8): a peer without the token holds at most this many places."
   },
   {
     name: "--ws-ping-interval",
@@ -255,6 +275,8 @@ export const parseArgs = (
       defaultLimits.handshakeTimeoutMs
     ),
     maxConnections: limitOf("--ws-max-connections", parseCount, defaultLimits.maxConnections),
+    maxPending: limitOf("--ws-max-pending", parseCount, defaultLimits.maxPending),
+    maxPendingPerAddress: limitOf("--ws-max-pending-per-address", parseCount, defaultLimits.maxPendingPerAddress),
     pingIntervalMs: limitOf("--ws-ping-interval", parseSeconds, defaultLimits.pingIntervalMs),
     idleTimeoutMs: limitOf("--ws-idle-timeout", parseSeconds, defaultLimits.idleTimeoutMs),
     maxSendBufferBytes: limitOf("--max-send-buffer", parseCount, defaultLimits.maxSendBufferBytes)

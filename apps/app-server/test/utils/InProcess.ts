@@ -31,6 +31,8 @@ export interface InProcessServer {
   readonly send: (method: string, params?: unknown) => Effect.Effect<string>
   /** Sends a notification. */
   readonly notify: (method: string, params?: unknown) => Effect.Effect<void>
+  /** Answers a request the server sent to this connection (a server request such as an elicitation). */
+  readonly reply: (id: unknown, result: unknown) => Effect.Effect<void>
   /** Waits for a message that matches. */
   readonly waitFor: (predicate: (message: Message) => boolean, what: string) => Effect.Effect<Message, WaitTimeout>
 }
@@ -84,8 +86,11 @@ export const serverOptions = (dataDir: string, configPath?: string): AppOptions.
   limits: AppOptions.defaultLimits
 })
 
-/** Attaches a connection to a dispatcher and initializes it. */
-export const connect = (dispatcher: JsonRpcServer.Service): Effect.Effect<InProcessServer, WaitTimeout, Scope.Scope> =>
+/** Attaches a connection to a dispatcher and initializes it (declaring `capabilities` when given). */
+export const connect = (
+  dispatcher: JsonRpcServer.Service,
+  capabilities?: Record<string, unknown>
+): Effect.Effect<InProcessServer, WaitTimeout, Scope.Scope> =>
   Effect.gen(function* () {
     const box = messageBox()
     const session = yield* dispatcher.attach("in-process", box.push)
@@ -100,9 +105,13 @@ export const connect = (dispatcher: JsonRpcServer.Service): Effect.Effect<InProc
         box.waitFor((m) => m.id === id && m.method === undefined, `the answer to ${method}`)
       )
     const notify = (method: string, params?: unknown) => session.receive(JSON.stringify({ method, params }))
-    const init = yield* request("initialize", { clientInfo: { name: "in-process-test" } })
+    const reply = (id: unknown, result: unknown) => session.receive(JSON.stringify({ id, result }))
+    const init = yield* request("initialize", {
+      clientInfo: { name: "in-process-test" },
+      ...(capabilities !== undefined ? { capabilities } : {})
+    })
     if (init.error !== undefined) return yield* Effect.die(new Error(`initialize failed: ${init.error.message}`))
-    return { messages: box.messages, dispatcher, request, send, notify, waitFor: box.waitFor }
+    return { messages: box.messages, dispatcher, request, send, notify, reply, waitFor: box.waitFor }
   })
 
 /**
@@ -113,6 +122,8 @@ export const startInProcess = (options: {
   readonly dataDir: string
   readonly configPath?: string
   readonly store?: Layer.Layer<ThreadStore.ThreadStore, ThreadStore.ThreadStoreError>
+  /** The connection's `initialize` capabilities (for example the server requests it answers). */
+  readonly capabilities?: Record<string, unknown>
 }): Effect.Effect<InProcessServer, WaitTimeout | ThreadStore.ThreadStoreError | Error, Scope.Scope> =>
   Effect.gen(function* () {
     const layer = MainLayer.layer(
@@ -121,7 +132,7 @@ export const startInProcess = (options: {
     )
     const context = yield* Layer.build(layer)
     const dispatcher = yield* Effect.provide(JsonRpcServer.JsonRpcServer, context)
-    return yield* connect(dispatcher)
+    return yield* connect(dispatcher, options.capabilities)
   }) as Effect.Effect<InProcessServer, WaitTimeout | ThreadStore.ThreadStoreError | Error, Scope.Scope>
 
 /** The result of an answer (fails the test when it is an error). */

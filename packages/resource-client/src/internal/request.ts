@@ -3,7 +3,7 @@
  * the live clock, a race on any other clock, such as a TestClock), decoded synchronously, failed with
  * the close reason when the transport closes, and cancelled (abort signal) when interrupted.
  */
-import { Errors, Messages } from "@mcp-resources/protocol"
+import { Errors, Messages, Records } from "@mcp-resources/protocol"
 import type { Client } from "@modelcontextprotocol/client"
 import { Clock, Context, Effect, Either, ParseResult, Schema } from "effect"
 import * as ServerRequests from "../ServerRequests.js"
@@ -77,15 +77,6 @@ export const decodeResult = <A, I>(
 /** Keeps a raw result as it is. */
 export const keepRaw = (raw: unknown): Either.Either<unknown, never> => Either.right(raw)
 
-/** Sets an own data property, also for a key named `__proto__` (which plain assignment would not create). */
-const define = (target: Record<string, unknown>, key: string, value: unknown): void => {
-  if (key === "__proto__") {
-    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true })
-  } else {
-    target[key] = value
-  }
-}
-
 /**
  * What the wire would deliver of an in-memory value, for the fields that matter to decoding:
  * `undefined`-valued properties are dropped (an SDK McpServer sends `title: undefined`, which exact
@@ -113,9 +104,9 @@ export const asWire = (value: unknown): unknown => {
     const wire = item === undefined ? undefined : asWire(item)
     if (copy === undefined && (item === undefined || wire !== item)) {
       copy = {}
-      for (let j = 0; j < i; j++) define(copy, keys[j]!, record[keys[j]!])
+      for (let j = 0; j < i; j++) Records.setOwn(copy, keys[j]!, record[keys[j]!])
     }
-    if (copy !== undefined && wire !== undefined) define(copy, key, wire)
+    if (copy !== undefined && wire !== undefined) Records.setOwn(copy, key, wire)
   }
   return copy ?? value
 }

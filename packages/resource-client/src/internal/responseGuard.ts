@@ -5,7 +5,7 @@
  * turns such an answer to one of our requests into an error response that names the invalid body;
  * {@link invalidResponseMessage} recognises it again on the way out.
  */
-import { Messages } from "@mcp-resources/protocol"
+import { Messages, Records } from "@mcp-resources/protocol"
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client"
 import { type Receive, wrapOnMessage } from "./onMessage.js"
 
@@ -23,14 +23,14 @@ const resultTypeKey = "mcp-resources/resultType"
 export const restoreResultType = (raw: unknown): unknown => {
   if (!isRecord(raw) || !Object.hasOwn(raw, resultTypeKey)) return raw
   const out: Record<string, unknown> = {}
-  for (const key of Object.keys(raw)) out[key === resultTypeKey ? "resultType" : key] = raw[key]
+  for (const key of Object.keys(raw)) Records.setOwn(out, key === resultTypeKey ? "resultType" : key, raw[key])
   return out
 }
 
 /** `result` with `resultType` renamed to `resultTypeKey`, in the same place. */
 const hideResultType = (result: Readonly<Record<string, unknown>>): Record<string, unknown> => {
   const out: Record<string, unknown> = {}
-  for (const key of Object.keys(result)) out[key === "resultType" ? resultTypeKey : key] = result[key]
+  for (const key of Object.keys(result)) Records.setOwn(out, key === "resultType" ? resultTypeKey : key, result[key])
   return out
 }
 

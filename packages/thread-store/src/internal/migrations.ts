@@ -2,6 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import { storage, type ThreadStoreError } from "./error.js"
+import { makeTransaction } from "./transaction.js"
 
 /** The table recording applied migrations. */
 export const table = "thread_store_migrations"
@@ -65,7 +66,8 @@ export const migrate: Effect.Effect<
   SqlClient.SqlClient
 > = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  return yield* sql.withTransaction(
+  const transaction = makeTransaction(sql)
+  return yield* transaction(
     Effect.gen(function* () {
       yield* sql.onDialectOrElse({
         pg: () => sql`SELECT pg_advisory_xact_lock(${lockKey})`,

@@ -7,6 +7,7 @@ import type { Service, StoredRecord, ThreadInfo } from "../ThreadStore.js"
 import * as Codec from "./codec.js"
 import { alreadyExists, conflict, describe, notFound, storage, type ThreadStoreError } from "./error.js"
 import { migrate } from "./migrations.js"
+import { makeTransaction } from "./transaction.js"
 
 const isUniqueViolation = (error: SqlError): boolean => {
   const code = (error.cause as { readonly code?: unknown } | null | undefined)?.code
@@ -26,22 +27,8 @@ const busySchedule = Schedule.exponential("2 millis").pipe(
   Schedule.intersect(Schedule.recurs(60))
 )
 
-/** Rows of the first page of a read; later pages follow the size of the records (see {@link nextPageRows}). */
-const firstPageRows = 128
-
 /** About this much stored text per page: a thread of large records is read a few records at a time. */
 export const pageBytes = 1024 * 1024
-
-/**
- * The rows of the page after `rows`: as many as fit in {@link pageBytes} at their mean size, at least
- * one, at most twice as many as `rows` and at most {@link Codec.pageRows}.
- */
-export const nextPageRows = (rows: ReadonlyArray<RecordRow>): number => {
-  let bytes = 0
-  for (const row of rows) bytes += typeof row.event === "string" ? row.event.length : 0
-  const fit = bytes === 0 ? Codec.pageRows : Math.floor((pageBytes * rows.length) / bytes)
-  return Math.max(1, Math.min(fit, rows.length * 2, Codec.pageRows))
-}
 
 /** Lets pending I/O (other connections' requests) run before the next page is read. */
 const yieldToIo: Effect.Effect<void> = Effect.async<void>((resume) => {
@@ -62,6 +49,13 @@ interface ThreadRow {
   readonly config: string | null
 }
 
+/** Where the next page ends (`upto`; null when there is no record), how many records were sized, and the last of them. */
+interface PageExtent {
+  readonly upto: number | string | null
+  readonly scanned: number | string
+  readonly last: number | string | null
+}
+
 interface RecordRow {
   readonly seq: number
   readonly event: unknown
@@ -76,6 +70,7 @@ const toInfo = (row: ThreadRow) =>
 /** The store over a migrated SQL database (SQLite or PostgreSQL). */
 export const make: Effect.Effect<Service, ThreadStoreError, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const transaction = makeTransaction(sql)
   // SQLite runs with `busy_timeout = 0` (sqlite.ts): a busy database is retried here, off the event loop.
   const retryBusy: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R> = sql.onDialectOrElse({
     sqlite: () => Effect.retry({ schedule: busySchedule, while: isBusy }),
@@ -96,10 +91,11 @@ export const make: Effect.Effect<Service, ThreadStoreError, SqlClient.SqlClient>
   /**
    * The records with a seq greater than `after`, in order, read and decoded a page at a time and
    * handed to `onPage`, with the event loop yielded between pages: reading a large thread never stalls
-   * other requests. A page holds at most {@link Codec.pageRows} rows and about {@link pageBytes} of
-   * stored text: the first one 128 rows, each next one sized from the last one's bytes (at most twice
-   * as many rows). A busy database is retried per page (a retry never hands a page over twice); a
-   * failed query is a storage error with `context`. Returns the last seq handed over (`after` when none).
+   * other requests. A page holds at most {@link Codec.pageRows} records and about {@link pageBytes} of
+   * stored text (at least one record): each page's extent is found first from the records' sizes
+   * alone (`octet_length` reads no record's text), then only that page's text is read. A busy database
+   * is retried per query (a retry never hands a page over twice); a failed query is a storage error
+   * with `context`. Returns the last seq handed over (`after` when none).
    */
   const pagesAfter = <E, R>(
     id: string,
@@ -109,18 +105,29 @@ export const make: Effect.Effect<Service, ThreadStoreError, SqlClient.SqlClient>
   ): Effect.Effect<number, ThreadStoreError | E, R> =>
     Effect.gen(function* () {
       let from = after
-      let limit = firstPageRows
       for (;;) {
-        const rows = yield* sql<RecordRow>`SELECT seq, event FROM thread_records
-          WHERE thread_id = ${id} AND seq > ${from} ORDER BY seq LIMIT ${limit}`.pipe(
+        // The next records' sizes, summed in order: the page ends at the last record that starts
+        // within the budget (the first always does).
+        const extent = yield* sql<PageExtent>`SELECT
+            MAX(CASE WHEN before < ${pageBytes} THEN seq END) AS upto, COUNT(*) AS scanned, MAX(seq) AS last
+          FROM (SELECT seq, SUM(bytes) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) - bytes AS before
+            FROM (SELECT seq, octet_length(event) AS bytes FROM thread_records
+              WHERE thread_id = ${id} AND seq > ${from} ORDER BY seq LIMIT ${Codec.pageRows}) AS scan) AS sized`.pipe(
           retryBusy,
           Effect.mapError(failed(context))
         )
+        const upto = extent[0]?.upto
+        if (upto === null || upto === undefined) return from
+        const rows = yield* sql<RecordRow>`SELECT seq, event FROM thread_records
+          WHERE thread_id = ${id} AND seq > ${from} AND seq <= ${Number(upto)} ORDER BY seq`.pipe(
+          retryBusy,
+          Effect.mapError(failed(context))
+        )
+        // Removed meanwhile (records are never changed otherwise): nothing more to hand over.
         if (rows.length === 0) return from
         yield* onPage(yield* Codec.decodeAll(id, rows))
         from = Number(rows[rows.length - 1]!.seq)
-        if (rows.length < limit) return from
-        limit = nextPageRows(rows)
+        if (Number(extent[0]!.scanned) < Codec.pageRows && Number(extent[0]!.last) === from) return from
         yield* yieldToIo
       }
     })
@@ -171,7 +178,7 @@ export const make: Effect.Effect<Service, ThreadStoreError, SqlClient.SqlClient>
     ),
     remove: Effect.fn("ThreadStore.remove")(
       function* (id: string) {
-        return yield* sql.withTransaction(
+        return yield* transaction(
           Effect.gen(function* () {
             // The thread row first: on PostgreSQL its lock makes racing appends see the thread gone.
             const removed = yield* sql<{ readonly id: string }>`DELETE FROM threads WHERE id = ${id} RETURNING id`
@@ -187,7 +194,7 @@ export const make: Effect.Effect<Service, ThreadStoreError, SqlClient.SqlClient>
       function* (id: string, expectedSeq: number, event: ThreadEvent.ThreadEvent) {
         const text = yield* Codec.encode(id, event)
         const seq = expectedSeq + 1
-        return yield* sql.withTransaction(
+        return yield* transaction(
           Effect.gen(function* () {
             // Claims the seq on the thread row (a PostgreSQL row lock: a racing append waits, then misses).
             const claimed = yield* sql<{ readonly last_seq: number }>`UPDATE threads SET last_seq = ${seq}

@@ -28,10 +28,10 @@ export interface RawSocket {
   readonly isClosed: () => boolean
 }
 
-/** Opens a TCP connection to `127.0.0.1:port` and sends nothing. */
-export const openRaw = (port: number): Promise<RawSocket> =>
+/** Opens a TCP connection to `127.0.0.1:port` (from `from`, another 127.0.0.0/8 address, when given) and sends nothing. */
+export const openRaw = (port: number, from?: string): Promise<RawSocket> =>
   new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1")
+    const socket = connect({ port, host: "127.0.0.1", ...(from !== undefined ? { localAddress: from } : {}) })
     const chunks: Array<Buffer> = []
     let isClosed = false
     const closed = new Promise<void>((done) =>
