@@ -388,6 +388,7 @@ describe("mcpServer/oauth/login", () => {
             name: "docs",
             status: "ready",
             transport: "http",
+            httpTransport: "streamable",
             protocolVersion: "2025-11-25",
             auth: "loggedIn",
             requiredScopes: ["mcp", "docs:read"]
@@ -397,7 +398,14 @@ describe("mcpServer/oauth/login", () => {
         assert.strictEqual(yield* loginOnce, "mcp docs:read")
         const after = resultOf(yield* app.request("mcpServer/list", {}))
         assert.deepStrictEqual(after.servers, [
-          { name: "docs", status: "ready", transport: "http", protocolVersion: "2025-11-25", auth: "loggedIn" }
+          {
+            name: "docs",
+            status: "ready",
+            transport: "http",
+            httpTransport: "streamable",
+            protocolVersion: "2025-11-25",
+            auth: "loggedIn"
+          }
         ])
         assert.include(yield* read("c2"), "This server lists three resources")
         assertNoSecret(server, [app.stderr(), JSON.stringify(app.messages), storeFiles(dataDir)].join("\n"))
@@ -423,7 +431,14 @@ describe("mcpServer/oauth/login", () => {
         })
         const app = yield* startInitialized({ config, dataDir, env: { DOCS_CLIENT_SECRET: secret } })
         assert.deepStrictEqual(yield* waitSettled(app), [
-          { name: "docs", status: "ready", transport: "http", protocolVersion: "2025-11-25", auth: "loggedIn" }
+          {
+            name: "docs",
+            status: "ready",
+            transport: "http",
+            httpTransport: "streamable",
+            protocolVersion: "2025-11-25",
+            auth: "loggedIn"
+          }
         ])
         const started = resultOf(yield* app.request("mcpServer/oauth/login", { server: "docs" }))
         assert.deepStrictEqual(started, { authorizationUrl: "" })
