@@ -218,6 +218,20 @@ export const invalidResponseBody = (method: string, kind: string) =>
     ? `invalid ${method} response: it carries neither a result nor an error`
     : `invalid ${method} result: expected a JSON object, got ${kind}`
 
+/** A response with the right id that is not a JSON-RPC response (`what` from {@link invalidResponseWhat}). */
+export const invalidResponse = (method: string, what: string) => `invalid ${method} response: ${what}`
+
+/** What is wrong with a response of {@link invalidResponse}. */
+export const invalidResponseWhat = {
+  both: "it carries both a result and an error",
+  jsonrpc: 'jsonrpc is not "2.0"',
+  unexpectedKey: (key: string) => `unexpected key ${JSON.stringify(key)}`,
+  error: (kind: string) => `error: expected a JSON object, got ${kind}`,
+  errorMissing: (field: "code" | "message") => `error.${field} is missing`,
+  errorCode: (kind: string) => `error.code: expected an integer, got ${kind}`,
+  errorMessage: (kind: string) => `error.message: expected a string, got ${kind}`
+} as const
+
 /**
  * An HTTP MCP server's answer to a request that cannot be read as a JSON-RPC answer:
  * `HTTP {status}: invalid answer: {what}` (`what` from {@link invalidHttpAnswerWhat}, or the content type).

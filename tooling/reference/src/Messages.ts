@@ -155,6 +155,46 @@ export const runtimeAndTools: ReadonlyArray<MessageDoc> = [
     "an answer with the request's id has a malformed body (null, an array, a string, neither result nor error)"
   ),
   m(
+    "invalidResponse",
+    Messages.invalidResponse("{method}", "{what}"),
+    "an answer with the request's id is not a JSON-RPC response (`{what}` is one of `invalidResponseWhat`); the request fails at once"
+  ),
+  m(
+    "invalidResponseWhat.both",
+    Messages.invalidResponseWhat.both,
+    "what `invalidResponse` says when the answer has both `result` and `error`"
+  ),
+  m(
+    "invalidResponseWhat.jsonrpc",
+    Messages.invalidResponseWhat.jsonrpc,
+    "what `invalidResponse` says when the answer's `jsonrpc` is missing or not `2.0`"
+  ),
+  m(
+    "invalidResponseWhat.unexpectedKey",
+    Messages.invalidResponseWhat.unexpectedKey("{key}"),
+    "what `invalidResponse` says when the answer has a key JSON-RPC does not define"
+  ),
+  m(
+    "invalidResponseWhat.error",
+    Messages.invalidResponseWhat.error("{kind}"),
+    "what `invalidResponse` says when `error` is not an object (e.g. a string)"
+  ),
+  m(
+    "invalidResponseWhat.errorMissing",
+    Messages.invalidResponseWhat.errorMissing("message"),
+    "what `invalidResponse` says when `error` lacks its `code` or `message`"
+  ),
+  m(
+    "invalidResponseWhat.errorCode",
+    Messages.invalidResponseWhat.errorCode("{kind}"),
+    "what `invalidResponse` says when `error.code` is not an integer"
+  ),
+  m(
+    "invalidResponseWhat.errorMessage",
+    Messages.invalidResponseWhat.errorMessage("{kind}"),
+    "what `invalidResponse` says when `error.message` is not a string"
+  ),
+  m(
     "invalidHttpAnswer",
     Messages.invalidHttpAnswer(200, "{what}"),
     "an HTTP server answered a request with a body that is not JSON, JSON that is not JSON-RPC, or another content type (`unexpected content type {type}`)"
