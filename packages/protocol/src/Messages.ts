@@ -147,6 +147,11 @@ export const oauth = {
     `login to MCP server '${server}' timed out: no redirect arrived within ${seconds} s`,
   cannotListen: (port: number, reason: string) =>
     `cannot listen for the login redirect on 127.0.0.1:${port}: ${reason}`,
+  /** The authorization endpoint the login would open is not https (or http on a loopback host). */
+  unsafeAuthorizationEndpoint: (server: string, scheme: string) =>
+    `login to MCP server '${server}' failed: its authorization endpoint is a ${scheme} URL; only https (or http on a loopback host) is opened`,
+  /** The page of a redirect whose `state` is not the login's: answered 400 and ignored (the login goes on waiting). */
+  pageWrongState: "This redirect does not belong to the login in progress; it was ignored.",
   pageDone: "Logged in to the MCP server. You can close this window.",
   pageFailed: "The login did not succeed. You can close this window and see mcp-resources for the reason.",
   loggedIn: (server: string) => `logged in to MCP server '${server}'`,

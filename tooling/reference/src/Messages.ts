@@ -74,6 +74,16 @@ export const runtimeAndTools: ReadonlyArray<MessageDoc> = [
     Messages.oauth.cannotListen(8976, "{reason}"),
     "the loopback listener could not be opened (e.g. `oauth_redirect_port` in use)"
   ),
+  m(
+    "oauth.unsafeAuthorizationEndpoint",
+    Messages.oauth.unsafeAuthorizationEndpoint("{server}", "{scheme}"),
+    "the authorization server's `authorization_endpoint` is not https (or http on a loopback host); nothing is printed or opened"
+  ),
+  m(
+    "oauth.pageWrongState",
+    Messages.oauth.pageWrongState,
+    "the browser page (HTTP 400) of a redirect that does not carry the login's `state`; the login goes on waiting"
+  ),
   m("oauth.pageDone", Messages.oauth.pageDone, "the browser page after a successful redirect"),
   m("oauth.pageFailed", Messages.oauth.pageFailed, "the browser page after a redirect with an error"),
   m("oauth.loggedIn", Messages.oauth.loggedIn("{server}"), "`mcp-resources login` succeeded"),
