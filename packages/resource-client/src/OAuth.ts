@@ -12,7 +12,7 @@
  * Connections then use and refresh them (see `McpTransport.layer`). Nothing here logs or returns
  * a token, a code, a verifier or a client secret.
  */
-import { Messages } from "@mcp-resources/protocol"
+import { Messages, ServerUrl } from "@mcp-resources/protocol"
 import { Deferred, Duration, Effect, Option, Schema, type Scope } from "effect"
 import * as NodeCrypto from "node:crypto"
 import * as NodeHttp from "node:http"
@@ -129,6 +129,20 @@ const listen = (port: number, state: string, received: Deferred.Deferred<URLSear
 export const startLogin = (
   entry: ServerEntry,
   options: LoginOptions = {}
+): Effect.Effect<LoginStart, LoginError, TokenStore | Scope.Scope> => {
+  // a failure never quotes the URL's query values or credentials (an SDK message may name the URL)
+  const redact = Effect.mapError((error: LoginError) =>
+    entry.transport._tag === "http" ? loginError(ServerUrl.redactIn(error.message, entry.transport.url)) : error
+  )
+  return startLoginOf(entry, options).pipe(
+    redact,
+    Effect.map((start) => ({ ...start, completion: redact(start.completion) }))
+  )
+}
+
+const startLoginOf = (
+  entry: ServerEntry,
+  options: LoginOptions
 ): Effect.Effect<LoginStart, LoginError, TokenStore | Scope.Scope> =>
   Effect.gen(function* () {
     const transport = entry.transport
