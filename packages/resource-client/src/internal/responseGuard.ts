@@ -108,6 +108,9 @@ const invalidAnswer = (raw: Readonly<Record<string, unknown>>): string | undefin
 /** A text that looks like a result: not parsed again (responses can be large). */
 const resultShape = /"result"\s*:\s*\{/
 
+/** A text that names JSON-RPC 2.0. */
+const version = /"jsonrpc"\s*:\s*"2\.0"/
+
 /**
  * An answer that the SDK's HTTP transport would drop unseen (inside a `text/event-stream` it parses
  * each event and discards one that is not a JSON-RPC message, so the request it answers would wait
@@ -116,8 +119,13 @@ const resultShape = /"result"\s*:\s*\{/
  */
 export const markMalformedAnswer = (data: string): string => {
   // cheap refusals first: requests and notifications carry a method, and a flood of them passes here
-  // a result without an `"error"` anywhere is left to the SDK (errors are small; results can be large)
-  if (data.includes('"method"') || !data.includes('"id"') || (resultShape.test(data) && !data.includes('"error"'))) {
+  // a 2.0 result without an `"error"` anywhere is left to the SDK (errors are small; results can be
+  // large, so a result's other keys are not checked here)
+  if (
+    data.includes('"method"') ||
+    !data.includes('"id"') ||
+    (resultShape.test(data) && !data.includes('"error"') && version.test(data))
+  ) {
     return data
   }
   let raw: unknown
