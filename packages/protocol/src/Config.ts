@@ -10,6 +10,7 @@ import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { parse as parseToml } from "smol-toml"
 import * as Messages from "./Messages.js"
+import * as ServerUrl from "./ServerUrl.js"
 import { TruncationPolicy, defaultPolicy } from "./Truncation.js"
 import { type Environment, expandEntry, hostServerKeys, unreadKeys } from "./internal/hostFiles.js"
 import { opt } from "./internal/schema.js"
@@ -490,7 +491,19 @@ const toServer = (
     )
   }
   if (s.url !== undefined && !isHttpUrl(s.url)) {
-    return fail(file, `${key}.url`, `must be an http:// or https:// URL, got ${JSON.stringify(s.url)}`)
+    return fail(
+      file,
+      `${key}.url`,
+      `must be an http:// or https:// URL, got ${JSON.stringify(ServerUrl.redactIn(s.url, s.url))}`
+    )
+  }
+  // credentials in the URL would be shown wherever the URL is: they go in a header, never in the URL
+  if (s.url !== undefined && ServerUrl.hasCredentials(s.url)) {
+    return fail(
+      file,
+      `${key}.url`,
+      `must not carry credentials (user:password@), which would be shown wherever the URL is; send them in \`${keyName("http_headers")}\` (e.g. an Authorization header)`
+    )
   }
   const oauth = oauthOf(s)
   if (Either.isLeft(oauth)) return fail(file, `${key}.${keyName(oauth.left.key)}`, oauth.left.problem)

@@ -147,6 +147,11 @@ export const oauth = {
     `login to MCP server '${server}' timed out: no redirect arrived within ${seconds} s`,
   cannotListen: (port: number, reason: string) =>
     `cannot listen for the login redirect on 127.0.0.1:${port}: ${reason}`,
+  /** The authorization endpoint the login would open is not https (or http on a loopback host). */
+  unsafeAuthorizationEndpoint: (server: string, scheme: string) =>
+    `login to MCP server '${server}' failed: its authorization endpoint is a ${scheme} URL; only https (or http on a loopback host) is opened`,
+  /** The page of a redirect whose `state` is not the login's: answered 400 and ignored (the login goes on waiting). */
+  pageWrongState: "This redirect does not belong to the login in progress; it was ignored.",
   pageDone: "Logged in to the MCP server. You can close this window.",
   pageFailed: "The login did not succeed. You can close this window and see mcp-resources for the reason.",
   loggedIn: (server: string) => `logged in to MCP server '${server}'`,
@@ -217,6 +222,20 @@ export const invalidResponseBody = (method: string, kind: string) =>
   kind === "missing"
     ? `invalid ${method} response: it carries neither a result nor an error`
     : `invalid ${method} result: expected a JSON object, got ${kind}`
+
+/** A response with the right id that is not a JSON-RPC response (`what` from {@link invalidResponseWhat}). */
+export const invalidResponse = (method: string, what: string) => `invalid ${method} response: ${what}`
+
+/** What is wrong with a response of {@link invalidResponse}. */
+export const invalidResponseWhat = {
+  both: "it carries both a result and an error",
+  jsonrpc: 'jsonrpc is not "2.0"',
+  unexpectedKey: (key: string) => `unexpected key ${JSON.stringify(key)}`,
+  error: (kind: string) => `error: expected a JSON object, got ${kind}`,
+  errorMissing: (field: "code" | "message") => `error.${field} is missing`,
+  errorCode: (kind: string) => `error.code: expected an integer, got ${kind}`,
+  errorMessage: (kind: string) => `error.message: expected a string, got ${kind}`
+} as const
 
 /**
  * An HTTP MCP server's answer to a request that cannot be read as a JSON-RPC answer:

@@ -174,6 +174,27 @@ describe("Config", () => {
       '{"mcp_servers":{"s":{"url":"ftp://x"}}}',
       'c.json: mcp_servers.s.url: must be an http:// or https:// URL, got "ftp://x"'
     ],
+    // credentials in a server URL are refused, naming the server and where they go; never shown
+    [
+      "c.toml",
+      '[mcp_servers.docs]\nurl = "https://alice:s3cr3t-pw@mcp.example/mcp"',
+      "c.toml: mcp_servers.docs.url: must not carry credentials (user:password@), which would be shown wherever the URL is; send them in `http_headers` (e.g. an Authorization header)"
+    ],
+    [
+      "d.json",
+      '{"mcpServers":{"docs":{"url":"https://alice:s3cr3t-pw@mcp.example/mcp"}}}',
+      "d.json: mcpServers.docs.url: must not carry credentials (user:password@), which would be shown wherever the URL is; send them in `headers` (e.g. an Authorization header)"
+    ],
+    [
+      "v.json",
+      '{"servers":{"docs":{"type":"http","url":"http://token-only@127.0.0.1:9/mcp"}}}',
+      "v.json: servers.docs.url: must not carry credentials (user:password@), which would be shown wherever the URL is; send them in `headers` (e.g. an Authorization header)"
+    ],
+    [
+      "c.json",
+      '{"mcp_servers":{"s":{"url":"ftp://x/?token=s3cr3t-pw"}}}',
+      'c.json: mcp_servers.s.url: must be an http:// or https:// URL, got "ftp://x/?token=REDACTED"'
+    ],
     // `env` and header values may be secrets: the key and the expected type, never the value.
     [
       "c.toml",

@@ -12,7 +12,7 @@
  * Connections then use and refresh them (see `McpTransport.layer`). Nothing here logs or returns
  * a token, a code, a verifier or a client secret.
  */
-import { Messages } from "@mcp-resources/protocol"
+import { Messages, ServerUrl } from "@mcp-resources/protocol"
 import { Deferred, Duration, Effect, Option, Schema, type Scope } from "effect"
 import * as NodeCrypto from "node:crypto"
 import * as NodeHttp from "node:http"
@@ -61,17 +61,46 @@ const withoutBody = (text: string): string => {
   return (html >= 0 ? line.slice(0, html) : line).trim()
 }
 
+/** The loopback host names an `http:` authorization endpoint may have. */
+const loopbackHosts: ReadonlySet<string> = new Set(["localhost", "127.0.0.1", "[::1]"])
+
+/** The scheme of an authorization URL the browser must not be sent to (anything but https, or http on loopback). */
+const unsafeScheme = (url: URL): string | undefined =>
+  url.protocol === "https:" || (url.protocol === "http:" && loopbackHosts.has(url.hostname))
+    ? undefined
+    : url.protocol === "http:"
+      ? "non-loopback http:"
+      : url.protocol
+
 /** The page the browser shows after the redirect. */
 const page = (title: string) => `<!doctype html><meta charset="utf-8"><title>mcp-resources</title><p>${title}</p>\n`
 
-/** The loopback listener of the redirect: the first request to the callback path settles `received`. */
-const listen = (port: number, received: Deferred.Deferred<URLSearchParams>) =>
+/** Whether a redirect's `state` is the login's (compared in constant time). */
+const sameState = (received: string | null, state: string): boolean => {
+  if (received === null) return false
+  const a = Buffer.from(received)
+  const b = Buffer.from(state)
+  return a.length === b.length && NodeCrypto.timingSafeEqual(a, b)
+}
+
+/**
+ * The loopback listener of the redirect: the first request to the callback path that carries the
+ * login's `state` settles `received`. Any other (a stray or forged redirect, another login's) is
+ * answered 400 and ignored: the login goes on waiting for its own.
+ */
+const listen = (port: number, state: string, received: Deferred.Deferred<URLSearchParams>) =>
   Effect.acquireRelease(
     Effect.async<NodeHttp.Server, LoginError>((resume) => {
       const server = NodeHttp.createServer((request, response) => {
         const url = new URL(request.url ?? "/", "http://127.0.0.1")
         if (request.method !== "GET" || url.pathname !== callbackPath) {
           response.writeHead(404, { "content-type": "text/plain" }).end("not found\n")
+          return
+        }
+        if (!sameState(url.searchParams.get("state"), state)) {
+          response
+            .writeHead(400, { "content-type": "text/html; charset=utf-8" })
+            .end(page(Messages.oauth.pageWrongState))
           return
         }
         const failed = url.searchParams.has("error")
@@ -100,6 +129,20 @@ const listen = (port: number, received: Deferred.Deferred<URLSearchParams>) =>
 export const startLogin = (
   entry: ServerEntry,
   options: LoginOptions = {}
+): Effect.Effect<LoginStart, LoginError, TokenStore | Scope.Scope> => {
+  // a failure never quotes the URL's query values or credentials (an SDK message may name the URL)
+  const redact = Effect.mapError((error: LoginError) =>
+    entry.transport._tag === "http" ? loginError(ServerUrl.redactIn(error.message, entry.transport.url)) : error
+  )
+  return startLoginOf(entry, options).pipe(
+    redact,
+    Effect.map((start) => ({ ...start, completion: redact(start.completion) }))
+  )
+}
+
+const startLoginOf = (
+  entry: ServerEntry,
+  options: LoginOptions
 ): Effect.Effect<LoginStart, LoginError, TokenStore | Scope.Scope> =>
   Effect.gen(function* () {
     const transport = entry.transport
@@ -194,7 +237,8 @@ export const startLogin = (
 
     // the loopback listener of the redirect
     const received = yield* Deferred.make<URLSearchParams>()
-    const server = yield* listen(transport.oauthRedirectPort ?? 0, received)
+    const state = NodeCrypto.randomBytes(16).toString("base64url")
+    const server = yield* listen(transport.oauthRedirectPort ?? 0, state, received)
     const address = server.address()
     const port = typeof address === "object" && address !== null ? address.port : 0
     const redirectUrl = `http://127.0.0.1:${port}${callbackPath}`
@@ -209,7 +253,7 @@ export const startLogin = (
     const session: Session = {
       entry: keepClient ? { client: storedClient } : {},
       redirectUrl,
-      state: NodeCrypto.randomBytes(16).toString("base64url")
+      state
     }
     const provider = makeProvider(ctx, session, "login")
     // discovery first, with the 2025-03-26 back-compat the SDK's own discovery lacks (oauthDiscovery.ts)
@@ -232,6 +276,11 @@ export const startLogin = (
     if (result === "AUTHORIZED" || session.authorizationUrl === undefined) {
       yield* save
       return { authorizationUrl: "", redirectUrl, completion: Effect.void }
+    }
+    // only a URL a browser may be sent to with the login is printed and opened (never `file:`, `javascript:`, …)
+    const scheme = unsafeScheme(session.authorizationUrl)
+    if (scheme !== undefined) {
+      return yield* Effect.fail(loginError(Messages.oauth.unsafeAuthorizationEndpoint(entry.name, scheme)))
     }
     const timeoutSec = options.timeoutSec ?? 300
     const completion = Effect.gen(function* () {

@@ -113,7 +113,7 @@ describe("start-up refusals keep the server's reason", () => {
         modern_stdio: "failed: unsupported protocol version 2025-11-25; the server supports 2026-07-28",
         // a 401 with a Bearer challenge and no stored login: the OAuth login is what is missing
         unauthorized: `failed: ${Messages.authorizationRequired("unauthorized")}`,
-        unreachable: `failed: cannot connect to http://127.0.0.1:${port}/mcp: connect ECONNREFUSED 127.0.0.1:${port}`,
+        unreachable: `failed: cannot connect to http://127.0.0.1:${port}/mcp?token=REDACTED: connect ECONNREFUSED 127.0.0.1:${port}`,
         wrong_path: "failed: HTTP 404: Cannot POST /wrong"
       })
       assert.strictEqual(

@@ -36,7 +36,8 @@ export const keys: Readonly<Record<string, KeyDoc>> = {
   "mcp_servers.NAME.cwd": { default: "the app-server's", meaning: "Working directory of `command`." },
   "mcp_servers.NAME.url": {
     default: "—",
-    meaning: "A streamable HTTP server: its `http://` or `https://` URL. Exactly one of `command` and `url`."
+    meaning:
+      "A streamable HTTP server: its `http://` or `https://` URL, without credentials (`user:password@` is refused: send them in `http_headers`); its query values are shown as `REDACTED` in every message. Exactly one of `command` and `url`."
   },
   "mcp_servers.NAME.bearer_token_env_var": {
     default: "none",

@@ -74,6 +74,16 @@ export const runtimeAndTools: ReadonlyArray<MessageDoc> = [
     Messages.oauth.cannotListen(8976, "{reason}"),
     "the loopback listener could not be opened (e.g. `oauth_redirect_port` in use)"
   ),
+  m(
+    "oauth.unsafeAuthorizationEndpoint",
+    Messages.oauth.unsafeAuthorizationEndpoint("{server}", "{scheme}"),
+    "the authorization server's `authorization_endpoint` is not https (or http on a loopback host); nothing is printed or opened"
+  ),
+  m(
+    "oauth.pageWrongState",
+    Messages.oauth.pageWrongState,
+    "the browser page (HTTP 400) of a redirect that does not carry the login's `state`; the login goes on waiting"
+  ),
   m("oauth.pageDone", Messages.oauth.pageDone, "the browser page after a successful redirect"),
   m("oauth.pageFailed", Messages.oauth.pageFailed, "the browser page after a redirect with an error"),
   m("oauth.loggedIn", Messages.oauth.loggedIn("{server}"), "`mcp-resources login` succeeded"),
@@ -153,6 +163,46 @@ export const runtimeAndTools: ReadonlyArray<MessageDoc> = [
     "invalidResponseBody",
     Messages.invalidResponseBody("{method}", "{kind}"),
     "an answer with the request's id has a malformed body (null, an array, a string, neither result nor error)"
+  ),
+  m(
+    "invalidResponse",
+    Messages.invalidResponse("{method}", "{what}"),
+    "an answer with the request's id is not a JSON-RPC response (`{what}` is one of `invalidResponseWhat`); the request fails at once"
+  ),
+  m(
+    "invalidResponseWhat.both",
+    Messages.invalidResponseWhat.both,
+    "what `invalidResponse` says when the answer has both `result` and `error`"
+  ),
+  m(
+    "invalidResponseWhat.jsonrpc",
+    Messages.invalidResponseWhat.jsonrpc,
+    "what `invalidResponse` says when the answer's `jsonrpc` is missing or not `2.0`"
+  ),
+  m(
+    "invalidResponseWhat.unexpectedKey",
+    Messages.invalidResponseWhat.unexpectedKey("{key}"),
+    "what `invalidResponse` says when the answer has a key JSON-RPC does not define"
+  ),
+  m(
+    "invalidResponseWhat.error",
+    Messages.invalidResponseWhat.error("{kind}"),
+    "what `invalidResponse` says when `error` is not an object (e.g. a string)"
+  ),
+  m(
+    "invalidResponseWhat.errorMissing",
+    Messages.invalidResponseWhat.errorMissing("message"),
+    "what `invalidResponse` says when `error` lacks its `code` or `message`"
+  ),
+  m(
+    "invalidResponseWhat.errorCode",
+    Messages.invalidResponseWhat.errorCode("{kind}"),
+    "what `invalidResponse` says when `error.code` is not an integer"
+  ),
+  m(
+    "invalidResponseWhat.errorMessage",
+    Messages.invalidResponseWhat.errorMessage("{kind}"),
+    "what `invalidResponse` says when `error.message` is not a string"
   ),
   m(
     "invalidHttpAnswer",

@@ -8,7 +8,14 @@ import type { Client, McpSubscription, PriorDiscovery, Transport } from "@modelc
 import { Cause, Clock, Effect, type Either, ExecutionStrategy, Exit, Option, Runtime, Scope } from "effect"
 import type * as ServerRequests from "../ServerRequests.js"
 import type { ServerEntry } from "../ServerEntry.js"
-import { httpConnectionLost, noStream, sseConnectionLost, startupFailure } from "./failures.js"
+import {
+  httpConnectionLost,
+  noStream,
+  redactedError,
+  redactorOf,
+  sseConnectionLost,
+  startupFailure
+} from "./failures.js"
 import { type Hold, InFlightList, keepRaw, makeRequester, type Wire } from "./request.js"
 import { gateNotifications } from "./notificationGate.js"
 import * as Sdk from "./sdk.js"
@@ -304,8 +311,9 @@ const openWith = (
     // the in-flight requests, failed with the close reason when the transport closes
     const inFlight = new InFlightList()
     let closeListeners: Array<(reason: string) => void> = []
+    const redact = redactorOf(entry)
     const markClosed = (reason: string) => {
-      closeReason ??= reason
+      closeReason ??= redact(reason)
       for (const request of inFlight.takeAll()) request.closed(closeReason)
       const listeners = closeListeners
       closeListeners = []
@@ -422,12 +430,9 @@ const openWith = (
           : connected
       },
       catch: (error) => {
-        const failure = startupFailure(
-          error,
-          trace,
-          entry.protocolVersion === modernRevision,
-          timeoutMillis,
-          closedReason
+        const failure = redactedError(
+          startupFailure(error, trace, entry.protocolVersion === modernRevision, timeoutMillis, closedReason),
+          redact
         )
         return isSseCandidate(entry, trace) ? new SseCandidate(failure) : failure
       }
@@ -449,7 +454,8 @@ const openWith = (
       closedReason,
       inFlight,
       trace,
-      serverRequests: handlers === undefined ? undefined : { handlers, server: entry.name }
+      serverRequests: handlers === undefined ? undefined : { handlers, server: entry.name },
+      ...(entry.transport._tag === "http" ? { redact } : {})
     }
     const { requestWith } = makeRequester(wire)
     const era = client.getProtocolEra()

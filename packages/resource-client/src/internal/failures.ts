@@ -3,8 +3,9 @@
  * local failure (timeout, closed connection, invalid result), a lost HTTP connection, or, at start-up,
  * the server's own reason (its HTTP status and answer, its JSON-RPC error, the network error code).
  */
-import { Errors, Messages } from "@mcp-resources/protocol"
+import { Errors, Messages, ServerUrl } from "@mcp-resources/protocol"
 import type { ProtocolError, SdkErrorCode } from "@modelcontextprotocol/client"
+import type { ServerEntry } from "../ServerEntry.js"
 import { invalidResponseMessage } from "./responseGuard.js"
 import * as Sdk from "./sdk.js"
 import type { HttpFailure, HttpTrace } from "./transports.js"
@@ -34,6 +35,33 @@ export const transportError = (kind: Errors.TransportKind, message: string) =>
 
 export const errorMessage = (error: unknown): string =>
   error instanceof Error ? error.message : typeof error === "string" ? error : String(error)
+
+/**
+ * The failure with `redact` applied to its texts: an HTTP entry's messages never quote its URL's query
+ * values or credentials (`ServerUrl.redactIn`), whoever wrote them (the SDK, the server's error page).
+ */
+export const redactedError = <E extends Errors.TransportError | Errors.ServerError>(
+  error: E,
+  redact: (text: string) => string
+): E => {
+  if (error._tag === "TransportError") {
+    const message = redact(error.message)
+    return (message === error.message ? error : new Errors.TransportError({ kind: error.kind, message })) as E
+  }
+  const message = redact(error.message)
+  const serverMessage = redact(error.serverMessage)
+  return (
+    message === error.message && serverMessage === error.serverMessage
+      ? error
+      : new Errors.ServerError({ code: error.code, serverMessage, message })
+  ) as E
+}
+
+/** What redacts the messages of an entry: its URL's secret parts for HTTP entries, nothing otherwise. */
+export const redactorOf = (entry: ServerEntry): ((text: string) => string) => {
+  const transport = entry.transport
+  return transport._tag === "http" ? (text) => ServerUrl.redactIn(text, transport.url) : (text) => text
+}
 
 export const closedError = (reason: string) =>
   transportError(reason.startsWith("message exceeds ") ? "oversize" : "closed", reason)

@@ -7,7 +7,7 @@ import { Errors, Messages, Records } from "@mcp-resources/protocol"
 import type { Client } from "@modelcontextprotocol/client"
 import { Clock, Context, Effect, Either, ParseResult, Schema } from "effect"
 import * as ServerRequests from "../ServerRequests.js"
-import { closedError, mapSdkError, transportError } from "./failures.js"
+import { closedError, mapSdkError, redactedError, transportError } from "./failures.js"
 import { RequestSignal } from "./requestSignal.js"
 import type { Sdk } from "./sdk.js"
 import type { HttpTrace } from "./transports.js"
@@ -160,6 +160,8 @@ export interface Wire {
   readonly trace: HttpTrace | undefined
   /** The host's handlers and the server's name (connections of a set); threadless connections have none. */
   readonly serverRequests?: { readonly handlers: ServerRequests.Service; readonly server: string } | undefined
+  /** Applied to every failure's texts (an HTTP entry's URL secrets, see `redactorOf`). */
+  readonly redact?: ((text: string) => string) | undefined
 }
 
 /** A request in the in-flight list. */
@@ -247,7 +249,8 @@ class InFlight<A> implements Linked {
   ) {}
 
   failure(error: RequestError): Effect.Effect<never, RequestError> {
-    return Effect.fail(this.errorContext === undefined ? error : Errors.withContext(error, this.errorContext))
+    const redacted = this.wire.redact === undefined ? error : redactedError(error, this.wire.redact)
+    return Effect.fail(this.errorContext === undefined ? redacted : Errors.withContext(redacted, this.errorContext))
   }
 
   /** Marks the request settled (false when it already was); `abort` cancels the SDK request. */

@@ -1,9 +1,10 @@
 /**
- * Malformed answers fail at once. The SDK drops a response whose body is not a JSON-RPC response
- * (`result: null`, `[]`, a string, neither result nor error) as an unknown message, so the request
- * it answers would wait for its whole timeout. The guard sees every message before the SDK does and
- * turns such an answer to one of our requests into an error response that names the invalid body;
- * {@link invalidResponseMessage} recognises it again on the way out.
+ * Malformed answers fail at once. The SDK drops a response that is not a JSON-RPC response
+ * (`result: null`, `[]`, a string, neither result nor error, an `error` without a string `message` or
+ * an integer `code`, both `result` and `error`, a key JSON-RPC does not define) as an unknown message,
+ * so the request it answers would wait for its whole timeout. The guard sees every message before the
+ * SDK does and turns such an answer to one of our requests into an error response that names what is
+ * invalid; {@link invalidResponseMessage} recognises it again on the way out.
  */
 import { Messages, Records } from "@mcp-resources/protocol"
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client"
@@ -61,16 +62,54 @@ const kindOf = (value: unknown): string =>
  */
 const malformedKey = "mcp-resources/malformedResult"
 
-/** What is wrong with an answer (`raw` has an id and no method), or undefined when it is a result or an error. */
-const invalidKind = (raw: Readonly<Record<string, unknown>>): string | undefined => {
-  if ("error" in raw) return undefined
-  if (!isRecord(raw.result)) return "result" in raw ? kindOf(raw.result) : "missing"
+/** The keys a JSON-RPC response may have (the SDK drops one with any other key). */
+const responseKeys: ReadonlySet<string> = new Set(["jsonrpc", "id", "result", "error"])
+
+/** Marks a problem of the response itself (not of its result's kind) in what {@link invalidAnswer} returns. */
+const responseProblem = "response: "
+
+/** The message of a request whose answer had `problem` (from {@link invalidAnswer}). */
+const problemMessage = (method: string, problem: string): string =>
+  problem.startsWith(responseProblem)
+    ? Messages.invalidResponse(method, problem.slice(responseProblem.length))
+    : Messages.invalidResponseBody(method, problem)
+
+/** What is wrong with the response itself, besides its result ({@link Messages.invalidResponseWhat}). */
+const responseWhat = (raw: Readonly<Record<string, unknown>>): string | undefined => {
+  const what = Messages.invalidResponseWhat
+  if (Object.hasOwn(raw, "error") && Object.hasOwn(raw, "result")) return what.both
+  if (raw.jsonrpc !== "2.0") return what.jsonrpc
+  const extra = Object.keys(raw).find((key) => !responseKeys.has(key))
+  if (extra !== undefined) return what.unexpectedKey(extra)
+  if (!Object.hasOwn(raw, "error")) return undefined
+  const error = raw.error
+  if (!isRecord(error)) return what.error(kindOf(error))
+  if (!Object.hasOwn(error, "code")) return what.errorMissing("code")
+  if (typeof error.code !== "number" || !Number.isInteger(error.code)) return what.errorCode(kindOf(error.code))
+  if (!Object.hasOwn(error, "message")) return what.errorMissing("message")
+  if (typeof error.message !== "string") return what.errorMessage(kindOf(error.message))
+  return undefined
+}
+
+/**
+ * What is wrong with an answer (`raw` has an id and no method): the kind of its result (`missing`,
+ * `null`, `a string`, … for {@link Messages.invalidResponseBody}) or a problem of the response itself;
+ * undefined when the SDK reads it as a result or an error response.
+ */
+const invalidAnswer = (raw: Readonly<Record<string, unknown>>): string | undefined => {
+  const what = responseWhat(raw)
+  if (what !== undefined) return `${responseProblem}${what}`
+  if (Object.hasOwn(raw, "error")) return undefined
+  if (!isRecord(raw.result)) return Object.hasOwn(raw, "result") ? kindOf(raw.result) : "missing"
   const marked = raw.result[malformedKey]
   return typeof marked === "string" ? marked : undefined
 }
 
-/** A text that looks like a result or an error: not parsed again (responses can be large). */
-const answerShape = /"result"\s*:\s*\{|"error"\s*:/
+/** A text that looks like a result: not parsed again (responses can be large). */
+const resultShape = /"result"\s*:\s*\{/
+
+/** A text that names JSON-RPC 2.0. */
+const version = /"jsonrpc"\s*:\s*"2\.0"/
 
 /**
  * An answer that the SDK's HTTP transport would drop unseen (inside a `text/event-stream` it parses
@@ -80,7 +119,15 @@ const answerShape = /"result"\s*:\s*\{|"error"\s*:/
  */
 export const markMalformedAnswer = (data: string): string => {
   // cheap refusals first: requests and notifications carry a method, and a flood of them passes here
-  if (data.includes('"method"') || !data.includes('"id"') || answerShape.test(data)) return data
+  // a 2.0 result without an `"error"` anywhere is left to the SDK (errors are small; results can be
+  // large, so a result's other keys are not checked here)
+  if (
+    data.includes('"method"') ||
+    !data.includes('"id"') ||
+    (resultShape.test(data) && !data.includes('"error"') && version.test(data))
+  ) {
+    return data
+  }
   let raw: unknown
   try {
     raw = JSON.parse(data)
@@ -88,9 +135,8 @@ export const markMalformedAnswer = (data: string): string => {
     return data // not JSON: nothing ties it to a request
   }
   if (!isRecord(raw) || "method" in raw || (typeof raw.id !== "string" && typeof raw.id !== "number")) return data
-  if ("error" in raw || isRecord(raw.result)) return data
-  const kind = "result" in raw ? kindOf(raw.result) : "missing"
-  return JSON.stringify({ jsonrpc: "2.0", id: raw.id, result: { [malformedKey]: kind } })
+  const kind = invalidAnswer(raw)
+  return kind === undefined ? data : JSON.stringify({ jsonrpc: "2.0", id: raw.id, result: { [malformedKey]: kind } })
 }
 
 /** The guard's message when `data` is the data of an error response the guard made. */
@@ -102,8 +148,8 @@ export const invalidResponseMessage = (data: unknown): string | undefined => {
 
 /**
  * Installs the guard on `transport` (before the SDK client connects it): outgoing requests are
- * remembered by id until answered; an answer to one of them that carries neither an object
- * `result` nor an `error` is replaced by an error response. The transport object stays the same
+ * remembered by id until answered; an answer to one of them that is not a JSON-RPC response with an
+ * object `result` or a well-formed `error` is replaced by an error response. The transport object stays the same
  * (the SDK recognises some transports by class).
  */
 export const guardResponses = (transport: Transport): Guard => {
@@ -117,9 +163,9 @@ export const guardResponses = (transport: Transport): Guard => {
         const method = pending.get(raw.id)
         if (method !== undefined) {
           pending.delete(raw.id)
-          const invalid = invalidKind(raw)
+          const invalid = invalidAnswer(raw)
           if (invalid !== undefined) {
-            const text = Messages.invalidResponseBody(method, invalid)
+            const text = problemMessage(method, invalid)
             const replaced = {
               jsonrpc: "2.0",
               id: raw.id,

@@ -40,10 +40,15 @@ const carriageReturn = 0x0d
 /**
  * A JSON-RPC 2.0 message as far as the transport needs to know. The SDK's protocol checks the exact
  * shape of every message it is given (result, error, request or notification) and reports any other
- * as an unknown message, so validating it here as well would only do that work twice.
+ * as an unknown message, so validating it here as well would only do that work twice. An answer
+ * (an `id` and no `method`) is passed on whatever its `jsonrpc`: the response guard fails the request
+ * it answers, naming what is wrong, instead of leaving it to wait for its timeout.
  */
 const isJsonRpcMessage = (value: unknown): value is JSONRPCMessage =>
-  typeof value === "object" && value !== null && !Array.isArray(value) && Reflect.get(value, "jsonrpc") === "2.0"
+  typeof value === "object" &&
+  value !== null &&
+  !Array.isArray(value) &&
+  (Reflect.get(value, "jsonrpc") === "2.0" || (Object.hasOwn(value, "id") && !Object.hasOwn(value, "method")))
 
 /** Waits for `done` or `millis`, whichever comes first (the timer does not keep the process alive). */
 const within = (done: Promise<void>, millis: number): Promise<void> =>

@@ -3,7 +3,7 @@
  * HTTP transport, its legacy HTTP+SSE transport, or an in-memory pair), the outgoing HTTP path (proxy
  * variables) and the record of what the HTTP server last answered, which start-up failures quote.
  */
-import { Errors, Messages } from "@mcp-resources/protocol"
+import { Errors, Messages, ServerUrl } from "@mcp-resources/protocol"
 import type {
   AuthProvider,
   SSEClientTransport,
@@ -196,15 +196,8 @@ export const httpTrace = (transport: Transport): HttpTrace | undefined =>
 /** At most this much of an error body is kept. */
 const maxBodyChars = 4096
 
-/** The URL without its query, fragment or credentials (either may carry a secret). */
-export const displayUrl = (url: string | URL): string => {
-  try {
-    const parsed = new URL(url)
-    return `${parsed.origin}${parsed.pathname}`
-  } catch {
-    return "the server"
-  }
-}
+/** The URL as messages show it: query values redacted, without fragment or credentials (`ServerUrl.redact`). */
+export const displayUrl = (url: string | URL): string => ServerUrl.redact(url)
 
 export const networkFailure = (method: string, target: string, error: unknown): HttpFailure => {
   // undici: TypeError("fetch failed") with the system error as its cause
