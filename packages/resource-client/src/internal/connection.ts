@@ -16,7 +16,7 @@ import { ChangeQueue } from "./notifications.js"
 import { Background, Signal } from "./onDemand.js"
 import { guardResponses } from "./responseGuard.js"
 import { attribute, elicit, pausing } from "./serverRequests.js"
-import { MessageTooLargeError } from "./stdioTransport.js"
+import { MessageTooLargeError, StdioTransport } from "./stdioTransport.js"
 import {
   asSse,
   type HttpTrace,
@@ -133,6 +133,10 @@ const negotiation = (entry: ServerEntry, timeoutMillis: number) => {
       return { mode: "auto" as const, probe: { timeoutMs: Math.max(1, Math.floor(timeoutMillis / 2)) } }
   }
 }
+
+/** Why a stdio transport closed: the exit of its process (undefined for other transports, or while it runs). */
+const stdioCloseReason = (transport: Transport): string | undefined =>
+  transport instanceof StdioTransport ? transport.closeReason : undefined
 
 /** Closes the client (and its transport); an HTTP session is terminated first. Never fails. */
 const closeClient = (client: Client, transport: Transport): Effect.Effect<void> =>
@@ -300,7 +304,8 @@ const openWith = (
     const trace = httpTrace(transport)
     let pendingReason: string | undefined
     let closeReason: string | undefined
-    const closedReason = () => closeReason
+    // before the SDK reports the close (or when it never does, as during the era probe), a stdio exit is one
+    const closedReason = () => closeReason ?? stdioCloseReason(transport)
     // the in-flight requests, failed with the close reason when the transport closes
     const inFlight = new InFlightList()
     let closeListeners: Array<(reason: string) => void> = []
@@ -406,7 +411,8 @@ const openWith = (
         if (lost !== undefined) markClosed(`${Messages.connectionClosed}: ${lost}`)
       }
       client.onclose = () => {
-        markClosed(pendingReason ?? Messages.connectionClosed)
+        // a stdio server's exit names its code (or signal)
+        markClosed(pendingReason ?? stdioCloseReason(transport) ?? Messages.connectionClosed)
       }
       return client
     })
