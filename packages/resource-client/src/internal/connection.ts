@@ -91,6 +91,8 @@ export interface Connection {
    * closed).
    */
   readonly onClosed: (listener: (reason: string) => void) => void
+  /** True once the connection closed because the server needs a login: reconnecting cannot help before one. */
+  readonly needsLogin: () => boolean
   /** Fired on every `notifications/tools/list_changed` (one that arrives before a listener is kept). */
   readonly toolsChanged: Signal
   /**
@@ -438,6 +440,16 @@ const openWith = (
         return isSseCandidate(entry, trace) ? new SseCandidate(failure) : failure
       }
     })
+    // from now on a request that finds a login needed (a refused refresh) ends the connection: every
+    // later request would fail the same way, and the server's status says what to do
+    let needsLogin = false
+    const oauth = trace?.oauth
+    if (oauth !== undefined) {
+      oauth.onRequired = () => {
+        needsLogin = true
+        markClosed(Messages.authorizationRequired(entry.name))
+      }
+    }
     const declared = client.getServerCapabilities()
     const capabilities: Capabilities = {
       resources: declared?.resources !== undefined,
@@ -536,6 +548,7 @@ const openWith = (
       requestDecoded: (method, params, timeoutMillis, decode, context, hold) =>
         requestWith(method, params, timeoutMillis, decode, context, hold),
       onClosed,
+      needsLogin: () => needsLogin,
       toolsChanged,
       background,
       resourceChanges,
