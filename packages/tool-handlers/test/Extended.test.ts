@@ -511,6 +511,7 @@ describe("extended profile: text hygiene", () => {
         const raw = "\u202E\u2066\u2067\u2068\u2069\u200E\u200F\u0001\u001B\r\u007F\u0085\u009B"
         const visible =
           "<U+202E><U+2066><U+2067><U+2068><U+2069><U+200E><U+200F><U+0001><U+001B><U+000D><U+007F><U+0085><U+009B>"
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is matched
         const hostile = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/
         const uri = `m://doc${raw}`
         const resource = { uri, name: `name${raw}`, description: `desc${raw}`, mimeType: `text/plain${raw}` }
