@@ -15,7 +15,6 @@ const control = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202
 const anyControl = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/
 
 /** The same in JSON text, where C0 controls are already escaped by the encoder (JSON cannot hold them raw). */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is matched
 const jsonControl = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
 const anyJsonControl = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/
 
