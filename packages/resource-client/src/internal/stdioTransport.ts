@@ -144,13 +144,18 @@ export class StdioTransport implements Transport, WrapsReceive {
     return new Promise((resolve, reject) => {
       this.child = child
       this.exited = new Promise((done) => child.once("close", () => done()))
-      child.once("spawn", () => resolve())
+      let spawned = false
+      child.once("spawn", () => {
+        spawned = true
+        resolve()
+      })
       child.on("error", (error) => {
         reject(error)
         this.onerror?.(error)
       })
       child.once("close", (code, signal) => {
-        this.exitReason = Messages.processExited(code, signal)
+        // a process that never started (ENOENT) has no exit to tell: its spawn error says why
+        if (spawned) this.exitReason = Messages.processExited(code, signal)
         this.child = undefined
         this.batch?.resolve()
         this.batch = undefined
