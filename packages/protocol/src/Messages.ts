@@ -23,6 +23,13 @@ export const startupTimedOut = (millis: number): string => timedOutAwaiting("ini
 /** `connection closed`: a transport closed without a reason. */
 export const connectionClosed = "connection closed"
 
+/**
+ * `connection closed (the process exited with code {code})` or `connection closed (the process was
+ * killed by {signal})`: a stdio server's process ended (at start or later).
+ */
+export const processExited = (code: number | null, signal: string | null): string =>
+  `${connectionClosed} (the process ${signal !== null ? `was killed by ${signal}` : `exited with code ${code ?? "unknown"}`})`
+
 /** `message exceeds {n} bytes`: a stdio message over `max_message_bytes`. */
 export const messageExceeds = (bytes: number): string => `message exceeds ${bytes} bytes`
 

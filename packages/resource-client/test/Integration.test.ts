@@ -107,6 +107,38 @@ describe("ResourceClient (stdio and streamable HTTP)", () => {
     )
   )
 
+  it.live("a stdio server that exits at start is failed with its exit code, whatever the era setting", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const exits = { command: process.execPath, args: ["-e", "process.exit(3)"] }
+        const killed = { command: process.execPath, args: ["-e", 'process.kill(process.pid, "SIGKILL")'] }
+        const { client } = yield* openClient(
+          setupOf([
+            stdioEntry("auto", exits),
+            stdioEntry("legacy", exits, { protocolVersion: "legacy" }),
+            stdioEntry("modern", exits, { protocolVersion: "2026-07-28" }),
+            stdioEntry("killed", killed)
+          ])
+        )
+        yield* settled(client)
+        const exited = "connection closed (the process exited with code 3)"
+        assert.deepStrictEqual(
+          (yield* client.servers).map((s) => ({ name: s.name, status: s.status, error: s.error })),
+          [
+            { name: "auto", status: "failed", error: exited },
+            { name: "killed", status: "failed", error: "connection closed (the process was killed by SIGKILL)" },
+            { name: "legacy", status: "failed", error: exited },
+            { name: "modern", status: "failed", error: exited }
+          ]
+        )
+        assert.strictEqual(
+          message(yield* Effect.either(client.readResource("auto", "x://a"))),
+          `failed to get client: ${exited}`
+        )
+      })
+    )
+  )
+
   it.live("C-2/C-3: a stdio server that exits becomes failed; a reload brings it back", () =>
     Effect.scoped(
       Effect.gen(function* () {
@@ -121,10 +153,11 @@ describe("ResourceClient (stdio and streamable HTTP)", () => {
           current = yield* status()
         }
         assert.strictEqual(current.status, "failed")
-        assert.strictEqual(current.error, "connection closed")
+        // the fixture exits with code 1 after becoming ready
+        assert.strictEqual(current.error, "connection closed (the process exited with code 1)")
         assert.strictEqual(
           message(yield* Effect.either(client.listResources("srv"))),
-          "failed to get client: connection closed"
+          "failed to get client: connection closed (the process exited with code 1)"
         )
         yield* client.reload(setupOf([stdioEntry("srv", stdioCommand(specWith("stable", spec)))]))
         yield* settled(client)

@@ -208,6 +208,44 @@ describe("OAuth", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.live("a refresh token revoked while the server is ready: status failed, auth loginRequired, no reconnection", () =>
+    Effect.gen(function* () {
+      const server = yield* fixture()
+      const store = TokenStore.layerMemory
+      return yield* Effect.gen(function* () {
+        const entry = http("docs", server.url)
+        const required = Messages.authorizationRequired("docs")
+        yield* login(entry)
+        const c = yield* client([entry])
+        assert.strictEqual(yield* statusOf(c, "docs"), "ready: ")
+        const auth = Effect.flatMap(c.servers, (servers) =>
+          OAuth.authState(entry, servers.find((s) => s.name === "docs")?.error)
+        )
+        assert.strictEqual(yield* auth, "loggedIn")
+
+        // the access token stops working and the refresh token is revoked: the token endpoint says invalid_grant
+        server.revokeRefreshTokens()
+        server.expireAccessTokens()
+        const before = { ...server.counts }
+        const refused = yield* Effect.either(c.listResources("docs"))
+        assert.strictEqual(message(refused), `resources/list failed for \`docs\`: ${required}`)
+        assert.strictEqual(server.counts.refusedRefreshes, before.refusedRefreshes + 1)
+        assert.strictEqual(yield* statusOf(c, "docs"), `failed: ${required}`)
+        assert.strictEqual(yield* auth, "loginRequired")
+        const servers = yield* c.servers
+        assert.isUndefined(servers[0]?.reconnectAttempt, "a login is needed: no reconnection is attempted")
+        assert.strictEqual(message(yield* Effect.either(c.listResources("docs"))), `failed to get client: ${required}`)
+
+        // a login and a reload (as the app-server does after a login) bring it back
+        yield* login(entry)
+        yield* c.reconnect
+        yield* Effect.flatMap(c.latest, (set) => set.awaitAllSettled)
+        assert.strictEqual(yield* statusOf(c, "docs"), "ready: ")
+        assert.strictEqual(yield* auth, "loggedIn")
+      }).pipe(Effect.provide(Layer.merge(store, McpTransport.layer.pipe(Layer.provide(store)))))
+    }).pipe(Effect.scoped)
+  )
+
   it.live("a pre-registered confidential client: id and secret from the config, the fixed redirect port", () =>
     Effect.gen(function* () {
       const secret = "pre-registered-client-secret-value"

@@ -20,7 +20,7 @@ import * as ContentPolicy from "./ContentPolicy.js"
 import type { LifecycleSink } from "./LifecycleSink.js"
 import * as Lifecycle from "./internal/lifecycle.js"
 import * as Rules from "./internal/rules.js"
-import { escapeBidi, escapeBidiJson } from "./internal/extended/hygiene.js"
+import { escapeControls, escapeControlsJson, hasControls } from "./internal/extended/hygiene.js"
 import * as Templates from "./internal/extended/templates.js"
 import * as Window from "./internal/extended/window.js"
 import * as ToolHooks from "./ToolHooks.js"
@@ -49,7 +49,7 @@ export const messages = {
     `offset ${offset} is past the end: the text of this resource has ${total} bytes`,
   /** `-32002` (older servers) or `-32602` (2026-07-28) on `resources/read`. */
   resourceNotFound: (server: string, uri: string) =>
-    `resources/read failed: MCP server '${escapeBidi(server)}' has no resource '${escapeBidi(uri)}'`,
+    `resources/read failed: MCP server '${escapeControls(server)}' has no resource '${escapeControls(uri)}'`,
   /** A blob or image `data` of a tool result that is not base64. */
   invalidToolBlob: (path: string) => `tools/call failed: invalid tools/call result at ${path}: ${Messages.invalidBlob}`,
   /** The note after a window that is not the last. */
@@ -69,21 +69,21 @@ export const messages = {
     `failed to parse function arguments: field "${field}.${name}" must be a string, got ${Messages.jsonKind(value)}`,
   /** A template the server does not list. */
   templateNotListed: (server: string, uriTemplate: string) =>
-    `MCP server '${escapeBidi(server)}' lists no resource template '${escapeBidi(uriTemplate)}'; list_mcp_resource_templates gives the templates it lists`,
+    `MCP server '${escapeControls(server)}' lists no resource template '${escapeControls(uriTemplate)}'; list_mcp_resource_templates gives the templates it lists`,
   /** A variable of the template without a value. */
   missingVariable: (uriTemplate: string, name: string, variables: ReadonlyArray<string>) =>
-    `resource template '${escapeBidi(uriTemplate)}' needs a value for variable "${escapeBidi(name)}"; its variables: ${variableList(variables)}`,
+    `resource template '${escapeControls(uriTemplate)}' needs a value for variable "${escapeControls(name)}"; its variables: ${variableList(variables)}`,
   /** A value for a variable the template does not have. */
   extraVariable: (uriTemplate: string, name: string, variables: ReadonlyArray<string>) =>
-    `resource template '${escapeBidi(uriTemplate)}' has no variable "${escapeBidi(name)}"; its variables: ${variableList(variables)}`,
+    `resource template '${escapeControls(uriTemplate)}' has no variable "${escapeControls(name)}"; its variables: ${variableList(variables)}`,
   /** `complete_mcp_resource_argument` on a server that did not declare `completions`. */
-  noCompletions: (server: string) => `MCP server '${escapeBidi(server)}' does not offer argument completion`,
+  noCompletions: (server: string) => `MCP server '${escapeControls(server)}' does not offer argument completion`,
   /** The outer context of a failed completion. */
   completeFailed: (chain: string) => `completion/complete failed: ${chain}`
 } as const
 
 const variableList = (variables: ReadonlyArray<string>): string =>
-  variables.length === 0 ? "(none)" : variables.map((name) => escapeBidi(name)).join(", ")
+  variables.length === 0 ? "(none)" : variables.map((name) => escapeControls(name)).join(", ")
 
 /** The JSON-RPC codes of "resource not found": `-32002` (older revisions) and `-32602` (2026-07-28). */
 export const notFoundCodes: ReadonlyArray<number> = [-32002, -32602]
@@ -328,7 +328,7 @@ const listedTemplate = (
   uriTemplate: string
 ): Effect.Effect<ReadonlyArray<string>, string> =>
   set.resourceTemplates(server).pipe(
-    Effect.mapError((error) => Messages.toolFailure.templates(escapeBidi(error.message))),
+    Effect.mapError((error) => Messages.toolFailure.templates(escapeControls(error.message))),
     Effect.flatMap((templates) =>
       templates.some((template) => template.uriTemplate === uriTemplate)
         ? Effect.succeed(Templates.variablesOf(uriTemplate))
@@ -396,7 +396,7 @@ export interface RenderOptions {
 }
 
 const label = (uri: string, mimeType: string | undefined): string =>
-  mimeType === undefined ? escapeBidi(uri) : `${escapeBidi(uri)} (${escapeBidi(mimeType)})`
+  mimeType === undefined ? escapeControls(uri) : `${escapeControls(uri)} (${escapeControls(mimeType)})`
 
 /** The outcome of a rendering: output text, content items, and an item result without image bytes. */
 const renderedOutcome = (
@@ -454,9 +454,10 @@ export const renderRead = (
     const part = ContentPolicy.contentsPart(result.contents[i]!, options)
     if (Either.isLeft(part)) return Either.left(`invalid resources/read result at contents.${i}.blob: ${part.left}`)
     const value = part.right
+    // redaction strings come from the text a hook saw, with its controls escaped: they are cut from that
     parts.push(
       value._tag === "text" && strings.length > 0
-        ? { ...ContentPolicy.textPart({}, hide(value.text)), decoded: value.decoded }
+        ? { ...ContentPolicy.textPart({}, hide(escapeControls(value.text))), decoded: value.decoded }
         : value
     )
   }
@@ -476,7 +477,7 @@ export const renderRead = (
   const length = Math.min(args.length ?? Number.POSITIVE_INFINITY, windowCap(budget))
   const count = result.contents.length
   const header = hide(
-    `[resource ${escapeBidi(uri)} of MCP server ${escapeBidi(server)}: ${count} ${count === 1 ? "content" : "contents"}, ${total} bytes of text]`
+    `[resource ${escapeControls(uri)} of MCP server ${escapeControls(server)}: ${count} ${count === 1 ? "content" : "contents"}, ${total} bytes of text]`
   )
 
   const renderWindow = (window: Window.Window | undefined): Rendered => {
@@ -490,14 +491,17 @@ export const renderRead = (
         const size = part.bytes().length
         const kind = part.decoded ? "text decoded from a blob" : "text"
         if (window === undefined) {
-          lines.push(`${name}${kind}, ${size} bytes]`, part.text)
+          lines.push(`${name}${kind}, ${size} bytes]`, escapeControls(part.text))
           return
         }
         const piece = window.pieces.find((p) => p.index === index)
         if (piece === undefined) return
         const segment = segments.find((s) => s.index === index)!
         const from = Math.max(window.start - segment.start, 0)
-        lines.push(`${name}${kind}, ${size} bytes${from > 0 ? `, from its byte ${from}` : ""}]`, piece.text)
+        lines.push(
+          `${name}${kind}, ${size} bytes${from > 0 ? `, from its byte ${from}` : ""}]`,
+          escapeControls(piece.text)
+        )
         return
       }
       if (!showOthers) return
@@ -525,14 +529,43 @@ export const renderRead = (
     const whole = renderWindow(undefined)
     if (Truncation.byteLength(whole.text) <= budget) return Either.right(whole)
   }
-  return Either.right(renderWindow(Window.windowOf(segments, offset, length)))
+  return Either.right(renderWindow(fittedWindow(segments, offset, length)))
+}
+
+/** The bytes escaping adds to a window's text (0 for text without bidi or control characters). */
+const escapeGrowth = (window: Window.Window): number => {
+  let extra = 0
+  for (const piece of window.pieces) {
+    if (hasControls(piece.text)) {
+      extra += Truncation.byteLength(escapeControls(piece.text)) - Truncation.byteLength(piece.text)
+    }
+  }
+  return extra
+}
+
+/**
+ * The window of at most `length` bytes from `offset`, cut shorter when escaping its bidi and control
+ * characters would show more than `length` bytes (at least one character is always given).
+ */
+const fittedWindow = (segments: ReadonlyArray<Window.Segment>, offset: number, length: number): Window.Window => {
+  let window = Window.windowOf(segments, offset, length)
+  // each step scales the window by how much its escapes grew it; it only ever gets shorter
+  for (let step = 0; step < 32; step++) {
+    const bytes = window.end - window.start
+    const shown = bytes + escapeGrowth(window)
+    if (shown <= length) return window
+    const shorter = Window.windowOf(segments, offset, Math.max(1, Math.floor((bytes * length) / shown)))
+    if (shorter.end >= window.end) return window
+    window = shorter
+  }
+  return window
 }
 
 const readFailure = (server: string, uri: string, error: Errors.ResourceFailure): Lifecycle.Outcome =>
   Lifecycle.failure(
     error._tag === "ServerError" && notFoundCodes.includes(error.code)
       ? messages.resourceNotFound(server, uri)
-      : Messages.toolFailure.read(escapeBidi(error.message))
+      : Messages.toolFailure.read(escapeControls(error.message))
   )
 
 /** `read_mcp_resource` of the extended profile: by `uri`, or by `uriTemplate` and `arguments`. */
@@ -549,7 +582,7 @@ export const callReadTool = (
   if (!canAccess(server)) {
     return Lifecycle.runWith(
       invocation,
-      Effect.fail(escapeBidi(Messages.serverDisabledByOrchestrator(server))),
+      Effect.fail(escapeControls(Messages.serverDisabledByOrchestrator(server))),
       Lifecycle.failure,
       Lifecycle.failure
     )
@@ -589,7 +622,7 @@ export const callReadTool = (
   const read = (uri: string): Effect.Effect<Lifecycle.Outcome> => {
     const refused = Rules.refusedRead(ctx, server, uri)
     return refused !== undefined
-      ? Effect.succeed(Lifecycle.failure(escapeBidi(refused)))
+      ? Effect.succeed(Lifecycle.failure(escapeControls(refused)))
       : Rules.requested(ctx, ctx.set.readResource(server, uri, undefined, { defaultTtlMs: defaultWindowTtlMs })).pipe(
           Effect.flatMap(watched(uri)),
           Effect.catchAll((error) => Effect.succeed(readFailure(server, uri, error)))
@@ -599,7 +632,7 @@ export const callReadTool = (
     const uri = args.uri
     const refused = Rules.refusedRead(ctx, server, uri)
     if (refused !== undefined) {
-      return Lifecycle.runWith(invocation, Effect.fail(escapeBidi(refused)), Lifecycle.failure, Lifecycle.failure)
+      return Lifecycle.runWith(invocation, Effect.fail(escapeControls(refused)), Lifecycle.failure, Lifecycle.failure)
     }
     const request = Rules.requested(
       ctx,
@@ -640,7 +673,7 @@ export const callCompleteTool = (
     invocation,
     operation,
     (text) => {
-      const output = Truncation.truncateOutput(escapeBidiJson(text), ctx.truncation)
+      const output = Truncation.truncateOutput(escapeControlsJson(text), ctx.truncation)
       return {
         status: "completed",
         result: { content: [{ type: "text", text: output }], isError: false },
@@ -725,7 +758,7 @@ export const completeValues = (
         Effect.mapError(
           (error): CompleteFailure => ({
             reason: "failed",
-            message: messages.completeFailed(escapeBidi(error.message))
+            message: messages.completeFailed(escapeControls(error.message))
           })
         )
       )
@@ -773,7 +806,7 @@ export const listOutput = (ctx: ToolContext, pieces: ReadonlyArray<string>): str
       text = JSON.stringify({ ...payload, resourceTemplates: payload.resourceTemplates.map(withVariables) })
     }
   }
-  return Truncation.truncateOutput(escapeBidiJson(text), ctx.truncation)
+  return Truncation.truncateOutput(escapeControlsJson(text), ctx.truncation)
 }
 
 /** The outcome of a list tool in the extended profile. */
@@ -789,7 +822,7 @@ export const listOutcome = (ctx: ToolContext, pieces: ReadonlyArray<string>): Li
 }
 
 /** A failure message of the extended profile: bidi controls escaped. */
-export const failureOutcome = (message: string): Lifecycle.Outcome => Lifecycle.failure(escapeBidi(message))
+export const failureOutcome = (message: string): Lifecycle.Outcome => Lifecycle.failure(escapeControls(message))
 
 const str = (u: unknown): string | undefined => (typeof u === "string" ? u : undefined)
 
@@ -816,7 +849,7 @@ export const renderToolResult = (
     const value = part.right
     if (value._tag === "text") {
       texts++
-      lines.push(`[${name}: text decoded from a blob, ${value.bytes().length} bytes]`, value.text)
+      lines.push(`[${name}: text decoded from a blob, ${value.bytes().length} bytes]`, escapeControls(value.text))
     } else if (value._tag === "image") {
       images.push(uri === undefined ? value : { ...value, uri })
       lines.push(`[${name}: ${ContentPolicy.describe(value, options, images.length)}]`)
@@ -832,7 +865,7 @@ export const renderToolResult = (
     switch (block.type) {
       case "text":
         texts++
-        lines.push(str(block.text) ?? "")
+        lines.push(escapeControls(str(block.text) ?? ""))
         break
       case "image":
       case "audio":
@@ -845,7 +878,7 @@ export const renderToolResult = (
         const name = `content[${i}] embedded resource ${label(uri, type)}`
         if (typeof resource.text === "string") {
           texts++
-          lines.push(`[${name}: text, ${Truncation.byteLength(resource.text)} bytes]`, resource.text)
+          lines.push(`[${name}: text, ${Truncation.byteLength(resource.text)} bytes]`, escapeControls(resource.text))
         } else {
           refused = blob(resource, resource.blob, type, `content.${i}.resource.blob`, name, uri)
         }
@@ -854,23 +887,23 @@ export const renderToolResult = (
       case "resource_link": {
         const uri = str(block.uri) ?? ""
         const facts = [
-          str(block.name) === undefined ? undefined : `name ${escapeBidi(JSON.stringify(block.name))}`,
-          mimeType === undefined ? undefined : escapeBidi(mimeType),
+          str(block.name) === undefined ? undefined : `name ${escapeControls(JSON.stringify(block.name))}`,
+          mimeType === undefined ? undefined : escapeControls(mimeType),
           typeof block.size === "number" ? `${block.size} bytes` : undefined
         ].filter((f) => f !== undefined)
-        const call = escapeBidiJson(JSON.stringify({ server, uri }))
+        const call = escapeControlsJson(JSON.stringify({ server, uri }))
         lines.push(
-          `[content[${i}] resource link ${escapeBidi(uri)}${facts.length === 0 ? "" : ` (${facts.join(", ")})`}: not read yet; read it with read_mcp_resource ${call}]`
+          `[content[${i}] resource link ${escapeControls(uri)}${facts.length === 0 ? "" : ` (${facts.join(", ")})`}: not read yet; read it with read_mcp_resource ${call}]`
         )
         break
       }
       default:
-        lines.push(`[content[${i}] of type ${escapeBidi(JSON.stringify(block.type))}: not shown]`)
+        lines.push(`[content[${i}] of type ${escapeControls(JSON.stringify(block.type))}: not shown]`)
     }
     if (refused !== undefined) return Either.left(refused)
   }
   if (texts === 0 && result.structuredContent !== undefined) {
-    lines.push(`structuredContent: ${escapeBidiJson(JSON.stringify(result.structuredContent))}`)
+    lines.push(`structuredContent: ${escapeControlsJson(JSON.stringify(result.structuredContent))}`)
   }
   return Either.right({ text: Truncation.truncateOutput(lines.join("\n"), ctx.truncation), images })
 }

@@ -503,6 +503,98 @@ describe("extended profile: text hygiene", () => {
     })
   )
 
+  it.scoped(
+    "bidi and control characters from a server are escaped in every extended output; codex bytes unchanged",
+    () =>
+      Effect.gen(function* () {
+        // RLO, LRI..PDI, LRM, RLM, C0 (SOH, ESC, CR), DEL and C1 (NEL, CSI); tab and line feed stay
+        const raw = "\u202E\u2066\u2067\u2068\u2069\u200E\u200F\u0001\u001B\r\u007F\u0085\u009B"
+        const visible =
+          "<U+202E><U+2066><U+2067><U+2068><U+2069><U+200E><U+200F><U+0001><U+001B><U+000D><U+007F><U+0085><U+009B>"
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is matched
+        const hostile = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/
+        const uri = `m://doc${raw}`
+        const resource = { uri, name: `name${raw}`, description: `desc${raw}`, mimeType: `text/plain${raw}` }
+        const body = `line one${raw}\tend\nline two`
+        const { ctx } = yield* harness({
+          srv: {
+            spec: {
+              resourcePages: [{ result: { resources: [resource] } }],
+              templatePages: [
+                { result: { resourceTemplates: [{ uriTemplate: `m://t/{id}${raw}`, name: `tpl${raw}` }] } }
+              ],
+              reads: [{ uri, result: { contents: [{ uri, mimeType: `text/plain${raw}`, text: body }] } }],
+              tools: [{ name: "say", result: { content: [{ type: "text", text: `said${raw}` }] } }]
+            }
+          }
+        })
+        const ext = extended(ctx)
+        const call = (c: ToolHandlers.ToolContext, name: string, args: Record<string, unknown>) =>
+          Effect.provide(
+            ToolHandlers.callTool(c, { callId: "h", name, arguments: JSON.stringify(args) }),
+            LifecycleSink.layerNoop
+          )
+        const outputs = {
+          list: yield* call(ext, "list_mcp_resources", { server: "srv" }),
+          listAll: yield* call(ext, "list_mcp_resources", {}),
+          templates: yield* call(ext, "list_mcp_resource_templates", { server: "srv" }),
+          read: yield* call(ext, "read_mcp_resource", { server: "srv", uri }),
+          window: yield* call(ext, "read_mcp_resource", { server: "srv", uri, offset: 2 }),
+          missing: yield* call(ext, "read_mcp_resource", { server: "srv", uri: `m://missing${raw}` }),
+          tool: yield* call(ext, "mcp__srv__say", {})
+        }
+        for (const [name, out] of Object.entries(outputs)) {
+          assert.notMatch(out.output, hostile, `${name}: no raw bidi or control character reaches the model`)
+        }
+        // JSON outputs: the same value, escaped
+        const codexList = yield* call(ctx, "list_mcp_resources", { server: "srv" })
+        assert.deepStrictEqual(JSON.parse(outputs.list.output), JSON.parse(codexList.output))
+        assert.include(outputs.list.output, "\\u202E\\u2066")
+        // plain text: visible escapes; tab and line feed kept
+        assert.include(outputs.read.output, `[resource m://doc${visible} of MCP server srv`)
+        assert.include(outputs.read.output, `line one${visible}\tend\nline two`)
+        assert.include(outputs.tool.output, `said${visible}`)
+        // the window's bytes are the resource's: it starts at byte 2 of the raw text
+        assert.include(outputs.window.output, `ne one${visible}\tend\nline two`)
+        // codex: exactly the bytes of the payload, raw characters included
+        assert.strictEqual(
+          codexList.output,
+          JSON.stringify({ server: "srv", resources: [{ server: "srv", ...resource }] })
+        )
+        const codexRead = yield* call(ctx, "read_mcp_resource", { server: "srv", uri })
+        assert.strictEqual(
+          codexRead.output,
+          JSON.stringify({ server: "srv", uri, contents: [{ uri, mimeType: `text/plain${raw}`, text: body }] })
+        )
+      })
+  )
+
+  it.scoped("a window of text full of control characters still fits the output budget", () =>
+    Effect.gen(function* () {
+      const text = "\u0001\u202E".repeat(20_000)
+      const { ctx } = yield* harness({ srv: { spec: { reads: [textRead("c://x", text)] } } })
+      const ext = extended(ctx)
+      const budget = Extended.budgetBytes(ctx.truncation)
+      let offset: number | undefined = 0
+      let shown = 0
+      let windows = 0
+      while (offset !== undefined) {
+        const out: ToolHandlers.ToolOutput = yield* Effect.provide(
+          read(ext, { server: "srv", uri: "c://x", ...(offset === 0 ? {} : { offset }) }),
+          LifecycleSink.layerNoop
+        )
+        assert.isTrue(out.success)
+        assert.isAtMost(Buffer.byteLength(out.output), budget)
+        assert.notInclude(out.output, "\u202E")
+        shown += windowText(out.output).split("<U+").length - 1
+        offset = nextOffset(out.output)
+        windows++
+        assert.isBelow(windows, 1000)
+      }
+      assert.strictEqual(shown, 40_000, "every character is shown once, escaped")
+    })
+  )
+
   it.scoped("bidi controls in URIs and names are escaped in the model's text; codex keeps them raw", () =>
     Effect.gen(function* () {
       const uri = "m://a\u202Etxt.exe"

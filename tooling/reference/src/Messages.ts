@@ -243,6 +243,11 @@ export const runtimeAndTools: ReadonlyArray<MessageDoc> = [
   ),
   m("connectionClosed", Messages.connectionClosed, "the transport closed without giving a reason"),
   m(
+    "processExited",
+    Messages.processExited(3, null),
+    "a stdio server's process ended, at start or later (`connection closed (the process was killed by SIGKILL)` for a signal); the server becomes `failed`"
+  ),
+  m(
     "messageExceeds",
     Messages.messageExceeds(67108864),
     "a stdio server sent a message over `max_message_bytes` (here the default); the server becomes `failed`"

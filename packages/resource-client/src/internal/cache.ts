@@ -78,6 +78,26 @@ export const ttlOf = (raw: unknown): number => {
   return typeof ttl === "number" && Number.isFinite(ttl) && ttl > 0 ? Math.min(ttl, maxTtlMs) : 0
 }
 
+/** A caching hint a client can use: `ttlMs` a finite number >= 0, `cacheScope` a string (absent is usable). */
+const usableHints = (result: Readonly<Record<string, unknown>>): boolean => {
+  const ttl = Object.hasOwn(result, "ttlMs") ? result.ttlMs : 0
+  const scope = Object.hasOwn(result, "cacheScope") ? result.cacheScope : ""
+  return typeof ttl === "number" && Number.isFinite(ttl) && ttl >= 0 && typeof scope === "string"
+}
+
+/**
+ * A raw result whose caching hints are unusable (`ttlMs: -5`, `ttlMs: "1000"`, an object
+ * `cacheScope`) without both hints: it is then served as a result without hints (never cached, and
+ * no hint in the tool output), not refused. Any other value is returned as it is.
+ */
+export const withoutUnusableHints = (raw: unknown): unknown => {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return raw
+  const result = raw as Readonly<Record<string, unknown>>
+  if (usableHints(result)) return raw
+  const { ttlMs: _ttl, cacheScope: _scope, ...rest } = result
+  return rest
+}
+
 /** A result is public only when it says `cacheScope: "public"`; anything else is partitioned by the caller's authorization. */
 export const isPublic = (raw: unknown): boolean =>
   typeof raw === "object" && raw !== null && (raw as { readonly cacheScope?: unknown }).cacheScope === "public"

@@ -23,7 +23,7 @@ import { ChangeQueue } from "./notifications.js"
 import { Background, Signal } from "./onDemand.js"
 import { guardResponses } from "./responseGuard.js"
 import { attribute, elicit, pausing } from "./serverRequests.js"
-import { MessageTooLargeError } from "./stdioTransport.js"
+import { MessageTooLargeError, StdioTransport } from "./stdioTransport.js"
 import {
   asSse,
   type HttpTrace,
@@ -98,6 +98,8 @@ export interface Connection {
    * closed).
    */
   readonly onClosed: (listener: (reason: string) => void) => void
+  /** True once the connection closed because the server needs a login: reconnecting cannot help before one. */
+  readonly needsLogin: () => boolean
   /** Fired on every `notifications/tools/list_changed` (one that arrives before a listener is kept). */
   readonly toolsChanged: Signal
   /**
@@ -140,6 +142,10 @@ const negotiation = (entry: ServerEntry, timeoutMillis: number) => {
       return { mode: "auto" as const, probe: { timeoutMs: Math.max(1, Math.floor(timeoutMillis / 2)) } }
   }
 }
+
+/** Why a stdio transport closed: the exit of its process (undefined for other transports, or while it runs). */
+const stdioCloseReason = (transport: Transport): string | undefined =>
+  transport instanceof StdioTransport ? transport.closeReason : undefined
 
 /** Closes the client (and its transport); an HTTP session is terminated first. Never fails. */
 const closeClient = (client: Client, transport: Transport): Effect.Effect<void> =>
@@ -307,7 +313,8 @@ const openWith = (
     const trace = httpTrace(transport)
     let pendingReason: string | undefined
     let closeReason: string | undefined
-    const closedReason = () => closeReason
+    // before the SDK reports the close (or when it never does, as during the era probe), a stdio exit is one
+    const closedReason = () => closeReason ?? stdioCloseReason(transport)
     // the in-flight requests, failed with the close reason when the transport closes
     const inFlight = new InFlightList()
     let closeListeners: Array<(reason: string) => void> = []
@@ -414,7 +421,8 @@ const openWith = (
         if (lost !== undefined) markClosed(`${Messages.connectionClosed}: ${lost}`)
       }
       client.onclose = () => {
-        markClosed(pendingReason ?? Messages.connectionClosed)
+        // a stdio server's exit names its code (or signal)
+        markClosed(pendingReason ?? stdioCloseReason(transport) ?? Messages.connectionClosed)
       }
       return client
     })
@@ -437,6 +445,16 @@ const openWith = (
         return isSseCandidate(entry, trace) ? new SseCandidate(failure) : failure
       }
     })
+    // from now on a request that finds a login needed (a refused refresh) ends the connection: every
+    // later request would fail the same way, and the server's status says what to do
+    let needsLogin = false
+    const oauth = trace?.oauth
+    if (oauth !== undefined) {
+      oauth.onRequired = () => {
+        needsLogin = true
+        markClosed(Messages.authorizationRequired(entry.name))
+      }
+    }
     const declared = client.getServerCapabilities()
     const capabilities: Capabilities = {
       resources: declared?.resources !== undefined,
@@ -536,6 +554,7 @@ const openWith = (
       requestDecoded: (method, params, timeoutMillis, decode, context, hold) =>
         requestWith(method, params, timeoutMillis, decode, context, hold),
       onClosed,
+      needsLogin: () => needsLogin,
       toolsChanged,
       background,
       resourceChanges,

@@ -269,6 +269,9 @@ export const startupFailure = (
   }
   if (isSdkError(error, (code) => code.EraNegotiationFailed)) {
     const cause = (error as { readonly cause?: unknown }).cause
+    // the transport closed during the probe (a stdio server that exits at start): its reason, not the SDK's
+    const closed = isProtocolError(cause) ? undefined : closedReason()
+    if (closed !== undefined) return transportError("startup", closed)
     const detail = isProtocolError(cause)
       ? jsonRpcErrorText(cause.code, serverText(cause), cause.data)
       : errorMessage(error)

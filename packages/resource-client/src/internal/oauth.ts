@@ -191,10 +191,21 @@ export interface AuthMark {
   failure?: string | undefined
   /** Whether the entry logs in in a browser (else a non-interactive grant asks for its tokens). */
   readonly interactive: boolean
+  /**
+   * Told when a request finds that a login is needed (no token, no refresh token, a refused
+   * refresh): the connection that set it is then unusable until a login.
+   */
+  onRequired?: (() => void) | undefined
+}
+
+/** Marks that a login is needed and tells the connection. */
+const requireLogin = (mark: AuthMark): void => {
+  mark.required = true
+  mark.onRequired?.()
 }
 
 const loginRequired = (sdk: Sdk["client"], ctx: OAuthContext, mark: AuthMark): UnauthorizedError => {
-  mark.required = true
+  requireLogin(mark)
   return new sdk.UnauthorizedError(Messages.authorizationRequired(ctx.key.server))
 }
 
@@ -412,7 +423,7 @@ const exclusive = async <A>(ctx: OAuthContext, body: () => Promise<A>): Promise<
 export const storelessAuth = (sdk: Sdk["client"], server: string, mark: AuthMark): AuthProvider => ({
   token: () => Promise.resolve(undefined),
   onUnauthorized: () => {
-    mark.required = true
+    requireLogin(mark)
     return Promise.reject(new sdk.UnauthorizedError(Messages.authorizationRequired(server)))
   }
 })

@@ -199,17 +199,19 @@ export const start = (
             Effect.suspend(() => {
               if (!isCurrent(connection)) return Effect.void
               const remote = entry.transport._tag === "http"
-              handle.state = remote
+              // a server that needs a login stays failed until one (a login reloads the set)
+              const reconnects = remote && !connection.needsLogin()
+              handle.state = reconnects
                 ? { _tag: "failed", error: reason, reconnectAttempt: 1 }
                 : { _tag: "failed", error: reason }
               const logged = Effect.logWarning(`MCP server '${entry.name}' closed: ${reason}`)
               if (!remote) return logged
               // the dead connection is cleaned up beside the reconnection (ending a session may take its time)
               // the reconnection is forked first: closing this scope interrupts this very fiber
-              return logged.pipe(
-                Effect.zipRight(Effect.forkIn(reconnect(reason), scope)),
-                Effect.zipRight(Effect.forkIn(Scope.close(connectionScope, Exit.void), scope))
-              )
+              const cleanedUp = Effect.forkIn(Scope.close(connectionScope, Exit.void), scope)
+              return reconnects
+                ? logged.pipe(Effect.zipRight(Effect.forkIn(reconnect(reason), scope)), Effect.zipRight(cleanedUp))
+                : Effect.zipRight(logged, cleanedUp)
             })
           )
         )

@@ -57,7 +57,9 @@ const decodeListResourceTemplates = withFastList(
   fastListResourceTemplates,
   decodeResultEither(Mcp.ListResourceTemplatesResult, "resources/templates/list")
 )
-const decodeReadResource = withFastPath(decodeResultEither(Mcp.ReadResourceResult, "resources/read"))
+const decodeReadResourceHinted = withFastPath(decodeResultEither(Mcp.ReadResourceResult, "resources/read"))
+/** A read result decoded; unusable caching hints are dropped first (the read is served, not cached). */
+const decodeReadResource = (raw: unknown) => decodeReadResourceHinted(Cache.withoutUnusableHints(raw))
 const decodeCallTool = decodeResult(Mcp.CallToolResult, "tools/call")
 const decodeComplete = decodeResultEither(Mcp.CompleteResult, "completion/complete")
 const decodeListSkills = decodeResult(McpSkills.ListSkillsResult, "skills/list")

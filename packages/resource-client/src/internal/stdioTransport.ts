@@ -7,6 +7,7 @@
  */
 import type { ChildProcess } from "node:child_process"
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client"
+import { Messages } from "@mcp-resources/protocol"
 import spawn from "cross-spawn"
 import { droppableLine } from "./notificationGate.js"
 import type { Receive, WrapsReceive } from "./onMessage.js"
@@ -96,6 +97,7 @@ export class StdioTransport implements Transport, WrapsReceive {
   private batch: { readonly promise: Promise<void>; readonly resolve: () => void } | undefined = undefined
   private scheduled: NodeJS.Immediate | undefined = undefined
   private closing: Promise<void> | undefined = undefined
+  private exitReason: string | undefined = undefined
 
   /** What starts the server, until it is started: the environment is not kept beside the child. */
   private parameters: StdioParameters | undefined
@@ -123,6 +125,11 @@ export class StdioTransport implements Transport, WrapsReceive {
     this.onmessage = this.handler
   }
 
+  /** Once the server's process ended: `connection closed (the process exited with code 3)` (or the signal that killed it). */
+  get closeReason(): string | undefined {
+    return this.exitReason
+  }
+
   /** The server's process id once started. */
   get pid(): number | undefined {
     return this.child?.pid
@@ -142,12 +149,18 @@ export class StdioTransport implements Transport, WrapsReceive {
     return new Promise((resolve, reject) => {
       this.child = child
       this.exited = new Promise((done) => child.once("close", () => done()))
-      child.once("spawn", () => resolve())
+      let spawned = false
+      child.once("spawn", () => {
+        spawned = true
+        resolve()
+      })
       child.on("error", (error) => {
         reject(error)
         this.onerror?.(error)
       })
-      child.once("close", () => {
+      child.once("close", (code, signal) => {
+        // a process that never started (ENOENT) has no exit to tell: its spawn error says why
+        if (spawned) this.exitReason = Messages.processExited(code, signal)
         this.child = undefined
         this.batch?.resolve()
         this.batch = undefined

@@ -1,17 +1,38 @@
-/** Text hygiene of the extended profile's model-facing text: bidi controls made visible. */
+/**
+ * Text hygiene of the extended profile's model-facing text: bidi and control characters made
+ * visible, so that text from a server (its name, URIs, resource names and descriptions, read and
+ * tool-result text) cannot reorder or hide what the model reads. The `codex` profile never comes here.
+ */
 
-/** The bidirectional control characters: ALM, LRM, RLM, LRE..RLO (U+202A..U+202E), LRI..PDI (U+2066..U+2069). */
-const bidi = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
-const anyBidi = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/
+/**
+ * The characters escaped in plain text: C0 controls but tab and line feed, DEL, C1 controls, and the
+ * bidirectional controls ALM (U+061C), LRM, RLM (U+200E, U+200F), LRE..RLO (U+202A..U+202E) and
+ * LRI..PDI (U+2066..U+2069).
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is matched
+const control = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is matched
+const anyControl = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/
+
+/** The same in JSON text, where C0 controls are already escaped by the encoder (JSON cannot hold them raw). */
+const jsonControl = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
+const anyJsonControl = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/
 
 const hex = (c: string): string => c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")
 
-/** `s` with every bidi control written as `<U+202E>` (for names and URIs in plain text). */
-export const escapeBidi = (s: string): string => (anyBidi.test(s) ? s.replace(bidi, (c) => `<U+${hex(c)}>`) : s)
+/** True when `s` holds a character {@link escapeControls} rewrites. */
+export const hasControls = (s: string): boolean => anyControl.test(s)
 
 /**
- * JSON text with every bidi control written as a `\u202E` escape: the same JSON value, but the model
- * sees the escape instead of text that reorders what follows.
+ * `s` with every bidi and control character written as `<U+202E>` (tab and line feed stay): for
+ * names, URIs, messages and text in plain text.
  */
-export const escapeBidiJson = (json: string): string =>
-  anyBidi.test(json) ? json.replace(bidi, (c) => `\\u${hex(c)}`) : json
+export const escapeControls = (s: string): string =>
+  anyControl.test(s) ? s.replace(control, (c) => `<U+${hex(c)}>`) : s
+
+/**
+ * JSON text with every bidi control, DEL and C1 control written as a `\u202E` escape: the same JSON
+ * value, but the model sees the escape instead of text that reorders or hides what follows.
+ */
+export const escapeControlsJson = (json: string): string =>
+  anyJsonControl.test(json) ? json.replace(jsonControl, (c) => `\\u${hex(c)}`) : json
