@@ -76,7 +76,8 @@ describe("a notification flood of one server", () => {
         assert.deepStrictEqual([...updatedUris], ["flood://watched"])
         assert.isTrue(seen.every((u) => u.server === "flooder"))
         // coalesced: far fewer updates than notifications
-        assert.isBelow(seen.length, sent / 10)
+        // coalesced: one list_changed in three would give two updates each, uncoalesced (2/3 of `sent`)
+        assert.isBelow(seen.length, sent / 3)
         // not dropped: the flooded uri's cached read was invalidated
         assert.strictEqual(yield* readText(client, "flooder", "flood://3"), "flood://3 read 2 times")
       }).pipe(Effect.provide(McpTransport.layer)),
