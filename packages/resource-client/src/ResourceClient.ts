@@ -220,8 +220,9 @@ export interface Service
   readonly cacheStats: Effect.Effect<CacheStats>
   /**
    * A queue of every change any server of any set reports from now on (across reloads), until the
-   * scope closes. Changes are coalesced before they get here (a flood of one uri becomes few
-   * updates); a `list_changed` gives one update per list (`resources` and `templates`).
+   * scope closes: `updated` for the uris held by a subscription (an update of any other uri has no
+   * taker: it only drops the cached read), and one update per list (`resources` and `templates`) for a
+   * `list_changed`. Changes are coalesced per server before they get here (a flood becomes few updates).
    */
   readonly updates: Effect.Effect<Queue.Dequeue<ResourceUpdate>, never, Scope.Scope>
   /** Publishes a new set from a new setup (unchanged ready servers may be carried over). */

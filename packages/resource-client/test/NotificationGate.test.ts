@@ -1,11 +1,13 @@
 /**
- * The notification gate in front of the SDK: a flood of change notifications reaches the SDK as one
- * per distinct target, in order with the answers around it; notifications nobody handles are dropped
- * (over stdio before they are even parsed); nothing that is handled is ever dropped.
+ * The notification gate in front of the SDK: change notifications are applied to the connection's
+ * own queue and signal, in order with the answers around them, and never reach the SDK; notifications
+ * nobody handles are dropped (over stdio before they are even parsed); everything else passes.
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client"
 import { droppableLine, filterEvent, filterEventStream, gateNotifications } from "../src/internal/notificationGate.js"
+import { ChangeQueue } from "../src/internal/notifications.js"
+import { Signal } from "../src/internal/onDemand.js"
 
 const fakeTransport = () => {
   const transport = {
@@ -14,59 +16,71 @@ const fakeTransport = () => {
     close: () => Promise.resolve()
   } as unknown as Transport
   const seen: Array<unknown> = []
-  const stats = gateNotifications(transport)
+  const resourceChanges = new ChangeQueue()
+  const toolsChanged = new Signal()
+  let toolsFired = 0
+  toolsChanged.listen(() => {
+    toolsFired += 1
+  })
+  const stats = gateNotifications(transport, { resourceChanges, toolsChanged })
   transport.onmessage = (message) => {
-    seen.push(message)
+    // what reached the SDK, with the changes pending at that moment
+    seen.push({ message, pending: resourceChanges.poll() })
   }
   const push = (message: Record<string, unknown>) =>
     transport.onmessage?.({ jsonrpc: "2.0", ...message } as JSONRPCMessage)
-  return { push, seen, stats }
+  return { push, seen, stats, resourceChanges, toolsFired: () => toolsFired }
 }
 
 const updated = (uri: string) => ({ method: "notifications/resources/updated", params: { uri } })
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 describe("the notification gate", () => {
-  it("merges a flood per target and hands it on before the next answer, in order", () => {
-    const { push, seen, stats } = fakeTransport()
-    for (let i = 0; i < 1000; i++) push(updated(`x://${i % 2}`))
+  it("applies a flood of changes to the connection's queue without the SDK, before the answer that follows", () => {
+    const { push, seen, stats, resourceChanges } = fakeTransport()
+    for (let i = 0; i < 10_000; i++) push(updated(`x://${i % 3}`))
     push({ method: "notifications/resources/list_changed" })
     push({ method: "notifications/resources/list_changed" })
     assert.deepStrictEqual(seen, [])
     push({ id: 1, result: {} })
-    assert.deepStrictEqual(
-      seen.map((m) => JSON.stringify(m)),
-      [
-        JSON.stringify({ jsonrpc: "2.0", ...updated("x://0") }),
-        JSON.stringify({ jsonrpc: "2.0", ...updated("x://1") }),
-        JSON.stringify({ jsonrpc: "2.0", method: "notifications/resources/list_changed" }),
-        JSON.stringify({ jsonrpc: "2.0", id: 1, result: {} })
-      ]
-    )
-    assert.deepStrictEqual(stats, { received: 1002, delivered: 3, dropped: 0 })
+    assert.deepStrictEqual(seen, [
+      {
+        message: { jsonrpc: "2.0", id: 1, result: {} },
+        pending: { listChanged: true, uris: ["x://0", "x://1", "x://2"], everything: false, received: 10_002 }
+      }
+    ])
+    assert.deepStrictEqual(stats, { received: 10_002, applied: 10_002, delivered: 0, dropped: 0 })
+    assert.strictEqual(resourceChanges.poll(), undefined)
   })
 
-  it("hands held changes on at the end of the turn, and at once past the bound", async () => {
-    const { push, seen } = fakeTransport()
+  it("keeps a flood of distinct uris bounded: past the queue's bound it is one 'everything changed'", () => {
+    const { push, stats, resourceChanges } = fakeTransport()
+    for (let i = 0; i < 50_000; i++) push(updated(`y://${i}`))
+    const batch = resourceChanges.poll()
+    assert.deepStrictEqual(batch, { listChanged: false, uris: [], everything: true, received: 50_000 })
+    assert.strictEqual(stats.delivered, 0)
+  })
+
+  it("fires the tools signal for tools/list_changed, at once", () => {
+    const { push, seen, toolsFired } = fakeTransport()
     push({ method: "notifications/tools/list_changed" })
-    assert.strictEqual(seen.length, 0)
-    await nextTurn()
-    assert.strictEqual(seen.length, 1)
-    for (let i = 0; i < 1024; i++) push(updated(`y://${i}`))
-    assert.strictEqual(seen.length, 1 + 1024)
+    push({ method: "notifications/tools/list_changed" })
+    assert.strictEqual(toolsFired(), 2)
+    assert.deepStrictEqual(seen, [])
   })
 
-  it("drops what nobody handles; an unknown notification passes, after the held ones", () => {
+  it("drops what nobody handles; an unknown notification and a change without a uri pass to the SDK", () => {
     const { push, seen, stats } = fakeTransport()
     push({ method: "notifications/message", params: { level: "info", data: "x" } })
     push({ method: "notifications/progress", params: { progressToken: 1, progress: 1 } })
+    push({ method: "notifications/prompts/list_changed" })
     push(updated("x://a"))
     push({ method: "notifications/other" })
+    push({ method: "notifications/resources/updated", params: { uri: 7 } })
     assert.deepStrictEqual(
-      seen.map((m) => (m as { method: string }).method),
-      ["notifications/resources/updated", "notifications/other"]
+      seen.map((m) => (m as { message: { method: string } }).message.method),
+      ["notifications/other", "notifications/resources/updated"]
     )
-    assert.deepStrictEqual(stats, { received: 4, delivered: 2, dropped: 2 })
+    assert.deepStrictEqual(stats, { received: 6, applied: 1, delivered: 2, dropped: 3 })
   })
 
   it("drops a stdio line unparsed only when it certainly is such a notification", () => {

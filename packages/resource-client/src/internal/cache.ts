@@ -275,6 +275,15 @@ export class ResultCache {
     return this.invalidate(server, (tags) => tags.method === method)
   }
 
+  /**
+   * Drops, in one pass over the server's entries, its reads of any of `uris` and its answers to any of
+   * `methods` (a batch of change notifications costs one pass, however many uris it names).
+   */
+  invalidateChanges(server: string, uris: ReadonlySet<string>, methods: ReadonlySet<string>): number {
+    if (uris.size === 0 && methods.size === 0) return 0
+    return this.invalidate(server, (tags) => methods.has(tags.method) || (tags.uri !== undefined && uris.has(tags.uri)))
+  }
+
   /** Drops the server's answers that came from one connection (it closed). */
   invalidateConnection(server: string, connection: number): number {
     return this.invalidate(server, (tags) => tags.connection === connection)

@@ -308,8 +308,9 @@ const openWith = (
       }))
     const sse = tracedSseTransport(transport) !== undefined
     const guard = guardResponses(transport)
-    // behind the guard: a notification flood reaches the SDK coalesced (see notificationGate.ts)
-    gateNotifications(transport)
+    // behind the guard: change notifications are applied to this connection's queue and signal
+    // without the SDK, and those nothing handles are dropped (see notificationGate.ts)
+    gateNotifications(transport, { resourceChanges, toolsChanged })
     const trace = httpTrace(transport)
     let pendingReason: string | undefined
     let closeReason: string | undefined
@@ -385,17 +386,6 @@ const openWith = (
           )
         }
       }
-      client.setNotificationHandler("notifications/tools/list_changed", () => {
-        toolsChanged.fire()
-      })
-      client.setNotificationHandler("notifications/resources/list_changed", () => {
-        resourceChanges.offer({ _tag: "listChanged" })
-        return Promise.resolve()
-      })
-      client.setNotificationHandler("notifications/resources/updated", (notification) => {
-        resourceChanges.offer({ _tag: "updated", uri: notification.params.uri })
-        return Promise.resolve()
-      })
       client.onerror = (error) => {
         // stdio refuses a message over the limit; the stream cannot be resynchronised
         if (error instanceof MessageTooLargeError) {

@@ -94,17 +94,19 @@ export const partitionOf = (entry: ServerEntry): Effect.Effect<string> =>
       .slice(0, 22)
   })
 
-/** Applies a batch of resource notifications of `server` to the cache (tools are not cached). */
+const listMethods: ReadonlySet<string> = new Set(["resources/list", "resources/templates/list"])
+const noMethods: ReadonlySet<string> = new Set()
+
+/**
+ * Applies a batch of resource notifications of `server` to the cache (tools are not cached): one pass
+ * over the server's entries, however many uris the batch names.
+ */
 const invalidate = (cache: Cache.ResultCache, server: string, batch: Batch): void => {
   if (batch.everything) {
     cache.invalidateServer(server)
     return
   }
-  if (batch.listChanged) {
-    cache.invalidateMethod(server, "resources/list")
-    cache.invalidateMethod(server, "resources/templates/list")
-  }
-  for (const uri of batch.uris) cache.invalidateUri(server, uri)
+  cache.invalidateChanges(server, new Set(batch.uris), batch.listChanged ? listMethods : noMethods)
 }
 
 /** What the lifetimes need: the transports, the cache, and the permits bounding concurrent start-ups. */
@@ -118,13 +120,22 @@ export interface Options {
   readonly updates?: PubSub.PubSub<ResourceUpdate>
 }
 
-/** The updates of one batch of `server`'s notifications (every held uri when the batch overflowed). */
-const updatesOf = (server: string, batch: Batch, held: ReadonlyArray<string>): ReadonlyArray<ResourceUpdate> => {
+/**
+ * The updates of one batch of `server`'s notifications: the lists, and the uris held by a subscription
+ * (every held uri when the batch overflowed). An update of a uri nobody subscribed to has no taker
+ * (it still dropped the cached read): a server that floods updates of arbitrary uris gives the
+ * consumers no work.
+ */
+const updatesOf = (server: string, batch: Batch, subscriptions: Subscriptions): ReadonlyArray<ResourceUpdate> => {
   const out: Array<ResourceUpdate> = []
   if (batch.listChanged) {
     out.push({ _tag: "listChanged", server, list: "resources" }, { _tag: "listChanged", server, list: "templates" })
   }
-  for (const uri of batch.everything ? held : batch.uris) out.push({ _tag: "updated", server, uri })
+  if (batch.everything) {
+    for (const uri of subscriptions.uris()) out.push({ _tag: "updated", server, uri })
+  } else {
+    for (const uri of batch.uris) if (subscriptions.holds(uri)) out.push({ _tag: "updated", server, uri })
+  }
   return out
 }
 
@@ -153,7 +164,8 @@ export const make = (options: Options): Effect.Effect<Lifetimes, never, Scope.Sc
           if (batch === undefined) return Effect.void
           invalidate(cache, server, batch)
           if (updates === undefined) return Effect.void
-          return PubSub.publishAll(updates, updatesOf(server, batch, subscriptions.uris()))
+          const out = updatesOf(server, batch, subscriptions)
+          return out.length === 0 ? Effect.void : PubSub.publishAll(updates, out)
         })
       )
       return Scope.addFinalizer(

@@ -1,32 +1,33 @@
 /**
  * The notification gate of one connection: it sees every incoming message before the SDK does
  * (over stdio and HTTP alike) and keeps a server's notification flood from costing the process —
- * and so every other server's requests — one SDK dispatch per notification.
+ * and so every other server's requests — more than a constant amount of work per notification.
  *
- * - A notification nobody here handles (`notifications/message`: no logging handler is installed) is
- *   dropped before the SDK validates and dispatches it.
- * - A change notification (`notifications/resources/updated` per uri, `.../list_changed` per list,
- *   `notifications/progress` per token, the latest winning) is held and merged with a pending one for
- *   the same target: a flood reaches the SDK as one notification per distinct target.
- * - Held notifications are handed on at the end of the event-loop turn, and before any other message
- *   (a response, a request, an unknown notification), so that the order between changes and answers
- *   stays as the server sent it. Nothing held is dropped; past `maxHeld` distinct targets the held
- *   ones are handed on at once (bounded memory).
+ * - A notification nobody here handles (`notifications/message`: no logging handler is installed;
+ *   `notifications/progress`; `notifications/prompts/list_changed`) is dropped before the SDK
+ *   validates and dispatches it.
+ * - A change notification (`notifications/resources/updated` with a uri, `.../resources/list_changed`,
+ *   `.../tools/list_changed`) is applied here, at once, to the connection's own {@link Sink}: a set
+ *   insertion or a flag. It never reaches the SDK, whose dispatch (schema checks, a promise per
+ *   notification) cost tens of microseconds and several allocations each — enough, for a flood of
+ *   distinct uris, to keep the event loop busy and every other server's answer waiting. The sink
+ *   coalesces (a pending flag and one run at a time per server), so a flood of any size costs the
+ *   work after it once per run. Being applied as they arrive, changes keep their order with the
+ *   answers around them.
+ * - Anything else (answers, requests, other notifications, a change notification without a uri)
+ *   reaches the SDK as it is.
  */
-import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client"
+import type { Transport } from "@modelcontextprotocol/client"
+import type { ChangeQueue } from "./notifications.js"
+import type { Signal } from "./onDemand.js"
 import { type Receive, wrapOnMessage } from "./onMessage.js"
 import { markMalformedAnswer } from "./responseGuard.js"
 
-type Extra = Parameters<Receive>[1]
-
-/** Distinct targets held before they are handed on at once. */
-export const maxHeld = 1024
-
 /**
  * Notifications dropped before the SDK: nothing here handles them (no logging handler is installed,
- * and no request of ours carries a progress token, so a progress notification has no taker).
+ * no request of ours carries a progress token, and prompts are not used).
  */
-const unhandled = new Set(["notifications/message", "notifications/progress"])
+const unhandled = new Set(["notifications/message", "notifications/progress", "notifications/prompts/list_changed"])
 
 const modernPrefix = '{"jsonrpc":"2.0",'
 const dropMethods = ['"method":"notifications/message"', '"method":"notifications/progress"'] as const
@@ -49,33 +50,43 @@ export const droppableLine = (line: string): boolean => {
   )
 }
 
-/** Notifications merged per method alone. */
-const perMethod = new Set([
-  "notifications/resources/list_changed",
-  "notifications/tools/list_changed",
-  "notifications/prompts/list_changed"
-])
-
 const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
-/** The target a notification merges on, or undefined when it is not merged. */
-const targetOf = (method: string, params: unknown): string | undefined => {
-  if (perMethod.has(method)) return method
-  if (!isRecord(params)) return undefined
-  if (method === "notifications/resources/updated" && typeof params.uri === "string")
-    return `updated\u0000${params.uri}`
-  if (method === "notifications/progress") {
-    const token = params.progressToken
-    if (typeof token === "string" || typeof token === "number") return `progress\u0000${typeof token}\u0000${token}`
+/** Where a connection's change notifications go: its own coalescing queue and signal. */
+export interface Sink {
+  /** `notifications/resources/list_changed` and `.../updated`. */
+  readonly resourceChanges: ChangeQueue
+  /** `notifications/tools/list_changed`. */
+  readonly toolsChanged: Signal
+}
+
+/** Applies a change notification to `sink`; false when it is not one the gate applies. */
+const apply = (sink: Sink, method: string, params: unknown): boolean => {
+  switch (method) {
+    case "notifications/resources/updated": {
+      const uri = isRecord(params) ? params.uri : undefined
+      if (typeof uri !== "string") return false
+      sink.resourceChanges.offer({ _tag: "updated", uri })
+      return true
+    }
+    case "notifications/resources/list_changed":
+      sink.resourceChanges.offer({ _tag: "listChanged" })
+      return true
+    case "notifications/tools/list_changed":
+      sink.toolsChanged.fire()
+      return true
+    default:
+      return false
   }
-  return undefined
 }
 
 /** What the gate counted on its connection. */
 export interface GateStats {
   /** Notifications received. */
   received: number
+  /** Change notifications applied to the sink (not handed to the SDK). */
+  applied: number
   /** Notifications handed on to the SDK. */
   delivered: number
   /** Notifications nobody handles, dropped. */
@@ -83,28 +94,15 @@ export interface GateStats {
 }
 
 /**
- * Installs the gate on `transport` (before the SDK client connects it); a handler installed earlier
- * as an accessor (the response guard) keeps working in front of it. The transport object stays the same.
+ * Installs the gate on `transport` (before the SDK client connects it), applying change notifications
+ * to `sink`; a handler installed earlier as an accessor (the response guard) keeps working in front
+ * of it. The transport object stays the same.
  */
-export const gateNotifications = (transport: Transport): GateStats => {
-  const stats: GateStats = { received: 0, delivered: 0, dropped: 0 }
-  const gate = (receive: Receive): Receive => {
-    let held = new Map<string, { readonly message: JSONRPCMessage; readonly extra: Extra }>()
-    let scheduled: NodeJS.Immediate | undefined
-    const flush = () => {
-      if (scheduled !== undefined) {
-        clearImmediate(scheduled)
-        scheduled = undefined
-      }
-      if (held.size === 0) return
-      const out = held
-      held = new Map()
-      for (const { message, extra } of out.values()) {
-        stats.delivered += 1
-        receive(message, extra)
-      }
-    }
-    return (message, extra) => {
+export const gateNotifications = (transport: Transport, sink: Sink): GateStats => {
+  const stats: GateStats = { received: 0, applied: 0, delivered: 0, dropped: 0 }
+  const gate =
+    (receive: Receive): Receive =>
+    (message, extra) => {
       const raw = message as unknown
       if (isRecord(raw) && typeof raw.method === "string" && !("id" in raw)) {
         stats.received += 1
@@ -112,23 +110,14 @@ export const gateNotifications = (transport: Transport): GateStats => {
           stats.dropped += 1
           return
         }
-        const target = targetOf(raw.method, raw.params)
-        if (target !== undefined) {
-          // the latest of a target wins (a progress value supersedes the earlier ones); its place stays
-          held.set(target, { message, extra })
-          if (held.size >= maxHeld) flush()
-          else scheduled ??= setImmediate(flush)
+        if (apply(sink, raw.method, raw.params)) {
+          stats.applied += 1
           return
         }
-        flush()
         stats.delivered += 1
-        receive(message, extra)
-        return
       }
-      flush()
       receive(message, extra)
     }
-  }
   wrapOnMessage(transport, gate)
   return stats
 }

@@ -78,7 +78,10 @@ export class Signal {
 /**
  * The effect of `work()` on every call of the returned trigger, one run at a time on `background`:
  * triggers during a run make exactly one more run after it (events are coalesced, none is lost).
- * Nothing is built before the first trigger: most connections never see the event.
+ * A run starts after the fiber first yields, so that the triggers of one synchronous burst (every
+ * notification of a chunk a transport read) are one run, not one each (a fiber forked from plain code
+ * runs at once, up to its first yield). Nothing is built before the first trigger: most connections
+ * never see the event.
  */
 export const serially = (background: Background, work: () => Effect.Effect<void>): (() => void) => {
   let running = false
@@ -86,7 +89,7 @@ export const serially = (background: Background, work: () => Effect.Effect<void>
   const start = (): void => {
     running = true
     again = false
-    const fiber = background.fork(work())
+    const fiber = background.fork(Effect.zipRight(Effect.yieldNow(), Effect.suspend(work)))
     if (fiber === undefined) return
     fiber.addObserver(() => {
       running = false

@@ -33,6 +33,11 @@ export class Subscriptions {
     return [...this.refs.keys()]
   }
 
+  /** Whether `uri` is held now. */
+  holds(uri: string): boolean {
+    return this.refs.has(uri)
+  }
+
   /** Adds a holder of `uri`; the first one sends the subscription on `connection`. */
   subscribe(
     server: string,
