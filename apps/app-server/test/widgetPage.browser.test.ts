@@ -8,6 +8,7 @@
 import { execFile } from "node:child_process"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
+import { shopWidgetSpec, stdioCommand } from "@mcp-resources/fixtures"
 import type { Browser } from "playwright-core"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { tempDir, writeConfig } from "./utils/AppServerProcess.js"
@@ -86,6 +87,32 @@ describe.skipIf(chromiumPath === undefined)("the widget page on its own", () => 
     const entry = `#conversation li.message[data-call-id="${callId}"][data-role="user"]`
     assert.include(await textOf(page.mainFrame(), entry, "hello from the view"), "from the widget of basic · get-time")
     await page.close()
+  })
+
+  it("a tool's string field is sent as its argument and reaches the widget as its input", {
+    timeout: 300_000
+  }, async () => {
+    const config = writeConfig(tempDir("widget-page-shop-"), {
+      mcp_servers: { shop: { ...stdioCommand(shopWidgetSpec()), startup_timeout_sec: 60 } }
+    })
+    const shop = await startHost(config, tempDir("widget-page-shop-data-"))
+    try {
+      await (await connectClient(shop)).close()
+      browser ??= await launch()
+      const page = await browser.newPage()
+      await page.goto(shop.pageUrl, { timeout })
+      await pageReady(page)
+      const form = 'form.tool[data-server="shop"][data-tool="show_cart"]'
+      await page.fill(`${form} input[name="item"]`, "tv")
+      await page.click(`${form} button[type="submit"]`, { timeout })
+      await page.waitForSelector(`${form}[data-state="completed"]`, { timeout })
+      const callId = (await page.getAttribute(form, "data-call-id"))!
+      const view = await widgetFrame(page, callId)
+      assert.strictEqual(await textOf(view, "#input", "tv"), JSON.stringify({ item: "tv" }))
+      await page.close()
+    } finally {
+      await shop.stop()
+    }
   })
 
   it("a headless load that takes the page at load (--dump-dom) finds it ready, with its tools listed", {
