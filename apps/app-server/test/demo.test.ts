@@ -69,6 +69,11 @@ describe("demo", () => {
           stdout,
           /have changed\n[\s\S]*?The resource changes:\/\/doc\/plan of MCP server docs, read in call call-\d+, changed at \d{4}-/
         )
+        // the tools a widget page offers, with the name tool/call takes
+        assert.match(
+          stdout,
+          /codex_apps · \S+ → ui:\/\/widget\/example-app\.html \(tool\/call name mcp__codex_apps__\S+\)/
+        )
         // the widget method with the UI metadata; a read refused by host policy
         assert.match(stdout, /ui:\/\/widget\/example-app\.html \(text\/html[^,]*, \d+ characters of HTML\), ui \{/)
         assert.match(stdout, /resources\/read failed: access to example:\/\/docs\/readme\.md is denied by host policy/)

@@ -64,6 +64,7 @@ describe("the published JSON Schema matches what the server sends", () => {
         })
         yield* request("tool/call", { threadId, turnId: "t1", callId: "c4", name: "mcp__srv__show", arguments: "{}" })
         yield* request("mcp/widget/list", { threadId })
+        yield* request("mcp/widget/tools", { threadId })
         yield* request("mcp/widget/read", { threadId, callId: "c4" })
         yield* request("mcp/widget/readResource", { threadId, callId: "c4", uri: "ui://srv/w.html" })
         yield* request("mcp/widget/callTool", { threadId, callId: "c4", name: "show", arguments: {} })

@@ -169,12 +169,62 @@ describe("mcp/widget/*", () => {
     })
   )
 
+  it.scopedLive("mcp/widget/tools lists the tools that show a widget, with what a page needs to call them", () =>
+    Effect.gen(function* () {
+      const app = yield* startInitialized({ config: shopConfig(tempDir()) })
+      const { threadId } = yield* threadWithTurn(app)
+      const listed = resultOf(yield* app.request("mcp/widget/tools", { threadId }))
+      const schema = { type: "object", properties: { item: { type: "string" } } }
+      // app-only refresh_price and the tools without a ui:// resource are not offered to a user
+      assert.deepStrictEqual(listed, {
+        tools: [
+          {
+            server: "shop",
+            tool: "show_cart",
+            callName: "mcp__shop__show_cart",
+            description: "Shows the show_cart widget.",
+            inputSchema: schema,
+            resourceUri: cartWidgetUri
+          },
+          {
+            server: "shop",
+            tool: "show_price",
+            callName: "mcp__shop__show_price",
+            description: "Shows the show_price widget.",
+            inputSchema: schema,
+            resourceUri: priceWidgetUri
+          }
+        ]
+      })
+      // the call name is the one tool/call takes, and the call's widget is then listed
+      const called = yield* callTool(
+        app,
+        threadId,
+        "listed-call",
+        (listed.tools as Array<{ callName: string }>)[0]!.callName,
+        {
+          item: "tv"
+        }
+      )
+      assert.isTrue(called.success as boolean)
+      const widgets = resultOf(yield* app.request("mcp/widget/list", { threadId })).widgets as Array<{ uri: string }>
+      assert.deepStrictEqual(
+        widgets.map((w) => w.uri),
+        [cartWidgetUri]
+      )
+    })
+  )
+
   it.scopedLive("[widgets] enabled = false refuses every widget method", () =>
     Effect.gen(function* () {
       const app = yield* startInitialized({ config: shopConfig(tempDir(), { enabled: false }) })
       const { threadId } = yield* threadWithTurn(app)
       yield* callTool(app, threadId, "cart-call", "mcp__shop__show_cart")
       assert.deepStrictEqual(errorOf(yield* app.request("mcp/widget/read", { threadId, callId: "cart-call" })), {
+        code: -32600,
+        message: "widgets are disabled ([widgets] enabled = false)"
+      })
+      assert.deepStrictEqual(errorOf(yield* app.request("mcp/widget/tools", { threadId })), {
         code: -32600,
         message: "widgets are disabled ([widgets] enabled = false)"
       })

@@ -6,13 +6,15 @@
  * document is served once, under its widget's own policy (Csp.proxyPolicy). Both servers answer only
  * requests whose `Host` is one of their loopback names. The page connects to the app-server itself (its
  * WebSocket URL comes from `/config.json`; the token from the page URL's fragment, which never reaches a
- * server).
+ * server). The page's `load` event waits until the page has settled (`GET /settle.js` is held until the
+ * page's `POST /settle`, or 30 s), so a headless browser that takes the page at `load` sees it ready.
  */
 import { readFileSync } from "node:fs"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { Widget } from "@mcp-resources/protocol"
 import * as Csp from "./Csp.js"
+import * as LoadHolds from "./internal/loadHolds.js"
 import * as SandboxOrigins from "./internal/sandboxOrigins.js"
 
 /** Options of {@link serve}. */
@@ -50,10 +52,19 @@ body { font-family: system-ui, sans-serif; margin: 1.5rem; }
 .widget iframe { width: 100%; height: 260px; border: 0; }
 .widget.border iframe { border: 1px solid #999; border-radius: 6px; }
 .error { color: #a00; }
+form.tool { margin: 0.6rem 0; padding: 0.5rem; border: 1px solid #ccc; border-radius: 6px; }
+form.tool .tool-name { font-weight: 600; }
+form.tool label.field { display: block; margin: 0.2rem 0; }
+form.tool[data-state="failed"] .outcome, form.tool[data-state="invalid"] .outcome { color: #a00; }
+#conversation .from { color: #555; }
 </style></head>
 <body>
 <h1>mcp-resources widgets</h1>
 <p>status: <span id="status">connecting</span> · thread: <code id="thread"></code></p>
+<h2>Widget tools</h2>
+<div id="tools"></div>
+<h2>Conversation</h2>
+<ol id="conversation"></ol>
 <h2>MCP tool calls</h2>
 <ul id="items"></ul>
 <h2>Widgets</h2>
@@ -141,6 +152,7 @@ export const serve = async (options: Options): Promise<Running> => {
   const hostJs = bundle("host.js")
   const sandboxJs = bundle("sandbox.js")
   const origins = SandboxOrigins.make()
+  const holds = LoadHolds.make()
   let pageOrigin = ""
   let pagePort = 0
   let sandboxPort = 0
@@ -176,7 +188,24 @@ export const serve = async (options: Options): Promise<Running> => {
       })
       return
     }
+    if (path === "/settle" && req.method === "POST") {
+      if (req.headers.origin !== pageOrigin) return send(res, 403, "text/plain", "forbidden")
+      if (!(req.headers["content-type"] ?? "").startsWith("application/json"))
+        return send(res, 415, "text/plain", "expected application/json")
+      void readBody(req).then((body) => {
+        let id: unknown
+        try {
+          id = (JSON.parse(body ?? "") as { id?: unknown }).id
+        } catch {
+          return send(res, 400, "text/plain", "expected a JSON object {id}")
+        }
+        if (typeof id === "string") holds.release(id)
+        send(res, 204, "text/plain", "")
+      })
+      return
+    }
     if (req.method !== "GET") return send(res, 405, "text/plain", "method not allowed")
+    if (path === "/settle.js") return holds.hold(new URL(req.url ?? "/", "http://x").searchParams.get("id") ?? "", res)
     if (path === "/") return send(res, 200, "text/html; charset=utf-8", pageHtml, { "content-security-policy": policy })
     if (path === "/host.js") return send(res, 200, "text/javascript; charset=utf-8", hostJs)
     if (path === "/config.json") {
@@ -219,6 +248,7 @@ export const serve = async (options: Options): Promise<Running> => {
         token === undefined ? "" : `#token=${encodeURIComponent(token)}`
       }`,
     close: async () => {
+      holds.releaseAll()
       await Promise.all([closeServer(page), closeServer(sandbox)])
     }
   }

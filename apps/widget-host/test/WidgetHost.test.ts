@@ -91,6 +91,32 @@ describe("WidgetHost.serve", () => {
       assert.strictEqual((await ask(host.sandboxPort, name, "/sandbox.js")).status, 200)
     }))
 
+  it("holds the page's settle script until the page itself releases it", () =>
+    withHost(async (host, pagePort) => {
+      const name = `127.0.0.1:${pagePort}`
+      const id = "0b5e7c4e-2f4e-4d3a-9a51-7d0c2e8f1a23"
+      let answered = false
+      const held = ask(pagePort, name, `/settle.js?id=${id}`).then((a) => {
+        answered = true
+        return a
+      })
+      const release = (origin: string) =>
+        ask(pagePort, name, "/settle", {
+          method: "POST",
+          headers: { origin, "content-type": "application/json" },
+          body: JSON.stringify({ id })
+        })
+      // another origin cannot release it; a malformed id is answered at once
+      assert.strictEqual((await release("http://evil.example")).status, 403)
+      assert.strictEqual((await ask(pagePort, name, "/settle.js?id=nope")).status, 200)
+      assert.isFalse(answered)
+      assert.strictEqual((await release(host.pageOrigin)).status, 204)
+      const script = await held
+      assert.strictEqual(script.status, 200)
+      assert.strictEqual(script.headers["content-type"], "text/javascript; charset=utf-8")
+      assert.strictEqual(script.body, "")
+    }))
+
   it("refuses a host that is not a loopback address its sandbox names can reach", async () => {
     let error: unknown
     await WidgetHost.serve({ appServerUrl: "ws://x", host: "0.0.0.0" }).catch((e: unknown) => {

@@ -145,7 +145,8 @@ export const ServerCapabilities = Schema.Struct({
   ),
   widgets: opt(
     Schema.Boolean.annotations({
-      description: "True: the server answers mcp/widget/read, mcp/widget/callTool and mcp/widget/readResource."
+      description:
+        "True: the server answers mcp/widget/list, mcp/widget/tools, mcp/widget/read, mcp/widget/callTool and mcp/widget/readResource."
     })
   ),
   resourceChanges: opt(
@@ -419,6 +420,22 @@ export const WidgetEntry = Schema.Struct({
 }).annotations({ identifier: "WidgetEntry" })
 /** `mcp/widget/list` result: the thread's widgets in completion order. */
 export const WidgetListResult = Schema.Struct({ widgets: Schema.Array(WidgetEntry) })
+/** `mcp/widget/tools` params: the thread whose binding's widget tools to list. */
+export const WidgetToolsParams = ThreadIdParams
+/** One widget tool of `mcp/widget/tools`: a model-visible, enabled MCP tool that names a `ui://` resource. */
+export const WidgetTool = Schema.Struct({
+  server: Schema.String,
+  tool: Schema.String.annotations({ description: "The raw MCP tool name of the server." }),
+  callName: Schema.String.annotations({
+    description: "The tool's function name in tool/list (mcp__{server}__{tool}): the name tool/call takes."
+  }),
+  title: opt(Schema.String),
+  description: opt(Schema.String),
+  inputSchema: JsonObject.annotations({ description: "The tool's JSON Schema for its arguments, as listed." }),
+  resourceUri: Schema.String.annotations({ description: "The ui:// resource the tool names (its widget)." })
+}).annotations({ identifier: "WidgetTool" })
+/** `mcp/widget/tools` result: the widget tools of the thread's ready servers, servers in bytewise order. */
+export const WidgetToolsResult = Schema.Struct({ tools: Schema.Array(WidgetTool) })
 /** `mcp/widget/read` params: the thread and the completed MCP tool call whose widget to read. */
 export const WidgetReadParams = Schema.Struct({ threadId: Schema.String, callId: Schema.String })
 /**
@@ -699,6 +716,7 @@ export const methods = {
   "skills/extension/list": SkillsExtensionListParams,
   "skills/extension/read": SkillsExtensionReadParams,
   "mcp/widget/list": WidgetListParams,
+  "mcp/widget/tools": WidgetToolsParams,
   "mcp/widget/read": WidgetReadParams,
   "mcp/widget/callTool": WidgetCallToolParams,
   "mcp/widget/readResource": WidgetReadResourceParams
@@ -733,6 +751,7 @@ export const results = {
   "skills/extension/list": SkillsExtensionListResult,
   "skills/extension/read": SkillsExtensionReadResult,
   "mcp/widget/list": WidgetListResult,
+  "mcp/widget/tools": WidgetToolsResult,
   "mcp/widget/read": WidgetReadResult,
   "mcp/widget/callTool": WidgetCallToolResult,
   "mcp/widget/readResource": WidgetReadResourceResult

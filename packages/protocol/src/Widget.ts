@@ -84,3 +84,17 @@ export const visibilityOf = (toolMeta: unknown): ReadonlyArray<string> => {
 
 /** Whether a widget may call the tool: its visibility includes `app`. */
 export const isAppVisible = (toolMeta: unknown): boolean => visibilityOf(toolMeta).includes("app")
+
+/**
+ * The UI resource a tool names: `_meta.ui.resourceUri`, else the older `_meta["ui/resourceUri"]` or
+ * `_meta["openai/outputTemplate"]` (the first that is a string).
+ */
+export const resourceUriOf = (toolMeta: unknown): string | undefined => {
+  if (!isRecord(toolMeta)) return undefined
+  const ui = toolMeta.ui
+  return [
+    isRecord(ui) ? ui.resourceUri : undefined,
+    toolMeta["ui/resourceUri"],
+    toolMeta["openai/outputTemplate"]
+  ].find((u): u is string => typeof u === "string")
+}

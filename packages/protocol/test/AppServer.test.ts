@@ -49,6 +49,7 @@ describe("AppServer schemas", () => {
       "skills/extension/list",
       "skills/extension/read",
       "mcp/widget/list",
+      "mcp/widget/tools",
       "mcp/widget/read",
       "mcp/widget/callTool",
       "mcp/widget/readResource"

@@ -5,7 +5,7 @@
  * `@modelcontextprotocol/server-everything`), then: initialize with its capabilities, tool/list, an
  * aggregate list, a read, an app tool call and its widget read, the extended profile (windows, images,
  * templates with their variables, a completion and a read through a template, a read document that
- * changes on a 2026-07-28 server: `mcp/resource/changed` and the next turn's `resourceChanges`), the widget method,
+ * changes on a 2026-07-28 server: `mcp/resource/changed` and the next turn's `resourceChanges`), the widget methods,
  * a read refused by host policy, compaction, a restart and resume, and the widget read again.
  * It drives the server with the typed client (`@mcp-resources/app-server-client`). At the end the
  * `mcp-resources` CLI runs the same model tools from the command line on the same config: a read at the
@@ -441,6 +441,15 @@ const main = async (): Promise<number> => {
               `The resource ${c.uri} of MCP server ${c.server}, read in call ${c.readInCallId}, changed at ${c.changedAt}`
           )
         ].join("\n")
+    )
+
+    // The tools a widget page offers a user: those that name a ui:// widget, callable through tool/call.
+    await show(
+      client,
+      "A widget host lists the tools that open a widget (its page offers each as a form)",
+      "mcp/widget/tools",
+      { threadId },
+      (r) => r.tools.map((t) => `${t.server} · ${t.tool} → ${t.resourceUri} (tool/call name ${t.callName})`).join("\n")
     )
 
     // The MCP Apps widget of the app call, with its UI metadata, through the widget method.

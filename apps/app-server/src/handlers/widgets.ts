@@ -1,6 +1,7 @@
 /**
- * `mcp/widget/read`, `mcp/widget/callTool` and `mcp/widget/readResource` (docs/widgets.md): a widget
- * host reads the UI resource of a completed MCP tool call of a thread, and proxies the widget's own
+ * `mcp/widget/list`, `mcp/widget/tools`, `mcp/widget/read`, `mcp/widget/callTool` and
+ * `mcp/widget/readResource` (docs/widgets.md): a widget host lists the tools that show a widget (which
+ * a user may call through `tool/call`), reads the UI resource of a completed MCP tool call of a thread, and proxies the widget's own
  * requests on behalf of that originating call. A widget reads only `ui://` resources of its call's
  * server and calls only that server's tools whose `_meta.ui.visibility` includes `app`; its tool calls
  * are recorded as items of the originating call's turn, marked `initiator: "widget"`, under the host
@@ -96,6 +97,40 @@ export const widgetMethods = {
             : []
         )
         return { widgets }
+      })
+  }),
+  "mcp/widget/tools": method("mcp/widget/tools", {
+    run: (p, { connection }) =>
+      Effect.gen(function* () {
+        const client = yield* ResourceClient.ResourceClient
+        if (!widgetsEnabled(yield* client.config)) return yield* Effect.fail(invalidRequest(messages.widgetsDisabled))
+        const threads = yield* Threads
+        const thread = yield* threads.get(connection, p.threadId)
+        // the tools the model is offered (tool/list) that name a ui:// resource: what a user may call from a page
+        const tools = yield* threads.withToolContext(thread, (context) =>
+          Effect.map(ToolHandlers.toolRegistry(context), (registry) =>
+            registry.tools.flatMap(({ name, server, tool }) => {
+              const resourceUri = Widget.resourceUriOf(tool._meta)
+              return resourceUri !== undefined &&
+                Widget.isUiUri(resourceUri) &&
+                ToolHandlers.isModelVisible(tool) &&
+                ToolHandlers.isToolEnabled(context, server, tool)
+                ? [
+                    {
+                      server,
+                      tool: tool.name,
+                      callName: name,
+                      ...(tool.title === undefined ? {} : { title: tool.title }),
+                      ...(tool.description === undefined ? {} : { description: tool.description }),
+                      inputSchema: tool.inputSchema,
+                      resourceUri
+                    }
+                  ]
+                : []
+            })
+          )
+        )
+        return { tools }
       })
   }),
   "mcp/widget/read": method("mcp/widget/read", {

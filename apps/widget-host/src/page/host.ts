@@ -4,20 +4,33 @@
  * they arrive and renders each widget: a sandbox proxy iframe on an origin of its own (issued by the
  * page's server for that widget), and the Apps extension's host-side bridge (`AppBridge`) over a
  * `postMessage` transport bound to that frame and origin. The widget's `tools/call` and
- * `resources/read` go to `mcp/widget/callTool` and `mcp/widget/readResource` of its originating call.
+ * `resources/read` go to `mcp/widget/callTool` and `mcp/widget/readResource` of its originating call;
+ * its `ui/message` becomes an entry of the page's conversation, its `ui/open-link` a question to the user.
+ * The page also lists the servers' widget tools (`mcp/widget/tools`), each with a form built from its
+ * input schema, and calls one as a user's call of its own turn (`turn/start`, `tool/call`); its widget
+ * then shows as any other. The document's `load` event waits until the page is ready or failed.
  */
 import { BrowserTransport, PromiseClient } from "@mcp-resources/app-server-client"
-import type { ToolCallItem } from "@mcp-resources/protocol"
+import type { AppServer, ToolCallItem } from "@mcp-resources/protocol"
 import { AppBridge } from "@modelcontextprotocol/ext-apps/app-bridge"
 import { FrameTransport } from "./frameTransport.js"
+import { addMessage } from "./conversation.js"
 import { confirmLink } from "./links.js"
+import { holdLoad } from "./settle.js"
+import * as ToolForm from "./toolForm.js"
 
 const hostInfo = { name: "mcp-resources-widget-host", version: "0.1.0" }
 
 const byId = (id: string): HTMLElement => document.getElementById(id)!
+const releaseLoad = holdLoad()
+/** The page settled: `ready` or `failed: …` (`data-status` is set only then; the load event follows). */
 const setStatus = (text: string) => {
   byId("status").textContent = text
   document.body.dataset.status = text
+  releaseLoad()
+}
+const setProgress = (text: string) => {
+  byId("status").textContent = text
 }
 
 const main = async () => {
@@ -29,6 +42,7 @@ const main = async () => {
     BrowserTransport.browserWebSocket({ url: config.appServerUrl, ...(token === undefined ? {} : { token }) })
   )
   await client.initialize(hostInfo)
+  setProgress("opening the thread")
   const query = new URLSearchParams(location.search)
   let threadId = query.get("thread")
   if (threadId === null) {
@@ -82,7 +96,7 @@ const main = async () => {
       const bridge = new AppBridge(
         null,
         hostInfo,
-        { serverTools: {}, serverResources: {}, openLinks: {} },
+        { serverTools: {}, serverResources: {}, openLinks: {}, message: { text: {} } },
         { hostContext: { theme: "light", displayMode: "inline", availableDisplayModes: ["inline"] } }
       )
       bridge.oncalltool = async (params) =>
@@ -97,6 +111,8 @@ const main = async () => {
       bridge.onreadresource = async (params) =>
         (await client.request("mcp/widget/readResource", { threadId: thread, callId, uri: params.uri })) as never
       bridge.onopenlink = ({ url }) => confirmLink(box, url)
+      bridge.onmessage = async (params) =>
+        addMessage(byId("conversation"), { callId, server: widget.server, tool: widget.tool }, params)
       bridge.onsizechange = ({ height }) => {
         if (height !== undefined) frame.style.height = `${Math.min(Math.max(height, 80), 2000)}px`
       }
@@ -135,6 +151,70 @@ const main = async () => {
     }
   }
 
+  /** A widget tool with its form: submitting it is the user's call of the tool, in a turn of its own. */
+  const showTool = (tool: AppServer.Result<"mcp/widget/tools">["tools"][number]) => {
+    const form = document.createElement("form")
+    form.className = "tool"
+    form.dataset.server = tool.server
+    form.dataset.tool = tool.tool
+    const heading = document.createElement("div")
+    heading.className = "tool-name"
+    heading.textContent = `${tool.server} · ${tool.title ?? tool.tool}`
+    const about = document.createElement("div")
+    about.className = "tool-description"
+    about.textContent = tool.description ?? ""
+    form.append(heading, about)
+    const read = ToolForm.render(form, tool.inputSchema)
+    const submit = document.createElement("button")
+    submit.type = "submit"
+    submit.textContent = "Call"
+    const outcome = document.createElement("div")
+    outcome.className = "outcome"
+    form.append(submit, outcome)
+    form.addEventListener("submit", (event) => {
+      event.preventDefault()
+      let args: Record<string, unknown>
+      try {
+        args = read()
+      } catch (e) {
+        form.dataset.state = "invalid"
+        outcome.textContent = e instanceof Error ? e.message : String(e)
+        return
+      }
+      const callId = `page-${crypto.randomUUID()}`
+      form.dataset.state = "calling"
+      form.dataset.callId = callId
+      outcome.textContent = "calling…"
+      submit.disabled = true
+      const turnId = `page-${crypto.randomUUID()}`
+      void client
+        .request("turn/start", { threadId: thread, turnId })
+        .then(() =>
+          client.request("tool/call", {
+            threadId: thread,
+            turnId,
+            callId,
+            name: tool.callName,
+            arguments: JSON.stringify(args)
+          })
+        )
+        .then(
+          (result) => {
+            form.dataset.state = result.success ? "completed" : "failed"
+            outcome.textContent = result.success ? `called (${callId})` : result.output
+          },
+          (e: unknown) => {
+            form.dataset.state = "failed"
+            outcome.textContent = e instanceof Error ? e.message : String(e)
+          }
+        )
+        .finally(() => {
+          submit.disabled = false
+        })
+    })
+    byId("tools").append(form)
+  }
+
   client.onNotification((notification) => {
     if (notification.method !== "item/started" && notification.method !== "item/completed") return
     const params = notification.params as { threadId: string; item: ToolCallItem.McpToolCallItem }
@@ -159,6 +239,9 @@ const main = async () => {
       durationMs: null
     })
   }
+  setProgress("listing the widget tools")
+  const { tools } = await client.request("mcp/widget/tools", { threadId: thread })
+  for (const tool of tools) showTool(tool)
   setStatus("ready")
   // each widget box says when its view is initialized (`data-initialized`) or why it failed (`data-error`)
   for (const w of widgets) void renderWidget(w.callId)

@@ -1,5 +1,5 @@
 /** Reading a tool's `_meta`: visibility, connector and link, app resource (resource-tools.md 11.1, 11.3). */
-import type { Mcp } from "@mcp-resources/protocol"
+import { type Mcp, Widget } from "@mcp-resources/protocol"
 import type { AppFields } from "./lifecycle.js"
 
 const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
@@ -20,12 +20,7 @@ export const connectorId = (tool: Mcp.Tool): string | undefined => stringOrUndef
 /** The item's optional app fields: connector and link only for apps-server tools, the app resource for any. */
 export const appFields = (tool: Mcp.Tool, isAppsServer: boolean): AppFields => {
   const meta = tool._meta ?? {}
-  const ui = meta.ui
-  const resourceUri = [
-    isRecord(ui) ? ui.resourceUri : undefined,
-    meta["ui/resourceUri"],
-    meta["openai/outputTemplate"]
-  ].find((u): u is string => typeof u === "string")
+  const resourceUri = Widget.resourceUriOf(meta)
   const connector = isAppsServer ? stringOrUndefined(meta.connector_id) : undefined
   const link = isAppsServer ? stringOrUndefined(meta.link_id) : undefined
   return {
