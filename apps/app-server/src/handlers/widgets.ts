@@ -81,15 +81,21 @@ const listEntry = (threads: Threads["Type"], thread: Thread, server: string, uri
 const htmlOf = (contents: Mcp.ResourceContents): string =>
   "text" in contents ? contents.text : Buffer.from(contents.blob, "base64").toString("utf8")
 
+/** The thread a widget method names, once widgets are enabled (refused with `widgetsDisabled` otherwise). */
+const widgetThread = (connection: Connection, threadId: string) =>
+  Effect.gen(function* () {
+    const client = yield* ResourceClient.ResourceClient
+    if (!widgetsEnabled(yield* client.config)) return yield* Effect.fail(invalidRequest(messages.widgetsDisabled))
+    const threads = yield* Threads
+    return { threads, thread: yield* threads.get(connection, threadId) }
+  })
+
 /** The widget methods. */
 export const widgetMethods = {
   "mcp/widget/list": method("mcp/widget/list", {
     run: (p, { connection }) =>
       Effect.gen(function* () {
-        const client = yield* ResourceClient.ResourceClient
-        if (!widgetsEnabled(yield* client.config)) return yield* Effect.fail(invalidRequest(messages.widgetsDisabled))
-        const threads = yield* Threads
-        const thread = yield* threads.get(connection, p.threadId)
+        const { threads, thread } = yield* widgetThread(connection, p.threadId)
         const items = yield* threads.completedItems(thread)
         const widgets = items.flatMap(({ turnId, item }) =>
           item.status === "completed" && item.mcpAppResourceUri !== undefined && Widget.isUiUri(item.mcpAppResourceUri)
@@ -102,10 +108,7 @@ export const widgetMethods = {
   "mcp/widget/tools": method("mcp/widget/tools", {
     run: (p, { connection }) =>
       Effect.gen(function* () {
-        const client = yield* ResourceClient.ResourceClient
-        if (!widgetsEnabled(yield* client.config)) return yield* Effect.fail(invalidRequest(messages.widgetsDisabled))
-        const threads = yield* Threads
-        const thread = yield* threads.get(connection, p.threadId)
+        const { threads, thread } = yield* widgetThread(connection, p.threadId)
         // the tools the model is offered (tool/list) that name a ui:// resource: what a user may call from a page
         const tools = yield* threads.withToolContext(thread, (context) =>
           Effect.map(ToolHandlers.toolRegistry(context), (registry) =>
