@@ -1,23 +1,21 @@
 /**
  * One server's notification flood stays that server's (#46 item 13): while a real v2 SDK server over
- * stdio (initialize era) floods `resources/updated` for ever new uris, `resources/list_changed` and log messages as fast
+ * stdio (initialize era), or a streamable HTTP listener on its event stream, floods `resources/updated` for ever new uris, `resources/list_changed` and log messages as fast
  * as the pipe takes them, another server of the same client answers read after read; the flood's
  * changes are coalesced per server, the update stream carries only what was subscribed (an update of
  * any other uri has no taker and gives the consumers no work), and no change is dropped: the
  * subscribed uri's update arrives and the flooded uri's cached read is read again. Timing figures
  * are in RELIABILITY.md (tooling/reliability, the `flood` case); nothing here depends on the clock.
  */
-import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
+import { floodStdioCommand, startFloodHttp } from "@mcp-resources/fixtures"
 import { Config } from "@mcp-resources/protocol"
 import { Chunk, Effect, Queue } from "effect"
 import { McpTransport, ResourceClient, type ServerEntry } from "../src/index.js"
 
-const floodServer = fileURLToPath(new URL("./utils/floodServer.mjs", import.meta.url))
-
-const server = (name: string): ServerEntry.ServerEntry => ({
+const server = (name: string, transport?: ServerEntry.ServerEntry["transport"]): ServerEntry.ServerEntry => ({
   name,
-  transport: { _tag: "stdio", command: process.execPath, args: [floodServer], env: {} },
+  transport: transport ?? { _tag: "stdio", ...floodStdioCommand(), env: {} },
   enabled: true,
   startupTimeoutSec: 60,
   toolTimeoutSec: 60,
@@ -35,52 +33,66 @@ const readText = (client: ResourceClient.Service, name: string, uri: string) =>
 /** Quiet reads made while the flood runs. */
 const quietReads = 20
 
+/** The flood through `flooder` while `quiet` (stdio) is read. */
+const floodWhileReading = (flooder: ServerEntry.ServerEntry) =>
+  Effect.gen(function* () {
+    const client = yield* ResourceClient.make({
+      config: Config.empty,
+      servers: [flooder, server("quiet")]
+    })
+    yield* Effect.flatMap(client.latest, (set) => set.awaitAllSettled)
+    const updates = yield* client.updates
+    assert.strictEqual(yield* client.subscribe("flooder", "flood://watched"), "subscribed")
+    // a cached read of a uri the flood names
+    assert.strictEqual(yield* readText(client, "flooder", "flood://3"), "flood://3 read 1 times")
+    assert.strictEqual(yield* readText(client, "flooder", "flood://3"), "flood://3 read 1 times")
+
+    assert.strictEqual(yield* readText(client, "flooder", "flood://start"), "started")
+    // the other server answers each of its reads while the flood goes on (it stops only below)
+    for (let i = 0; i < quietReads; i++) {
+      assert.strictEqual(yield* readText(client, "quiet", `quiet://${i}`), `quiet://${i} read 1 times`)
+    }
+    const { sent } = JSON.parse(yield* readText(client, "flooder", "flood://stop")) as { sent: number }
+    assert.isAbove(sent, 1000, "the flood ran while the quiet server was read")
+
+    // every update up to the last of the subscribed uri (sent after the flood, before the stop's answer)
+    const seen: Array<ResourceClient.ResourceUpdate> = []
+    yield* Effect.gen(function* () {
+      for (;;) {
+        const update = yield* Queue.take(updates)
+        seen.push(update, ...Chunk.toReadonlyArray(yield* Queue.takeAll(updates)))
+        const updated = seen.filter((u) => u._tag === "updated")
+        const last = updated[updated.length - 1]
+        if (last?.uri === "flood://watched" && (yield* Queue.size(updates)) === 0) return
+      }
+    }).pipe(Effect.timeoutFail({ duration: "30 seconds", onTimeout: () => new Error("the watched update never came") }))
+    const updatedUris = new Set(seen.flatMap((u) => (u._tag === "updated" ? [u.uri] : [])))
+    assert.deepStrictEqual([...updatedUris], ["flood://watched"])
+    assert.isTrue(seen.every((u) => u.server === "flooder"))
+    // coalesced: far fewer updates than notifications
+    // coalesced: one list_changed in three would give two updates each, uncoalesced (2/3 of `sent`)
+    assert.isBelow(seen.length, sent / 3)
+    // not dropped: the flooded uri's cached read was invalidated
+    assert.strictEqual(yield* readText(client, "flooder", "flood://3"), "flood://3 read 2 times")
+  }).pipe(Effect.provide(McpTransport.layer))
+
 describe("a notification flood of one server", () => {
   it.scopedLive(
     "leaves another server's reads answered during it, coalesced per server, with only subscribed uris on the update stream and nothing dropped",
+    () => floodWhileReading(server("flooder")),
+    120_000
+  )
+
+  it.scopedLive(
+    "over a streamable HTTP event stream, the same: its changes are applied before the SDK's transport parses them",
     () =>
       Effect.gen(function* () {
-        const client = yield* ResourceClient.make({
-          config: Config.empty,
-          servers: [server("flooder"), server("quiet")]
-        })
-        yield* Effect.flatMap(client.latest, (set) => set.awaitAllSettled)
-        const updates = yield* client.updates
-        assert.strictEqual(yield* client.subscribe("flooder", "flood://watched"), "subscribed")
-        // a cached read of a uri the flood names
-        assert.strictEqual(yield* readText(client, "flooder", "flood://3"), "flood://3 read 1 times")
-        assert.strictEqual(yield* readText(client, "flooder", "flood://3"), "flood://3 read 1 times")
-
-        assert.strictEqual(yield* readText(client, "flooder", "flood://start"), "started")
-        // the other server answers each of its reads while the flood goes on (it stops only below)
-        for (let i = 0; i < quietReads; i++) {
-          assert.strictEqual(yield* readText(client, "quiet", `quiet://${i}`), `quiet://${i} read 1 times`)
-        }
-        const { sent } = JSON.parse(yield* readText(client, "flooder", "flood://stop")) as { sent: number }
-        assert.isAbove(sent, 1000, "the flood ran while the quiet server was read")
-
-        // every update up to the last of the subscribed uri (sent after the flood, before the stop's answer)
-        const seen: Array<ResourceClient.ResourceUpdate> = []
-        yield* Effect.gen(function* () {
-          for (;;) {
-            const update = yield* Queue.take(updates)
-            seen.push(update, ...Chunk.toReadonlyArray(yield* Queue.takeAll(updates)))
-            const updated = seen.filter((u) => u._tag === "updated")
-            const last = updated[updated.length - 1]
-            if (last?.uri === "flood://watched" && (yield* Queue.size(updates)) === 0) return
-          }
-        }).pipe(
-          Effect.timeoutFail({ duration: "30 seconds", onTimeout: () => new Error("the watched update never came") })
+        const http = yield* Effect.acquireRelease(
+          Effect.promise(() => startFloodHttp()),
+          (listener) => Effect.promise(() => listener.close())
         )
-        const updatedUris = new Set(seen.flatMap((u) => (u._tag === "updated" ? [u.uri] : [])))
-        assert.deepStrictEqual([...updatedUris], ["flood://watched"])
-        assert.isTrue(seen.every((u) => u.server === "flooder"))
-        // coalesced: far fewer updates than notifications
-        // coalesced: one list_changed in three would give two updates each, uncoalesced (2/3 of `sent`)
-        assert.isBelow(seen.length, sent / 3)
-        // not dropped: the flooded uri's cached read was invalidated
-        assert.strictEqual(yield* readText(client, "flooder", "flood://3"), "flood://3 read 2 times")
-      }).pipe(Effect.provide(McpTransport.layer)),
+        yield* floodWhileReading(server("flooder", { _tag: "http", url: http.url, httpHeaders: {} }))
+      }),
     120_000
   )
 })

@@ -117,4 +117,53 @@ describe("the notification gate", () => {
     const out = await new Response(filterEventStream(body)).text()
     assert.strictEqual(out, `id: 1\n\ndata: ${updated}\n\n: ping\n\ndata: tail`)
   })
+
+  it("applies an HTTP stream's change notifications to the connection's queue before the SDK's transport sees them", async () => {
+    const resourceChanges = new ChangeQueue()
+    const toolsChanged = new Signal()
+    let toolsFired = 0
+    toolsChanged.listen(() => {
+      toolsFired += 1
+    })
+    const gate = { sink: { resourceChanges, toolsChanged } }
+    const updated = (uri: string) =>
+      `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"${uri}"}}`
+    const listChanged = '{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}'
+    const toolsListChanged = '{"method":"notifications/tools/list_changed","jsonrpc":"2.0"}'
+    const answer = '{"jsonrpc":"2.0","id":4,"result":{"contents":[]}}'
+    // not applied: a request that names the method, an update without a uri, unparseable data, another version
+    const request = '{"jsonrpc":"2.0","id":9,"method":"notifications/resources/updated","params":{"uri":"x://r"}}'
+    const noUri = '{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{}}'
+    const broken = '{"jsonrpc":"2.0","method":"notifications/resources/updated",'
+    const flood = Array.from({ length: 1000 }, (_, i) => `id: ${i}\ndata: ${updated(`x://${i % 10}`)}\n\n`).join("")
+    const text = `${flood}data: ${listChanged}\n\ndata: ${answer}\n\ndata: ${toolsListChanged}\n\ndata: ${request}\n\ndata: ${noUri}\n\ndata: ${broken}\n\n`
+    const bytes = new TextEncoder().encode(text)
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < bytes.length; i += 97) controller.enqueue(bytes.subarray(i, i + 97))
+        controller.close()
+      }
+    })
+    const out = await new Response(filterEventStream(body, gate)).text()
+    // none of the 1,002 change notifications reaches the SDK; their ids still advance the stream
+    const ids = Array.from({ length: 1000 }, (_, i) => `id: ${i}\n\n`).join("")
+    assert.strictEqual(out, `${ids}data: ${answer}\n\ndata: ${request}\n\ndata: ${noUri}\n\ndata: ${broken}\n\n`)
+    const batch = resourceChanges.poll()
+    assert.isDefined(batch)
+    assert.isTrue(batch?.listChanged)
+    assert.deepStrictEqual([...(batch?.uris ?? [])].sort(), Array.from({ length: 10 }, (_, i) => `x://${i}`).sort())
+    assert.strictEqual(toolsFired, 1)
+  })
+
+  it("hands an HTTP transport's streams the connection's queue when the gate is installed", () => {
+    const transport = {
+      start: () => Promise.resolve(),
+      send: () => Promise.resolve(),
+      close: () => Promise.resolve(),
+      streamGate: { sink: undefined }
+    } as unknown as Transport & { streamGate: { sink: unknown } }
+    const sink = { resourceChanges: new ChangeQueue(), toolsChanged: new Signal() }
+    gateNotifications(transport, sink)
+    assert.strictEqual(transport.streamGate.sink, sink)
+  })
 })

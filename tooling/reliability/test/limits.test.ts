@@ -3,11 +3,14 @@
  * `[mcp] startup_concurrency` at a time and all become ready; a burst of threadless reads never has
  * more than `[mcp] threadless_concurrency` throw-away children; one server's flood of
  * `resources/updated` notifications is coalesced, drops nothing, and leaves the other servers' reads
- * answering. Real stdio children (`src/limitsServer.ts`), counted through marker files.
+ * answering, also while a server floods without end over stdio or a streamable HTTP event stream (#46
+ * item 13: the quiet server's reads timed with and without the flood, side by side). Real stdio
+ * children (`src/limitsServer.ts`), counted through marker files.
  */
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { floodStdioCommand, startFloodHttp } from "@mcp-resources/fixtures"
 import { Config } from "@mcp-resources/protocol"
 import { ResourceClient, type ServerEntry } from "@mcp-resources/resource-client"
 import { Duration, Effect, Layer, Logger, LogLevel } from "effect"
@@ -150,4 +153,68 @@ describe("limits on MCP connections", () => {
       `flood: slowest healthy read during the flood ${Math.round(slowest)} ms; heap growth ${Math.round(observed.heapGrowth / 2 ** 20)} MiB`
     )
   }, 120_000)
+
+  const median = (values: ReadonlyArray<number>) => {
+    const sorted = [...values].sort((a, b) => a - b)
+    return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
+  }
+
+  for (const transport of ["stdio", "streamable HTTP"] as const) {
+    it(`a server flooding without end over ${transport} leaves another server's reads answered: timed with and without the flood`, async () => {
+      const http = transport === "stdio" ? undefined : await startFloodHttp()
+      try {
+        const dir = tempDir("flood-isolation")
+        const flooder: ServerEntry.ServerEntry = {
+          ...stdioEntry("flooder", floodStdioCommand()),
+          ...(http !== undefined ? { transport: { _tag: "http", url: http.url, httpHeaders: {} } } : {}),
+          protocolVersion: "legacy"
+        }
+        const rounds = 5
+        const readsPerRound = 8
+        const observed = await run(setupOf([flooder, stdioEntry("quiet", Limits.command({ dir }))], {}), (client) =>
+          Effect.gen(function* () {
+            yield* Effect.flatMap(client.latest, (set) => set.awaitAllSettled)
+            const timedReads = (round: number, phase: string) =>
+              Effect.forEach(Array.from({ length: readsPerRound }), (_, i) =>
+                Effect.map(Effect.timed(client.readResource("quiet", `memo://${phase}-${round}-${i}`)), ([d]) =>
+                  Duration.toMillis(d)
+                )
+              )
+            const quiet: Array<number> = []
+            const flooded: Array<number> = []
+            let sent = 0
+            // interleaved rounds, so that the machine's load falls on both alike
+            for (let round = 0; round < rounds; round++) {
+              quiet.push(...(yield* timedReads(round, "quiet")))
+              yield* client.readResource("flooder", "flood://start")
+              // under way: the flooder's own answers come behind the notifications it sent before them
+              yield* client.readResource("flooder", `flood://first-${round}`)
+              yield* client.readResource("flooder", `flood://second-${round}`)
+              flooded.push(...(yield* timedReads(round, "flood")))
+              const stop = yield* client.readResource("flooder", "flood://stop")
+              const text = (stop.contents[0] as { readonly text: string }).text
+              sent = (JSON.parse(text) as { sent: number }).sent
+            }
+            return { quiet, flooded, sent }
+          })
+        )
+        expect(observed.quiet).toHaveLength(rounds * readsPerRound)
+        expect(observed.flooded).toHaveLength(rounds * readsPerRound)
+        expect(observed.sent).toBeGreaterThan(1000)
+        const name = transport === "stdio" ? "stdio" : "HTTP"
+        Figures.add("limits", {
+          [`flood isolation (${name}): notifications sent while the other server was read`]: observed.sent,
+          [`flood isolation (${name}): reads of the other server answered during the flood`]: observed.flooded.length
+        })
+        const ms = (values: ReadonlyArray<number>) =>
+          `median ${median(values).toFixed(1)} ms, slowest ${Math.max(...values).toFixed(1)} ms`
+        Figures.note(
+          "limits",
+          `flood isolation (${name}): ${rounds} rounds of ${readsPerRound} reads of another server, alternating without and during a flood without end (\`resources/updated\` for ever new uris, \`list_changed\`, log messages): without ${ms(observed.quiet)}; during ${ms(observed.flooded)}`
+        )
+      } finally {
+        await http?.close()
+      }
+    }, 180_000)
+  }
 })

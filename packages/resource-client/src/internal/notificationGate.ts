@@ -119,24 +119,72 @@ export const gateNotifications = (transport: Transport, sink: Sink): GateStats =
       receive(message, extra)
     }
   wrapOnMessage(transport, gate)
+  // an HTTP connection's event streams apply change notifications before the SDK's transport parses them
+  if (gatesStreams(transport)) transport.streamGate.sink = sink
   return stats
 }
+
+/**
+ * Where the change notifications of one HTTP connection's event streams go: the connection's
+ * {@link Sink}, set by {@link gateNotifications} once the connection has one. Until then (and on
+ * transports without streams) they reach the SDK and the gate as any message does.
+ */
+export interface StreamGate {
+  sink: Sink | undefined
+}
+
+/** A transport whose event streams pass a {@link StreamGate} (the HTTP transports made in transports.ts). */
+export interface GatesStreams {
+  readonly streamGate: StreamGate
+}
+
+const gatesStreams = (transport: Transport): transport is Transport & GatesStreams =>
+  typeof (transport as Partial<GatesStreams>).streamGate === "object"
 
 /** The end of an event in a `text/event-stream` (a blank line, in any of the three line endings). */
 const eventEnd = /\r\n\r\n|\n\n|\r\r/
 
+/** Methods a change notification may name, as they appear in its JSON text. */
+const changeMarkers = [
+  '"notifications/resources/updated"',
+  '"notifications/resources/list_changed"',
+  '"notifications/tools/list_changed"'
+] as const
+
+/**
+ * Applies `value` (one event's data) to `sink` when it is a change notification the gate applies,
+ * parsed once here rather than validated by the SDK's transport; false for anything else.
+ */
+const applyEventData = (value: string, sink: Sink): boolean => {
+  if (!changeMarkers.some((marker) => value.includes(marker))) return false
+  let message: unknown
+  try {
+    message = JSON.parse(value)
+  } catch {
+    return false
+  }
+  if (!isRecord(message) || typeof message.method !== "string" || "id" in message || message.jsonrpc !== "2.0") {
+    return false
+  }
+  return apply(sink, message.method, message.params)
+}
+
 /**
  * One event of a `text/event-stream` without its notification when that notification certainly is
- * one nothing handles ({@link droppableLine}): its `id:` lines stay (the stream's last event id still
- * advances, so a resumed stream does not replay it), its data goes. An answer the SDK would drop
- * unseen is marked for the response guard ({@link markMalformedAnswer}). Any other event is kept as it is.
+ * one nothing handles ({@link droppableLine}) or, with a `sink`, a change notification, applied to the
+ * sink here (so that a flood of them is not parsed and validated by the SDK's transport): its `id:`
+ * lines stay (the stream's last event id still advances, so a resumed stream does not replay it), its
+ * data goes. An answer the SDK would drop unseen is marked for the response guard
+ * ({@link markMalformedAnswer}). Any other event is kept as it is.
  */
-export const filterEvent = (event: string): string => {
+export const filterEvent = (event: string, sink?: Sink): string => {
   const lines = event.split(/\r\n|\n|\r/)
   const data = lines.filter((line) => line.startsWith("data:"))
   if (data.length !== 1) return event
   const value = data[0]!.startsWith("data: ") ? data[0]!.slice(6) : data[0]!.slice(5)
-  if (droppableLine(value)) return lines.filter((line) => line.startsWith("id:")).join("\n")
+  if (droppableLine(value) || (sink !== undefined && applyEventData(value, sink))) {
+    return lines.filter((line) => line.startsWith("id:")).join("\n")
+  }
   const marked = markMalformedAnswer(value)
   return marked === value
     ? event
@@ -144,11 +192,15 @@ export const filterEvent = (event: string): string => {
 }
 
 /**
- * A `text/event-stream` body without the notifications nothing handles (see {@link filterEvent}), so
+ * A `text/event-stream` body without the notifications nothing handles and, once `gate` has a sink,
+ * without the change notifications (applied to the sink as they arrive; see {@link filterEvent}), so
  * that the SDK's HTTP transport does not parse and validate each of a flood. Events are passed on
  * whole, in order; a dropped event without an id leaves nothing.
  */
-export const filterEventStream = (body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> => {
+export const filterEventStream = (
+  body: ReadableStream<Uint8Array>,
+  gate: StreamGate = { sink: undefined }
+): ReadableStream<Uint8Array> => {
   const decoder = new TextDecoder()
   const encoder = new TextEncoder()
   let pending = ""
@@ -159,7 +211,7 @@ export const filterEventStream = (body: ReadableStream<Uint8Array>): ReadableStr
         let out = ""
         let match = eventEnd.exec(pending)
         while (match !== null) {
-          const kept = filterEvent(pending.slice(0, match.index))
+          const kept = filterEvent(pending.slice(0, match.index), gate.sink)
           if (kept !== "") out += `${kept}\n\n`
           pending = pending.slice(match.index + match[0].length)
           match = eventEnd.exec(pending)

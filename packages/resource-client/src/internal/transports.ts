@@ -14,7 +14,7 @@ import { Config as EffectConfig, Effect, Option, type Runtime } from "effect"
 import type { ServerEntry } from "../ServerEntry.js"
 import type * as ScopeChallenges from "../ScopeChallenges.js"
 import type * as TokenStore from "../TokenStore.js"
-import { filterEventStream } from "./notificationGate.js"
+import { filterEventStream, type GatesStreams, type StreamGate } from "./notificationGate.js"
 import { type AuthMark, connectionAuth, storelessAuth } from "./oauth.js"
 import { type CredentialsError, loadCredentials } from "./oauthGrant.js"
 import * as Sdk from "./sdk.js"
@@ -73,7 +73,7 @@ export interface HttpTrace {
 }
 
 /** The SDK's streamable HTTP transport with the trace of its answers. */
-export interface TracedHttpTransport extends StreamableHTTPClientTransport {
+export interface TracedHttpTransport extends StreamableHTTPClientTransport, GatesStreams {
   readonly trace: HttpTrace
 }
 
@@ -82,7 +82,7 @@ export interface TracedHttpTransport extends StreamableHTTPClientTransport {
  * done once the `endpoint` event arrived) may be called more than once: every call is the first one's
  * promise, so that the stream can be opened, bounded, before the client connects over it.
  */
-export interface TracedSseTransport extends SSEClientTransport {
+export interface TracedSseTransport extends SSEClientTransport, GatesStreams {
   readonly trace: HttpTrace
 }
 
@@ -99,15 +99,18 @@ const tracedClass = (sdk: Sdk.Sdk["client"]) =>
       readonly trace: HttpTrace = { last: undefined },
       auth?: { readonly authProvider: AuthProvider; readonly fetch?: (base: FetchLike) => FetchLike }
     ) {
-      const traced = tracingFetch(outgoing.fetch, trace, { optionalGet: true })
+      const streamGate: StreamGate = { sink: undefined }
+      const traced = tracingFetch(outgoing.fetch, trace, { optionalGet: true, streamGate })
       super(url, {
         requestInit: { headers },
         fetch: auth?.fetch !== undefined ? auth.fetch(traced) : traced,
         ...(auth !== undefined ? { authProvider: auth.authProvider } : {})
       })
       this.releaseAgent = outgoing.close
+      this.streamGate = streamGate
     }
 
+    readonly streamGate: StreamGate
     private readonly releaseAgent: () => Promise<void>
 
     override close(): Promise<void> {
@@ -128,15 +131,18 @@ const tracedSseClass = (sdk: Sdk.Sdk["client"]) =>
       auth?: { readonly authProvider: AuthProvider; readonly fetch?: (base: FetchLike) => FetchLike }
     ) {
       // one fetch for the GET of the stream and the POSTs; `requestInit` headers go on both
-      const traced = tracingFetch(outgoing.fetch, trace, { optionalGet: false })
+      const streamGate: StreamGate = { sink: undefined }
+      const traced = tracingFetch(outgoing.fetch, trace, { optionalGet: false, streamGate })
       super(url, {
         requestInit: { headers },
         fetch: auth?.fetch !== undefined ? auth.fetch(traced) : traced,
         ...(auth !== undefined ? { authProvider: auth.authProvider } : {})
       })
       this.releaseAgent = outgoing.close
+      this.streamGate = streamGate
     }
 
+    readonly streamGate: StreamGate
     private readonly releaseAgent: () => Promise<void>
     private started: Promise<void> | undefined
 
@@ -244,7 +250,11 @@ const withStaleRetry = (base: FetchLike, url: string | URL, init: RequestInit | 
  * and is not recorded; the GET of HTTP+SSE is the connection itself.
  */
 const tracingFetch =
-  (base: FetchLike, trace: HttpTrace, { optionalGet }: { readonly optionalGet: boolean }): FetchLike =>
+  (
+    base: FetchLike,
+    trace: HttpTrace,
+    { optionalGet, streamGate }: { readonly optionalGet: boolean; readonly streamGate: StreamGate }
+  ): FetchLike =>
   (url, init) => {
     const method = init?.method ?? "GET"
     return withStaleRetry(base, url, init).then(
@@ -274,10 +284,11 @@ const tracingFetch =
         if (method === "POST") trace.okStatus = response.status
         // a usable answer supersedes an earlier refusal (the probe of `auto` before `initialize`)
         if (method === "POST") trace.last = usable ? undefined : { _tag: "content", contentType: essence }
-        // an event stream reaches the SDK without the notifications nothing handles (a flood of them
-        // would each be parsed and validated there)
+        // an event stream reaches the SDK without the notifications nothing handles and without the
+        // change notifications, applied to the connection's queue here (a flood of them would each be
+        // parsed and validated there)
         if (essence === "text/event-stream" && response.body !== null) {
-          return new Response(filterEventStream(response.body), {
+          return new Response(filterEventStream(response.body, streamGate), {
             status: response.status,
             statusText: response.statusText,
             headers: response.headers
