@@ -58,7 +58,7 @@ export interface Options {
   readonly setup: Setup
   /** The handles of the enabled servers. */
   readonly handles: ReadonlyMap<string, Server.Handle>
-  /** The set's holder count (owned by `connectionSet.ts`): every operation holds the set while it runs. */
+  /** The set's holder count (owned by `lifetimes.ts`): every operation holds the set while it runs. */
   readonly hold: Hold
   /** The result cache as this set sees it (its generation, its servers' partitions). */
   readonly cache: Cache.SetCache
