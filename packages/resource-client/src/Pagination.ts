@@ -1,10 +1,11 @@
 /**
  * The pagination guard (resource-tools.md 2.1): collects every page of a paginated MCP list, one page
  * after another, under a page limit, an item limit, a cursor size limit, a repeated-cursor check and one
- * overall deadline.
+ * overall deadline, kept on the current `Clock` with the request path's one timer (`internal/request.ts`).
  */
 import { Errors, Messages } from "@mcp-resources/protocol"
 import { Duration, Effect } from "effect"
+import { timeoutOn } from "./internal/request.js"
 
 /** At most this many pages are fetched. */
 export const maxPages = 100
@@ -34,8 +35,9 @@ export interface Options<A, E, R> {
   readonly timeout?: Duration.DurationInput
   /**
    * `true` when every page fetch ends within the `remainingMillis` it is given (a request with that
-   * timeout, as the connection set's pages are). The deadline is then kept by the pages themselves and
-   * checked as each page starts, with no timer of its own; otherwise the collection is raced against it.
+   * timeout, as the connection set's pages are). The deadline is then kept by the pages' own request
+   * timers and checked as each page starts, with no timer of its own; otherwise the collection is
+   * bounded by the request path's timer.
    */
   readonly pagesBounded?: boolean
 }
@@ -93,5 +95,5 @@ export const collectPaginated = <A, E, R>(
     })
     // a race forks two fibers and a timer per collection: bounded pages need none of it
     if (options.pagesBounded === true) return yield* loop
-    return yield* loop.pipe(Effect.timeoutFail({ duration: timeoutMillis, onTimeout: deadlineError }))
+    return yield* timeoutOn(loop, timeoutMillis, deadlineError)
   })

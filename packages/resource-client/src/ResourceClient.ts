@@ -7,7 +7,8 @@
 import { type Config, Errors, type Mcp, type McpSkills, Messages } from "@mcp-resources/protocol"
 import { Context, Effect, Layer, type Option, PubSub, type Queue, type Scope } from "effect"
 import * as Cache from "./internal/cache.js"
-import * as Lifetimes from "./internal/connectionSet.js"
+import * as KeptRead from "./internal/keptRead.js"
+import * as Lifetimes from "./internal/lifetimes.js"
 import * as Server from "./internal/server.js"
 import * as Threadless from "./internal/threadless.js"
 import { McpTransport, layer as transportLayer } from "./McpTransport.js"
@@ -151,7 +152,7 @@ export type SubscribeOutcome = "subscribed" | "unsupported"
 export type ServerFeature = "completions" | "subscribe"
 
 /** How long a full template list is kept when the server gives no `ttlMs` (see {@link ConnectionSet.resourceTemplates}). */
-export const templateListTtlMs = 60_000
+export const templateListTtlMs: number = Cache.templateListTtlMs
 
 /** A `completion/complete` for one argument of a resource template. */
 export interface CompleteRequest {
@@ -185,7 +186,7 @@ export interface ReadOptions {
  * kept in that form (a large text: the bytes are the only copy held, its `text` is decoded from them
  * on each access); `undefined` for any other content. Windows over the text use these bytes.
  */
-export const textBytes = (contents: Mcp.ResourceContents): Buffer | undefined => Cache.textBytesOf(contents)
+export const textBytes = (contents: Mcp.ResourceContents): Buffer | undefined => KeptRead.textBytesOf(contents)
 
 /** Counters of the result cache: entries, bytes accounted against `[cache] max_bytes`, hits, misses, evictions. */
 export type CacheStats = Cache.Stats

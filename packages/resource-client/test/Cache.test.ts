@@ -2,7 +2,7 @@ import { assert, describe, it, layer } from "@effect/vitest"
 import { Config } from "@mcp-resources/protocol"
 import { ConfigProvider, Effect, Either, TestClock } from "effect"
 import * as Cache from "../src/internal/cache.js"
-import { partitionOf } from "../src/internal/connectionSet.js"
+import { partitionOf } from "../src/internal/cache.js"
 import { ChangeQueue } from "../src/internal/notifications.js"
 import { McpTransport, ResourceClient, type ServerEntry } from "../src/index.js"
 import { entry, fixture, resource } from "./utils/memory.js"
@@ -76,6 +76,104 @@ describe("ResultCache", () => {
     cache.configure({ enabled: false, maxBytes: 500 })
     assert.strictEqual(cache.stats().entries, 0)
   })
+})
+
+describe("SetCache.through", () => {
+  const make = (partitions: Record<string, string> = { s: "p1" }, maxBytes = 10_000) => {
+    const store = new Cache.ResultCache({ enabled: true, maxBytes })
+    return { store, set: new Cache.SetCache(store, 1, new Map(Object.entries(partitions))) }
+  }
+  /** A fetch that counts its runs and answers `result`. */
+  const counted = <A>(result: A) => {
+    const runs = { n: 0 }
+    const fetch = Effect.sync(() => {
+      runs.n += 1
+      return result
+    })
+    return { runs, fetch }
+  }
+
+  it.effect("keeps an answer for the server's ttlMs on its connection, and fetches again after it", () =>
+    Effect.gen(function* () {
+      const { set } = make()
+      const connection = {}
+      const { runs, fetch } = counted({ ttlMs: 100, contents: [] })
+      const read = Cache.readRequest("x://a", undefined, 0)
+      yield* set.through("s", connection, read, fetch)
+      yield* TestClock.adjust("99 millis")
+      yield* set.through("s", connection, read, fetch)
+      assert.strictEqual(runs.n, 1)
+      yield* set.through("s", {}, read, fetch)
+      assert.strictEqual(runs.n, 2)
+      yield* TestClock.adjust("1 millis")
+      yield* set.through("s", connection, read, fetch)
+      assert.strictEqual(runs.n, 3)
+    })
+  )
+
+  it.effect("shares a public answer across partitions, keeps any other to its own partition", () =>
+    Effect.gen(function* () {
+      const connection = {}
+      const store = new Cache.ResultCache({ enabled: true, maxBytes: 10_000 })
+      const first = new Cache.SetCache(store, 1, new Map([["s", "p1"]]))
+      const second = new Cache.SetCache(store, 1, new Map([["s", "p2"]]))
+      const shared = counted({ ttlMs: 1000, cacheScope: "public", contents: [] })
+      const own = counted({ ttlMs: 1000, contents: [] })
+      for (const set of [first, second]) {
+        yield* set.through("s", connection, Cache.readRequest("x://shared", undefined, 0), shared.fetch)
+        yield* set.through("s", connection, Cache.readRequest("x://own", undefined, 0), own.fetch)
+      }
+      assert.deepStrictEqual([shared.runs.n, own.runs.n], [1, 2])
+    })
+  )
+
+  it.effect("a default kept time applies only when the server sent no ttlMs, and such reads are keyed apart", () =>
+    Effect.gen(function* () {
+      const { set } = make()
+      const connection = {}
+      const plain = counted({ contents: [] })
+      const zero = counted({ ttlMs: 0, contents: [] })
+      for (let i = 0; i < 2; i++) {
+        yield* set.through("s", connection, Cache.readRequest("x://a", undefined, 500), plain.fetch)
+        yield* set.through("s", connection, Cache.readRequest("x://z", undefined, 500), zero.fetch)
+      }
+      yield* set.through("s", connection, Cache.readRequest("x://a", undefined, 0), plain.fetch)
+      assert.deepStrictEqual([plain.runs.n, zero.runs.n], [2, 2])
+    })
+  )
+
+  it.effect("a refused cursor drops every cached page of that list", () =>
+    Effect.gen(function* () {
+      const { set, store } = make()
+      const connection = {}
+      const first = counted({ value: { resources: [] }, raw: { ttlMs: 1000 } })
+      const page = (fetched: { readonly value: unknown; readonly raw: unknown }) => fetched
+      yield* set.through("s", connection, Cache.pageRequest("resources/list", undefined), first.fetch, page)
+      assert.strictEqual(store.stats().entries, 1)
+      const refused = yield* set
+        .through(
+          "s",
+          connection,
+          Cache.pageRequest("resources/list", "c1"),
+          Effect.fail({ _tag: "ServerError", code: -32602 }),
+          page
+        )
+        .pipe(Effect.flip)
+      assert.strictEqual(refused.code, -32602)
+      assert.strictEqual(store.stats().entries, 0)
+    })
+  )
+
+  it.effect("with the cache off, every request is fetched and nothing is kept", () =>
+    Effect.gen(function* () {
+      const store = new Cache.ResultCache({ enabled: false, maxBytes: 10_000 })
+      const set = new Cache.SetCache(store, 1, new Map())
+      const { runs, fetch } = counted({ ttlMs: 1000, contents: [] })
+      yield* set.through("s", {}, Cache.readRequest("x://a", undefined, 0), fetch)
+      yield* set.through("s", {}, Cache.readRequest("x://a", undefined, 0), fetch)
+      assert.deepStrictEqual([runs.n, store.stats().entries], [2, 0])
+    })
+  )
 })
 
 describe("ChangeQueue", () => {

@@ -1,14 +1,24 @@
 /**
- * The result cache of the resource client (the spec's `ttlMs` / `cacheScope`): decoded results kept
- * for the time the server allowed, bounded in bytes with least-recently-used eviction. Plain
- * synchronous code; the caller passes the time (from `Clock`, so a `TestClock` drives expiry).
+ * The result cache of the resource client (the spec's `ttlMs` / `cacheScope`), the one owner of
+ * caching: the keys, the scope (`cacheScope` and the authorization partitions), the freshness (which
+ * `ttlMs` an answer is kept for), the store (bounded in bytes with least-recently-used eviction) and
+ * invalidation (by change notification, by closed connection, by refused cursor and by set
+ * generation). A connection set reaches it through {@link SetCache.through}.
  *
- * Every entry carries tags (server, set generation, method, uri) so that it can be dropped by server,
- * by uri, by method or by generation. Keys are opaque strings built with {@link key}.
+ * The store is plain synchronous code; the caller passes the time (from `Clock`, so a `TestClock`
+ * drives expiry). Every entry carries tags (server, set generation, method, uri) so that it can be
+ * dropped by server, by uri, by method or by generation. Keys are opaque strings built with {@link key}.
  */
+import { Effect, Config as EffectConfig, Option } from "effect"
+import { createHash } from "node:crypto"
+import type { ServerEntry } from "../ServerEntry.js"
+import type { Batch } from "./notifications.js"
 
 /** A `ttlMs` longer than this is cut to it (one day). */
 export const maxTtlMs = 24 * 60 * 60 * 1000
+
+/** How long a full template list is kept when the server gives no `ttlMs` (`ConnectionSet.resourceTemplates`). */
+export const templateListTtlMs = 60_000
 
 /** Whether the cache is used, and its bound in bytes. */
 export interface Options {
@@ -106,58 +116,7 @@ export const isPublic = (raw: unknown): boolean =>
 export const sizeOf = (value: unknown, keyText: string): number =>
   Buffer.byteLength(JSON.stringify(value) ?? "", "utf8") + Buffer.byteLength(keyText, "utf8") + 64
 
-/** A text content at least this long (UTF-16 units) is kept as its UTF-8 bytes by {@link keptRead}. */
-export const bytesFormMinLength = 64 * 1024
-
-const keptBytes = new WeakMap<object, Buffer>()
-
-/** The UTF-8 bytes a content of a {@link keptRead} result holds its text in; undefined for any other content. */
-export const textBytesOf = (contents: object): Buffer | undefined => keptBytes.get(contents)
-
-/**
- * The form a read kept for windows is cached in: every text content of at least
- * {@link bytesFormMinLength} becomes a copy whose `text` is read from its UTF-8 bytes (the only copy
- * kept: a JavaScript string of non-Latin-1 text takes two bytes a unit beside them). Fields and key
- * order stay as they were, so the JSON text is the same. `size` is what the value holds: its JSON
- * without the kept texts, plus their bytes.
- */
-export const keptRead = <A extends { readonly contents: ReadonlyArray<object> }>(
-  result: A
-): { readonly value: A; readonly size: number } => {
-  let kept = 0
-  let changed = false
-  const contents = result.contents.map((item) => {
-    const text = (item as { readonly text?: unknown }).text
-    if (typeof text !== "string" || text.length < bytesFormMinLength) return item
-    const bytes = Buffer.from(text, "utf8")
-    const copy = {}
-    for (const [name, value] of Object.entries(item)) {
-      Object.defineProperty(
-        copy,
-        name,
-        name === "text"
-          ? { enumerable: true, get: () => bytes.toString("utf8") }
-          : { enumerable: true, writable: false, value }
-      )
-    }
-    keptBytes.set(copy, bytes)
-    kept += bytes.length
-    changed = true
-    return copy
-  })
-  if (!changed) return { value: result, size: jsonBytes(result) }
-  const value = { ...result, contents } as A
-  // the JSON of the rest: the kept texts measured as empty strings
-  const rest = {
-    ...result,
-    contents: result.contents.map((item, i) => (contents[i] === item ? item : { ...item, text: "" }))
-  }
-  return { value, size: jsonBytes(rest) + kept }
-}
-
-const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? "", "utf8")
-
-/** The bytes accounted for a value whose held size is known (see {@link keptRead}): that size, its key and the overhead. */
+/** The bytes accounted for a value whose held size is known (a form such as `keptRead.ts`'s): that size, its key and the overhead. */
 export const sizeOfKept = (size: number, keyText: string): number => size + Buffer.byteLength(keyText, "utf8") + 64
 
 /** The cache. One per resource client; shared by every set of it. */
@@ -336,5 +295,223 @@ export class ResultCache {
       this.remove(keyText, entry)
       this.evictions += 1
     }
+  }
+}
+
+/** Canonical JSON of a value: object keys sorted, so that two equal values give the same text. */
+export const canonical = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map(canonical)
+    : typeof value === "object" && value !== null
+      ? Object.fromEntries(
+          Object.keys(value)
+            .sort()
+            .map((key) => [key, canonical((value as Record<string, unknown>)[key])])
+        )
+      : value
+
+/**
+ * The authorization context of an entry as a hash: its transport (url, headers, env) and the value of
+ * its bearer token variable. The secret itself is never kept; a changed token gives another partition.
+ */
+export const partitionOf = (entry: ServerEntry): Effect.Effect<string> =>
+  Effect.gen(function* () {
+    const transport = entry.transport
+    if (transport._tag === "memory") return "memory"
+    let token = ""
+    if (transport._tag === "http" && transport.bearerTokenEnvVar !== undefined) {
+      const value = yield* EffectConfig.option(EffectConfig.string(transport.bearerTokenEnvVar)).pipe(
+        Effect.orElseSucceed(() => Option.none<string>())
+      )
+      token = Option.getOrElse(value, () => "")
+    }
+    return createHash("sha256")
+      .update(JSON.stringify(canonical(transport)))
+      .update("\u0000")
+      .update(token)
+      .digest("base64url")
+      .slice(0, 22)
+  })
+
+const listMethods: ReadonlySet<string> = new Set(["resources/list", "resources/templates/list"])
+const noMethods: ReadonlySet<string> = new Set()
+
+/**
+ * Applies a batch of resource notifications of `server` to the cache (tools are not cached): one pass
+ * over the server's entries, however many uris the batch names.
+ */
+export const invalidateBatch = (cache: ResultCache, server: string, batch: Batch): void => {
+  if (batch.everything) {
+    cache.invalidateServer(server)
+    return
+  }
+  cache.invalidateChanges(server, new Set(batch.uris), batch.listChanged ? listMethods : noMethods)
+}
+
+/** Invalid params on a later page: the server no longer knows the cursor (MCP's invalid-cursor error). */
+const invalidParams = -32602
+
+/** What a connection set asks the cache for: one request's method, its key text, and how it may be kept. */
+export interface Request<A> {
+  readonly method: string
+  /** The uri of a `resources/read` (its tag: a change notification of the uri drops it). */
+  readonly uri?: string
+  /** The request's parameters as key text, built only when a key is needed. */
+  readonly params: () => string
+  /** A later page's cursor: its refusal drops every cached page of the method. */
+  readonly cursor?: string
+  /** The time to keep an answer whose server gave no `ttlMs` (0 or absent: not kept). */
+  readonly defaultTtlMs?: number
+  /** The form an answer is kept in and the bytes that form holds (default: the value, measured by {@link sizeOf}). */
+  // a method (bivariant): a request with no kept form fits any answer type
+  keptForm?(value: A): { readonly value: A; readonly size: number }
+}
+
+/** One page of a list method (`cursor` undefined: the first page). */
+export const pageRequest = (method: string, cursor: string | undefined): Request<never> =>
+  cursor === undefined ? { method, params: () => "" } : { method, params: () => JSON.stringify(cursor), cursor }
+
+/** A server's full template list, tagged like its pages: a list_changed or a closed connection drops it with them. */
+export const allTemplatesRequest: Request<never> = {
+  method: "resources/templates/list",
+  params: () => "*all",
+  defaultTtlMs: templateListTtlMs
+}
+
+/**
+ * A `resources/read`. A read kept for a default time is keyed apart: a read without it never sees
+ * its answers; it is kept in `keptForm` when given.
+ */
+export const readRequest = <A>(
+  uri: string,
+  meta: Readonly<Record<string, unknown>> | undefined,
+  defaultTtlMs: number,
+  keptForm?: (value: A) => { readonly value: A; readonly size: number }
+): Request<A> =>
+  defaultTtlMs > 0
+    ? {
+        method: "resources/read",
+        uri,
+        params: () => JSON.stringify(["defaultTtl", uri, meta ?? null]),
+        defaultTtlMs,
+        ...(keptForm === undefined ? {} : { keptForm })
+      }
+    : {
+        method: "resources/read",
+        uri,
+        params: () => (meta === undefined ? JSON.stringify(uri) : JSON.stringify([uri, meta]))
+      }
+
+/** The cache as one connection set sees it: its generation and each server's authorization partition. */
+export class SetCache {
+  constructor(
+    readonly cache: ResultCache,
+    readonly generation: number,
+    /** Per server name: a hash of its authorization context (never the secret itself; see {@link partitionOf}). */
+    readonly partitions: ReadonlyMap<string, string>
+  ) {}
+
+  /** The two keys an answer may be cached under: shared by every caller, or private to this server entry's authorization. */
+  private keysOf(server: string, connection: object, method: string, params: string) {
+    const parts = {
+      server,
+      generation: this.generation,
+      connection: this.cache.connectionId(connection),
+      method,
+      params
+    }
+    return {
+      shared: key({ ...parts, partition: publicPartition }),
+      own: key({ ...parts, partition: this.partitions.get(server) ?? "none" })
+    }
+  }
+
+  /**
+   * Answers `request` of `server` on `connection` from the cache when a fresh entry exists; else runs
+   * `fetch` and stores its answer for the server's `ttlMs` (under the shared key only when the server
+   * said `cacheScope: "public"`). `answer` splits what `fetch` gives into the value and the raw result
+   * that carries the hints (absent: the value is its own raw). With the cache off, `fetch` runs alone.
+   */
+  through<A, E>(
+    server: string,
+    connection: object,
+    request: Request<A>,
+    fetch: Effect.Effect<A, E>
+  ): Effect.Effect<A, E>
+  through<B, A, E>(
+    server: string,
+    connection: object,
+    request: Request<A>,
+    fetch: Effect.Effect<B, E>,
+    answer: (fetched: B) => { readonly value: A; readonly raw: unknown }
+  ): Effect.Effect<A, E>
+  through<B, A, E>(
+    server: string,
+    connection: object,
+    request: Request<A>,
+    fetch: Effect.Effect<B, E>,
+    answer?: (fetched: B) => { readonly value: A; readonly raw: unknown }
+  ): Effect.Effect<A, E> {
+    const cache = this.cache
+    const answered = cache.enabled
+      ? this.cached(server, connection, request, fetch, answer)
+      : answer === undefined
+        ? (fetch as unknown as Effect.Effect<A, E>)
+        : Effect.map(fetch, (fetched) => answer(fetched).value)
+    // only a later page has a cursor to refuse
+    if (request.cursor === undefined) return answered
+    return Effect.tapError(answered, (error) =>
+      Effect.sync(() => {
+        const failure = error as { readonly _tag?: unknown; readonly code?: unknown }
+        if (failure._tag === "ServerError" && failure.code === invalidParams)
+          cache.invalidateMethod(server, request.method)
+      })
+    )
+  }
+
+  private cached<B, A, E>(
+    server: string,
+    connection: object,
+    request: Request<A>,
+    fetch: Effect.Effect<B, E>,
+    answer: ((fetched: B) => { readonly value: A; readonly raw: unknown }) | undefined
+  ): Effect.Effect<A, E> {
+    const { cache, generation } = this
+    const defaultTtlMs = request.defaultTtlMs ?? 0
+    const keptForm = request.keptForm
+    const store = Effect.flatMap(fetch, (fetched) => {
+      const { value, raw } = answer === undefined ? { value: fetched as unknown as A, raw: fetched } : answer(fetched)
+      // a server's `ttlMs` wins, also `0` (keep nothing); the default applies only when it sent none
+      const ttlMs =
+        defaultTtlMs > 0 && (raw as { readonly ttlMs?: unknown } | null)?.ttlMs === undefined
+          ? Math.min(defaultTtlMs, maxTtlMs)
+          : ttlOf(raw)
+      if (ttlMs <= 0) return Effect.succeed(value)
+      return Effect.clockWith((clock) => {
+        const keys = this.keysOf(server, connection, request.method, request.params())
+        const keyText = isPublic(raw) ? keys.shared : keys.own
+        const kept = keptForm?.(value)
+        const connectionId = cache.connectionId(connection)
+        cache.put(keyText, kept?.value ?? value, {
+          tags:
+            request.uri === undefined
+              ? { server, generation, connection: connectionId, method: request.method }
+              : { server, generation, connection: connectionId, method: request.method, uri: request.uri },
+          ttlMs,
+          bytes: kept === undefined ? sizeOf(value, keyText) : sizeOfKept(kept.size, keyText),
+          now: clock.unsafeCurrentTimeMillis()
+        })
+        // the kept form is answered (also when too large to store), so its bytes are the only copy
+        return Effect.succeed(kept?.value ?? value)
+      })
+    })
+    // a server with nothing cached (most servers send no `ttlMs`) skips the lookup
+    if (!cache.holdsServer(server)) return store
+    return Effect.clockWith((clock) => {
+      const keys = this.keysOf(server, connection, request.method, request.params())
+      const now = clock.unsafeCurrentTimeMillis()
+      const hit = cache.get(keys.own, now) ?? cache.get(keys.shared, now)
+      return hit !== undefined ? Effect.succeed(hit as A) : store
+    })
   }
 }

@@ -1,298 +1,404 @@
 /**
- * The one owner of connection-set lifetimes: which set is the latest, who holds which set, which
- * sets share which server handle, and when a set or a handle closes. A caller keeps a given set with
- * {@link Lifetimes.hold} for the life of a scope; a superseded set closes when its last holder lets
- * go, and a handle closes when the last set holding it closes. Every operation of a set holds it while
- * it runs. The result cache's invalidation by generation and by notification starts here too.
+ * A connection set: the servers of one setup with their handles and the operations of
+ * resource-tools.md 1.4 and 2.2 (the per-server requests, tools, subscriptions, completion, skills),
+ * answered through the result cache where the server allowed it. Its aggregate listing is
+ * `aggregateListing.ts`'s, its lifetime `lifetimes.ts`'s, its cache `cache.ts`'s.
  */
-import type * as ServerRequests from "../ServerRequests.js"
-import { Effect, Config as EffectConfig, Option, PubSub, Scope } from "effect"
-import { createHash } from "node:crypto"
-import type { ConnectionSet, ResourceUpdate } from "../ResourceClient.js"
+import { type Config, Errors, Mcp, McpSkills, Messages } from "@mcp-resources/protocol"
+import { Deferred, Effect, Option } from "effect"
+import * as Pagination from "../Pagination.js"
+import type {
+  CompleteRequest,
+  ConnectionSet,
+  ReadOptions,
+  RequestMeta,
+  ServerFeature,
+  ServerStatus
+} from "../ResourceClient.js"
 import type { ServerEntry, Setup } from "../ServerEntry.js"
-import type * as Cache from "./cache.js"
-import type { Hold, TransportFactory } from "./connection.js"
-import type { Batch } from "./notifications.js"
-import { serially } from "./onDemand.js"
+import { aggregate, compareBytewise } from "./aggregateListing.js"
+import * as Cache from "./cache.js"
+import { type Connection, decodeResult, decodeResultEither, type Hold, transportKind } from "./connection.js"
+import { keptRead } from "./keptRead.js"
+import { type DecodedPage, readResourceOn, resourcesPageOn, templatesPageOn } from "./resourceRequests.js"
 import * as Server from "./server.js"
-import { Subscriptions } from "./subscriptions.js"
-import * as ConnectionSetImpl from "./set.js"
+import { httpTransportOf, status } from "./status.js"
 
-/** The lifetimes of one resource client's sets. */
-export interface Lifetimes {
-  /** The latest set (defined from the first publish until the scope closes). */
-  readonly latest: () => ConnectionSetImpl.SetImpl
-  /** The setup of the latest set. */
-  readonly setup: () => Setup
-  /**
-   * Publishes a set of `setup` as the latest (its enabled servers start in the background); with
-   * `carryOver`, unchanged ready servers of the previous set are shared rather than restarted.
-   */
-  readonly publish: (setup: Setup, carryOver: boolean) => Effect.Effect<void>
-  /** Keeps `set` open until the scope closes (a set that already closed stays closed: its servers answer `connection closed`). */
-  readonly hold: (set: ConnectionSet) => Effect.Effect<ConnectionSet, never, Scope.Scope>
-  /** Keeps the latest set open until the scope closes. */
-  readonly holdLatest: Effect.Effect<ConnectionSet, never, Scope.Scope>
+/** A set: its operations (`view`), its setup and its handles. Its lifetime is `lifetimes.ts`'s. */
+export interface SetImpl {
+  readonly view: ConnectionSet
+  readonly setup: Setup
+  readonly handles: ReadonlyMap<string, Server.Handle>
+  /** Per server name: the hash of its authorization context (see {@link Cache.partitionOf}). */
+  readonly partitions: ReadonlyMap<string, string>
 }
 
-interface Held {
-  set: ConnectionSetImpl.SetImpl | undefined
-  /** The latest-set hold plus every binding and in-flight operation. */
-  holders: number
-  closed: boolean
-}
+const unknownServer = (server: string) =>
+  new Errors.TransportError({ kind: "unknownServer", message: Messages.unknownServer(server) })
 
-/** Canonical JSON of a value: object keys sorted, so that two equal values give the same text. */
-export const canonical = (value: unknown): unknown =>
-  Array.isArray(value)
-    ? value.map(canonical)
-    : typeof value === "object" && value !== null
-      ? Object.fromEntries(
-          Object.keys(value)
-            .sort()
-            .map((key) => [key, canonical((value as Record<string, unknown>)[key])])
-        )
-      : value
+const failedToGetClient = (error: string) =>
+  new Errors.TransportError({ kind: "unavailable", message: Messages.failedToGetClient(error) })
 
-const sameTransport = (a: ServerEntry["transport"], b: ServerEntry["transport"]): boolean => {
-  if (a._tag === "memory" || b._tag === "memory") {
-    return a._tag === "memory" && b._tag === "memory" && a.connect === b.connect
-  }
-  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b))
-}
+const decodeCallTool = decodeResult(Mcp.CallToolResult, "tools/call")
+const decodeComplete = decodeResultEither(Mcp.CompleteResult, "completion/complete")
+const decodeListSkills = decodeResult(McpSkills.ListSkillsResult, "skills/list")
+const decodeGetSkill = decodeResult(McpSkills.GetSkillResult, "skills/get")
+const decodeReadDirectory = decodeResult(McpSkills.ReadDirectoryResult, "resources/directory/read")
 
-/** Two entries are unchanged when every field, the transport included, is equal. */
-const sameEntry = (a: ServerEntry, b: ServerEntry): boolean =>
-  a.name === b.name &&
-  a.enabled === b.enabled &&
-  a.startupTimeoutSec === b.startupTimeoutSec &&
-  a.toolTimeoutSec === b.toolTimeoutSec &&
-  a.maxMessageBytes === b.maxMessageBytes &&
-  (a.protocolVersion ?? "auto") === (b.protocolVersion ?? "auto") &&
-  sameTransport(a.transport, b.transport)
+/** The context of a failed request of the skills extension: `{method} failed for \`{server}\`` (and the URI). */
+const skillsRequestContext = (method: string, server: string, uri?: string): string =>
+  uri === undefined ? `${method} failed for \`${server}\`` : `${method} failed for \`${server}\` (${uri})`
 
-/**
- * The authorization context of an entry as a hash: its transport (url, headers, env) and the value of
- * its bearer token variable. The secret itself is never kept; a changed token gives another partition.
- */
-export const partitionOf = (entry: ServerEntry): Effect.Effect<string> =>
-  Effect.gen(function* () {
-    const transport = entry.transport
-    if (transport._tag === "memory") return "memory"
-    let token = ""
-    if (transport._tag === "http" && transport.bearerTokenEnvVar !== undefined) {
-      const value = yield* EffectConfig.option(EffectConfig.string(transport.bearerTokenEnvVar)).pipe(
-        Effect.orElseSucceed(() => Option.none<string>())
-      )
-      token = Option.getOrElse(value, () => "")
-    }
-    return createHash("sha256")
-      .update(JSON.stringify(canonical(transport)))
-      .update("\u0000")
-      .update(token)
-      .digest("base64url")
-      .slice(0, 22)
-  })
+const notDeclared = (server: string, what: string) =>
+  new Errors.TransportError({ kind: "unavailable", message: `MCP server '${server}' does not declare ${what}` })
 
-const listMethods: ReadonlySet<string> = new Set(["resources/list", "resources/templates/list"])
-const noMethods: ReadonlySet<string> = new Set()
-
-/**
- * Applies a batch of resource notifications of `server` to the cache (tools are not cached): one pass
- * over the server's entries, however many uris the batch names.
- */
-const invalidate = (cache: Cache.ResultCache, server: string, batch: Batch): void => {
-  if (batch.everything) {
-    cache.invalidateServer(server)
-    return
-  }
-  cache.invalidateChanges(server, new Set(batch.uris), batch.listChanged ? listMethods : noMethods)
-}
-
-/** What the lifetimes need: the transports, the cache, and the permits bounding concurrent start-ups. */
+/** What {@link make} builds a set from. */
 export interface Options {
-  readonly transports: TransportFactory
-  readonly cache: Cache.ResultCache
-  readonly startupPermits: Effect.Semaphore
-  /** The host's server-request handlers, given to every connection of every set. */
-  readonly serverRequests?: ServerRequests.Service
-  /** Where every server's changes are published after they invalidated the cache. */
-  readonly updates?: PubSub.PubSub<ResourceUpdate>
+  readonly generation: number
+  readonly setup: Setup
+  /** The handles of the enabled servers. */
+  readonly handles: ReadonlyMap<string, Server.Handle>
+  /** The set's holder count (owned by `lifetimes.ts`): every operation holds the set while it runs. */
+  readonly hold: Hold
+  /** The result cache as this set sees it (its generation, its servers' partitions). */
+  readonly cache: Cache.SetCache
 }
 
-/**
- * The updates of one batch of `server`'s notifications: the lists, and the uris held by a subscription
- * (every held uri when the batch overflowed). An update of a uri nobody subscribed to has no taker
- * (it still dropped the cached read): a server that floods updates of arbitrary uris gives the
- * consumers no work.
- */
-const updatesOf = (server: string, batch: Batch, subscriptions: Subscriptions): ReadonlyArray<ResourceUpdate> => {
-  const out: Array<ResourceUpdate> = []
-  if (batch.listChanged) {
-    out.push({ _tag: "listChanged", server, list: "resources" }, { _tag: "listChanged", server, list: "templates" })
-  }
-  if (batch.everything) {
-    for (const uri of subscriptions.uris()) out.push({ _tag: "updated", server, uri })
-  } else {
-    for (const uri of batch.uris) if (subscriptions.holds(uri)) out.push({ _tag: "updated", server, uri })
-  }
-  return out
-}
-
-/** Makes the lifetimes; closing the scope closes every set (children end, sessions end). */
-export const make = (options: Options): Effect.Effect<Lifetimes, never, Scope.Scope> =>
-  Effect.gen(function* () {
-    const { transports, cache, startupPermits, serverRequests, updates } = options
-    const publishLock = yield* Effect.makeSemaphore(1)
-    const open = new Map<ConnectionSet, Held>()
-    /** How many open sets share each handle. */
-    const handleRefs = new Map<Server.Handle, number>()
-    let current: Held | undefined
-    let currentSetup: Setup | undefined
-
-    /**
-     * Beside every connection a handle serves (the first and each reconnection), that connection's
-     * resource notifications invalidate the cache; when the connection closes, the answers it gave
-     * are dropped (a reconnection is a new connection: nothing of the old one is served).
-     */
-    const watch: Server.ConnectionWatch = (connection, { entry, subscriptions }, scope) => {
-      const server = entry.name
-      const changes = connection.resourceChanges
-      changes.listen(
-        serially(connection.background, () => {
-          const batch = changes.poll()
-          if (batch === undefined) return Effect.void
-          invalidate(cache, server, batch)
-          if (updates === undefined) return Effect.void
-          const out = updatesOf(server, batch, subscriptions)
-          return out.length === 0 ? Effect.void : PubSub.publishAll(updates, out)
-        })
-      )
-      return Scope.addFinalizer(
-        scope,
-        Effect.sync(() => cache.invalidateConnection(server, cache.connectionId(connection)))
-      )
-    }
-    const startOptions: Server.StartOptions = {
-      transports,
-      runtime: yield* Effect.runtime<never>(),
-      permits: startupPermits,
-      watch,
-      ...(serverRequests === undefined ? {} : { serverRequests })
-    }
-
-    const releaseHandle = (handle: Server.Handle): boolean => {
-      const refs = (handleRefs.get(handle) ?? 1) - 1
-      if (refs > 0) {
-        handleRefs.set(handle, refs)
-        return false
-      }
-      handleRefs.delete(handle)
-      return true
-    }
-
-    const closeSet = (held: Held): Effect.Effect<void> =>
-      Effect.suspend(() => {
-        const set = held.set
-        if (held.closed || set === undefined) return Effect.void
-        held.closed = true
-        open.delete(set.view)
-        cache.invalidateGeneration(set.view.generation)
-        const toClose = [...set.handles.values()].filter(releaseHandle)
-        return Effect.forEach(toClose, Server.close, { concurrency: "unbounded", discard: true })
+/** Builds the set of `options.setup` over its handles (enabled servers only). */
+export const make = (options: Options): SetImpl => {
+  const { generation, setup, handles, hold, cache } = options
+  /**
+   * Acquires a hold, runs the operation built by `use` interruptibly and releases the hold on every
+   * exit, uninterruptibly: one mask and one match (fewer steps than acquireUseRelease or onExit).
+   */
+  const heldWith = <A, E>(use: () => Effect.Effect<A, E>): Effect.Effect<A, E> =>
+    Effect.uninterruptibleMask((restore) => {
+      hold.acquire()
+      return Effect.matchCauseEffect(restore(use()), {
+        onFailure: (cause) => {
+          const rest = hold.release()
+          return rest === Effect.void ? Effect.failCause(cause) : Effect.zipRight(rest, Effect.failCause(cause))
+        },
+        onSuccess: (value) => {
+          const rest = hold.release()
+          return rest === Effect.void ? Effect.succeed(value) : Effect.as(rest, value)
+        }
       })
-
-    /** Drops one holder at once; returns closing the set when that was its last holder and it is superseded. */
-    const releaseNow = (held: Held): Effect.Effect<void> => {
-      held.holders -= 1
-      return held.holders <= 0 && held !== current ? closeSet(held) : Effect.void
-    }
-
-    const holdOf = (held: Held): Hold => ({
-      acquire: () => {
-        held.holders += 1
-      },
-      release: () => releaseNow(held)
     })
 
-    const holdHeld = (held: Held): Effect.Effect<ConnectionSet, never, Scope.Scope> =>
-      Effect.acquireRelease(
-        Effect.sync(() => {
-          held.holders += 1
-          return held.set!.view
-        }),
-        () => Effect.suspend(() => releaseNow(held))
+  const pageAnswer = <A>(page: DecodedPage<A>) => page
+
+  /** A cached `resources/list` page; `timeoutMillis` bounds its request (the server's tool timeout when not given). */
+  const cachedResources = (
+    connection: Connection,
+    entry: ServerEntry,
+    cursor: string | undefined,
+    timeoutMillis?: number
+  ) =>
+    connection.capabilities.resources
+      ? cache.through(
+          entry.name,
+          connection,
+          Cache.pageRequest("resources/list", cursor),
+          resourcesPageOn(connection, entry, cursor, timeoutMillis),
+          pageAnswer
+        )
+      : Effect.succeed<Mcp.ListResourcesResult>({ resources: [] })
+
+  /** A cached `resources/templates/list` page; `timeoutMillis` as in {@link cachedResources}. */
+  const cachedTemplates = (
+    connection: Connection,
+    entry: ServerEntry,
+    cursor: string | undefined,
+    timeoutMillis?: number
+  ) =>
+    connection.capabilities.resources
+      ? cache.through(
+          entry.name,
+          connection,
+          Cache.pageRequest("resources/templates/list", cursor),
+          templatesPageOn(connection, entry, cursor, timeoutMillis),
+          pageAnswer
+        )
+      : Effect.succeed<Mcp.ListResourceTemplatesResult>({ resourceTemplates: [] })
+
+  const cachedRead = (
+    connection: Connection,
+    entry: ServerEntry,
+    uri: string,
+    meta: RequestMeta | undefined,
+    requestHold?: Hold,
+    options?: ReadOptions
+  ): Effect.Effect<Mcp.ReadResourceResult, Errors.TransportError | Errors.ServerError> => {
+    const read = readResourceOn(connection, entry, uri, meta, requestHold)
+    // a read kept for windows keeps its large texts as UTF-8 bytes only, counted against the bound
+    return cache.through(
+      entry.name,
+      connection,
+      Cache.readRequest(uri, meta, options?.defaultTtlMs ?? 0, keptRead),
+      read
+    )
+  }
+  const held = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> => heldWith(() => effect)
+
+  const readyOrFail = (handle: Server.Handle) => {
+    const state = handle.state
+    return state._tag === "ready"
+      ? Effect.succeed({ handle, connection: state.connection, tools: state.tools })
+      : Effect.fail(failedToGetClient(state._tag === "failed" ? state.error : Messages.connectionClosed))
+  }
+
+  /** Waits for startup to settle (bounded by the startup timeout), then requires `ready`. */
+  const ready = (server: string) =>
+    Effect.suspend(() => {
+      const handle = handles.get(server)
+      if (handle === undefined) return Effect.fail(unknownServer(server))
+      // a handle that left `starting` has settled (the state is set just before `settled` completes)
+      if (handle.state._tag !== "starting") return readyOrFail(handle)
+      return Effect.flatMap(Deferred.await(handle.settled), () => readyOrFail(handle))
+    })
+
+  const listResources = Effect.fn("ConnectionSet.listResources")(function* (server: string, cursor?: string) {
+    const { connection, handle } = yield* ready(server)
+    return yield* cachedResources(connection, handle.entry, cursor)
+  })
+
+  const listResourceTemplates = Effect.fn("ConnectionSet.listResourceTemplates")(function* (
+    server: string,
+    cursor?: string
+  ) {
+    const { connection, handle } = yield* ready(server)
+    return yield* cachedTemplates(connection, handle.entry, cursor)
+  })
+
+  // the hot path of read_mcp_resource: no span, no generator; a ready server is used at once, and
+  // the request itself holds the set (one mask and match rather than two)
+  const readResource = (
+    server: string,
+    uri: string,
+    meta: RequestMeta | undefined,
+    options?: ReadOptions
+  ): Effect.Effect<Mcp.ReadResourceResult, Errors.ResourceFailure> =>
+    Effect.suspend(() => {
+      const handle = handles.get(server)
+      if (handle !== undefined) {
+        const state = handle.state
+        if (state._tag === "ready") return cachedRead(state.connection, handle.entry, uri, meta, hold, options)
+      }
+      return heldWith(() =>
+        Effect.flatMap(ready(server), ({ connection, handle }) =>
+          cachedRead(connection, handle.entry, uri, meta, undefined, options)
+        )
       )
+    })
 
-    /** A new handle for `entry`, started with the set's options (and {@link watch} beside each connection). */
-    const startHandle = (entry: ServerEntry, subscriptions = new Subscriptions()): Effect.Effect<Server.Handle> =>
-      Server.start(entry, startOptions, subscriptions)
+  const listTools = Effect.fn("ConnectionSet.listTools")(function* (server: string) {
+    const { tools } = yield* ready(server)
+    return tools
+  })
 
-    const publish = (next: Setup, carryOver: boolean): Effect.Effect<void> =>
-      publishLock.withPermits(1)(
-        Effect.gen(function* () {
-          const previous = current
-          const handles = new Map<string, Server.Handle>()
-          const partitions = new Map<string, string>()
-          for (const entry of next.servers) {
-            if (!entry.enabled) continue
-            const partition = yield* partitionOf(entry)
-            partitions.set(entry.name, partition)
-            const old = previous?.set?.handles.get(entry.name)
-            // a changed bearer token (same entry, another value of its variable) starts a new connection:
-            // the old one still sends the old token
-            if (
-              carryOver &&
-              old !== undefined &&
-              old.state._tag === "ready" &&
-              sameEntry(old.entry, entry) &&
-              previous?.set?.partitions.get(entry.name) === partition
-            ) {
-              handleRefs.set(old, (handleRefs.get(old) ?? 1) + 1)
-              handles.set(entry.name, old)
-            } else {
-              // the same entry started again (a reconnect, or a failed server): its subscriptions go with it
-              const inherited =
-                old !== undefined && sameEntry(old.entry, entry) ? old.subscriptions : new Subscriptions()
-              const handle = yield* startHandle(entry, inherited)
-              handleRefs.set(handle, 1)
-              handles.set(entry.name, handle)
-            }
-          }
-          const generation = (previous?.set?.view.generation ?? 0) + 1
-          const held: Held = { set: undefined, holders: 1, closed: false }
-          const set = ConnectionSetImpl.make({
-            generation,
-            setup: next,
-            handles,
-            hold: holdOf(held),
-            cache: { cache, partitions }
-          })
-          held.set = set
-          open.set(set.view, held)
-          current = held
-          currentSetup = next
-          cache.configure(next.config.cache)
-          if (previous !== undefined) yield* Effect.suspend(() => releaseNow(previous))
-        }).pipe(Effect.uninterruptible)
+  const toolInfo = Effect.fn("ConnectionSet.toolInfo")(function* (server: string, tool: string) {
+    const { tools } = yield* ready(server)
+    return Option.fromNullable(tools.find((t) => t.name === tool))
+  })
+
+  const callTool = Effect.fn("ConnectionSet.callTool")(function* (
+    server: string,
+    tool: string,
+    args?: Readonly<Record<string, unknown>>
+  ) {
+    const { connection, handle } = yield* ready(server)
+    const params = args === undefined ? { name: tool } : { name: tool, arguments: args }
+    const context = Messages.requestContext["tools/call"](server)
+    const raw = yield* connection
+      .request("tools/call", params, Server.millis(handle.entry.toolTimeoutSec))
+      .pipe(Effect.mapError((error) => Errors.withContext(error, context)))
+    // validate, but keep the server's own object (its fields and key order)
+    yield* decodeCallTool(raw).pipe(Effect.mapError((error) => Errors.withContext(error, context)))
+    return raw as Mcp.CallToolResult
+  })
+
+  const supports = (server: string, feature: ServerFeature): boolean => {
+    const state = handles.get(server)?.state
+    return state?._tag === "ready" && state.connection.capabilities[feature]
+  }
+
+  const subscribe = Effect.fn("ConnectionSet.subscribe")(function* (server: string, uri: string) {
+    const { connection, handle } = yield* ready(server)
+    return yield* handle.subscriptions.subscribe(server, connection, uri, Server.millis(handle.entry.toolTimeoutSec))
+  })
+
+  const unsubscribe = (server: string, uri: string): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      const handle = handles.get(server)
+      if (handle === undefined) return Effect.void
+      const connection = handle.state._tag === "ready" ? handle.state.connection : undefined
+      return handle.subscriptions.unsubscribe(server, connection, uri, Server.millis(handle.entry.toolTimeoutSec))
+    }).pipe(Effect.withSpan("ConnectionSet.unsubscribe"))
+
+  const allTemplatesOn = (connection: Connection, entry: ServerEntry) =>
+    Pagination.collectPaginated({
+      method: "resources/templates/list",
+      timeout: Server.millis(entry.toolTimeoutSec),
+      pagesBounded: true,
+      fetchPage: (cursor, remainingMillis) =>
+        Effect.map(cachedTemplates(connection, entry, cursor, remainingMillis), (page) => ({
+          items: page.resourceTemplates,
+          nextCursor: page.nextCursor
+        }))
+    })
+
+  const resourceTemplates = Effect.fn("ConnectionSet.resourceTemplates")(function* (server: string) {
+    const { connection, handle } = yield* ready(server)
+    const all = allTemplatesOn(connection, handle.entry)
+    if (!connection.capabilities.resources) return yield* all
+    return yield* cache.through(server, connection, Cache.allTemplatesRequest, all)
+  })
+
+  const complete = Effect.fn("ConnectionSet.complete")(function* (server: string, request: CompleteRequest) {
+    const { connection, handle } = yield* ready(server)
+    const params = {
+      ref: { type: "ref/resource", uri: request.uriTemplate },
+      argument: { name: request.argument.name, value: request.argument.value },
+      ...(request.context === undefined ? {} : { context: { arguments: { ...request.context } } })
+    }
+    const result = yield* connection.requestDecoded(
+      "completion/complete",
+      params,
+      Server.millis(handle.entry.toolTimeoutSec),
+      decodeComplete,
+      Messages.requestContext["completion/complete"](server)
+    )
+    return result.completion
+  })
+
+  const listAllResources = Effect.fn("ConnectionSet.listAllResources")(function* (
+    include: (server: string) => boolean
+  ) {
+    return yield* aggregate(handles, include, "resources/list", (connection, entry, cursor, remainingMillis) =>
+      Effect.map(cachedResources(connection, entry, cursor, remainingMillis), (page) => ({
+        items: page.resources,
+        nextCursor: page.nextCursor
+      }))
+    )
+  })
+
+  const listAllResourceTemplates = Effect.fn("ConnectionSet.listAllResourceTemplates")(function* (
+    include: (server: string) => boolean
+  ) {
+    return yield* aggregate(
+      handles,
+      include,
+      "resources/templates/list",
+      (connection, entry, cursor, remainingMillis) =>
+        Effect.map(cachedTemplates(connection, entry, cursor, remainingMillis), (page) => ({
+          items: page.resourceTemplates,
+          nextCursor: page.nextCursor
+        }))
+    )
+  })
+
+  /** A ready server that declared the skills extension (`directoryRead` too, when `directory` is set). */
+  const skillsReady = (server: string, directory: boolean) =>
+    Effect.flatMap(ready(server), (found) => {
+      const declaration = found.connection.capabilities.skills
+      if (declaration === undefined) return Effect.fail(notDeclared(server, `the ${McpSkills.extensionId} extension`))
+      if (directory && !declaration.directoryRead) {
+        return Effect.fail(notDeclared(server, `${McpSkills.extensionId} directoryRead`))
+      }
+      return Effect.succeed(found)
+    })
+
+  const skillsRequest = <A>(
+    server: string,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    decode: (raw: unknown) => Effect.Effect<A, Errors.TransportError>,
+    uri: string | undefined,
+    directory = false
+  ) =>
+    Effect.flatMap(skillsReady(server, directory), ({ connection, handle }) =>
+      connection.request(method, params, Server.millis(handle.entry.toolTimeoutSec)).pipe(
+        Effect.flatMap(decode),
+        Effect.mapError((error) => Errors.withContext(error, skillsRequestContext(method, server, uri)))
       )
-
-    yield* Effect.addFinalizer(() =>
-      Effect.suspend(() => {
-        current = undefined
-        return Effect.forEach([...open.values()], closeSet, { concurrency: "unbounded", discard: true })
-      })
     )
 
-    return {
-      latest: () => current!.set!,
-      setup: () => currentSetup!,
-      publish,
-      hold: (set) =>
-        Effect.suspend(() => {
-          const held = open.get(set)
-          return held === undefined || held.closed ? Effect.succeed(set) : holdHeld(held)
-        }),
-      holdLatest: Effect.suspend(() => holdHeld(current!))
+  const skillServers = Effect.gen(function* () {
+    yield* Effect.forEach([...handles.values()], (handle) => Deferred.await(handle.settled), {
+      concurrency: "unbounded",
+      discard: true
+    })
+    const found: Array<{ readonly server: string; readonly directoryRead: boolean }> = []
+    for (const [name, handle] of handles) {
+      const state = handle.state
+      if (state._tag !== "ready" || state.connection.capabilities.skills === undefined) continue
+      found.push({ server: name, directoryRead: state.connection.capabilities.skills.directoryRead })
     }
+    return found.sort((a, b) => compareBytewise(a.server, b.server))
   })
+
+  const listSkills = (server: string, cursor?: string) =>
+    skillsRequest(server, "skills/list", cursor === undefined ? {} : { cursor }, decodeListSkills, undefined)
+
+  const getSkill = (server: string, uri: string) =>
+    Effect.map(skillsRequest(server, "skills/get", { uri }, decodeGetSkill, uri), (result) => result.skill)
+
+  const readResourceDirectory = (server: string, uri: string, cursor?: string) =>
+    skillsRequest(
+      server,
+      "resources/directory/read",
+      cursor === undefined ? { uri } : { uri, cursor },
+      decodeReadDirectory,
+      uri,
+      true
+    )
+
+  const servers = (): ReadonlyArray<ServerStatus> =>
+    setup.servers
+      .map((entry): ServerStatus => {
+        const handle = entry.enabled ? handles.get(entry.name) : undefined
+        const base = { name: entry.name, transport: transportKind(entry), ...httpTransportOf(entry, handle) }
+        if (handle === undefined) return { ...base, status: "disabled" }
+        return status(base, handle.state)
+      })
+      .sort((a, b) => compareBytewise(a.name, b.name))
+
+  const awaitSettled = (name: string): Effect.Effect<Option.Option<ServerStatus>> =>
+    Effect.gen(function* () {
+      const handle = handles.get(name)
+      if (handle !== undefined) yield* Deferred.await(handle.settled)
+      return Option.fromNullable(servers().find((s) => s.name === name))
+    })
+
+  const view: ConnectionSet = {
+    generation,
+    config: setup.config as Config.Config,
+    hasServers: () => handles.size > 0,
+    hasServer: (name) => handles.has(name),
+    servers,
+    awaitSettled,
+    awaitAllSettled: Effect.forEach([...handles.values()], (handle) => Deferred.await(handle.settled), {
+      concurrency: "unbounded",
+      discard: true
+    }),
+    listResources: (server, cursor) => held(listResources(server, cursor)),
+    listResourceTemplates: (server, cursor) => held(listResourceTemplates(server, cursor)),
+    readResource,
+    listAllResources: (include) => held(listAllResources(include)),
+    listAllResourceTemplates: (include) => held(listAllResourceTemplates(include)),
+    listTools: (server) => held(listTools(server)),
+    toolInfo: (server, tool) => held(toolInfo(server, tool)),
+    callTool: (server, tool, args) => held(callTool(server, tool, args)),
+    supports,
+    subscribe: (server, uri) => held(subscribe(server, uri)),
+    unsubscribe: (server, uri) => held(unsubscribe(server, uri)),
+    resourceTemplates: (server) => held(resourceTemplates(server)),
+    complete: (server, request) => held(complete(server, request)),
+    skillServers: held(skillServers),
+    listSkills: (server, cursor) => held(listSkills(server, cursor)),
+    getSkill: (server, uri) => held(getSkill(server, uri)),
+    readResourceDirectory: (server, uri, cursor) => held(readResourceDirectory(server, uri, cursor))
+  }
+  return { view, setup, handles, partitions: cache.partitions }
+}

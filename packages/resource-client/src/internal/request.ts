@@ -1,11 +1,12 @@
 /**
- * The request path: one SDK request as a single async step with our timeout (a timer of its own on
- * the live clock, a race on any other clock, such as a TestClock), decoded synchronously, failed with
- * the close reason when the transport closes, and cancelled (abort signal) when interrupted.
+ * The request path: one SDK request as a single async step with our timeout, decoded synchronously,
+ * failed with the close reason when the transport closes, and cancelled (abort signal) when
+ * interrupted. The timeout has one mechanism, {@link timerOn} on the current `Clock` (the SDK's own
+ * timer is off); the pagination guard's deadline uses it too.
  */
 import { Errors, Messages, Records } from "@mcp-resources/protocol"
 import type { Client } from "@modelcontextprotocol/client"
-import { Clock, Context, Effect, Either, ParseResult, Schema } from "effect"
+import { Clock, Context, Duration, Effect, Either, FiberId, ParseResult, Runtime, Schema } from "effect"
 import * as ServerRequests from "../ServerRequests.js"
 import { closedError, mapSdkError, redactedError, transportError } from "./failures.js"
 import { RequestSignal } from "./requestSignal.js"
@@ -14,18 +15,53 @@ import type { HttpTrace } from "./transports.js"
 import { restoreResultType } from "./responseGuard.js"
 import { type Attributable, Budget, fulfil, maxInputRounds } from "./serverRequests.js"
 
-/** Extra milliseconds given to the SDK's own timer, so that our clock's timeout always comes first. */
-const sdkTimerMargin = 1000
-
-/** The longest delay a timer can have (a longer one would fire at once). */
+/** The longest delay a timer can have (a longer one would fire at once); also the SDK's timer, which is thereby off. */
 const maxTimerMillis = 2 ** 31 - 1
 
-/**
- * The `sleep` of the live clock (a prototype method, shared by every live clock). A request on the
- * live clock keeps its own timer; on any other clock (a TestClock) the timeout is a race on that clock.
- * Both end the same way; the own timer spares the fork and interruption of a timeout fiber per request.
- */
+/** The `sleep` of the live clock (a prototype method, shared by every live clock). */
 const liveSleep = Clock.make().sleep
+
+/**
+ * The one timer of the request path: runs `task` once `millis` have passed on `clock`, unless the
+ * returned cancel runs first. On any clock it is that clock's `sleep` (a TestClock drives it), on a
+ * fiber of its own. On the live clock it is the `setTimeout` that the live clock's `sleep` would set,
+ * without the fiber: forking and interrupting a timer fiber per request cost 30 to 55 µs of a 1 KiB
+ * read (BENCHMARKS.md, "Full run after the request-timer work": scenario 1, tool overhead 1 KiB, and
+ * scenario 4, app-server reads, 64 in flight).
+ */
+export const timerOn = (clock: Clock.Clock, millis: number, task: () => void): (() => void) => {
+  if (clock.sleep === liveSleep) {
+    // like the live clock: a delay longer than a timer can hold never fires
+    if (millis > maxTimerMillis) return noCancel
+    const handle = setTimeout(task, millis)
+    return () => clearTimeout(handle)
+  }
+  const fiber = Runtime.runFork(Runtime.defaultRuntime)(
+    Effect.zipRight(clock.sleep(Duration.millis(millis)), Effect.sync(task))
+  )
+  return () => fiber.unsafeInterruptAsFork(FiberId.none)
+}
+
+const noCancel = (): void => {}
+
+/**
+ * `effect` bounded by `millis` on the current clock through {@link timerOn}: it fails with
+ * `onTimeout()` when the time passes first (and is interrupted).
+ */
+export const timeoutOn = <A, E, R, E2>(
+  effect: Effect.Effect<A, E, R>,
+  millis: number,
+  onTimeout: () => E2
+): Effect.Effect<A, E | E2, R> =>
+  Effect.clockWith((clock) =>
+    Effect.raceFirst(
+      effect,
+      Effect.async<never, E2>((resume) => {
+        const cancel = timerOn(clock, millis, () => resume(Effect.fail(onTimeout())))
+        return Effect.sync(cancel)
+      })
+    )
+  )
 
 /** Our timeout of a request. */
 const timedOut = (method: string, timeoutMillis: number): Errors.TransportError =>
@@ -233,7 +269,8 @@ class InFlight<A> implements Linked {
   done = false
   signal: RequestSignal | undefined = undefined
   resume: ((effect: Effect.Effect<A, Failure>) => void) | undefined = undefined
-  timer: ReturnType<typeof setTimeout> | undefined = undefined
+  /** Cancels the armed timer (see {@link timerOn}). */
+  cancelTimer: (() => void) | undefined = undefined
   startedAt = 0
 
   constructor(
@@ -242,10 +279,10 @@ class InFlight<A> implements Linked {
     readonly timeoutMillis: number,
     readonly decode: (raw: unknown) => Either.Either<A, Errors.TransportError>,
     readonly errorContext: string | undefined,
+    /** The clock that bounds the request (the current one where it runs). */
+    readonly clock: Clock.Clock,
     readonly context: ServerRequests.RequestContext | undefined = undefined,
-    readonly budget: Budget | undefined = undefined,
-    /** Bound the request with a live timer of `timeoutMillis` (see {@link liveSleep}). */
-    readonly ownTimer = false
+    readonly budget: Budget | undefined = undefined
   ) {}
 
   failure(error: RequestError): Effect.Effect<never, RequestError> {
@@ -258,16 +295,14 @@ class InFlight<A> implements Linked {
     if (this.done) return false
     this.done = true
     this.wire.inFlight.remove(this)
-    if (this.timer !== undefined) clearTimeout(this.timer)
+    if (this.cancelTimer !== undefined) this.cancelTimer()
+    this.cancelTimer = undefined
     if (this.budget !== undefined) this.budget.changed = undefined
     if (abort) this.signal?.abort()
     return true
   }
 
-  /**
-   * Sends the request. Our clock bounds it (see {@link makeRequester}); the SDK's own timer only
-   * backs that up, a margin later, so that it never fires first.
-   */
+  /** Sends the request, bounded by our timer on the request's clock; the SDK's own timer is off. */
   start(resume: (effect: Effect.Effect<A, Failure>) => void, params: Record<string, unknown> | undefined): void {
     this.resume = resume
     // a transport that closes (crash, oversize message) fails the request with the close reason
@@ -280,14 +315,11 @@ class InFlight<A> implements Linked {
     const signal = new RequestSignal()
     this.signal = signal
     this.wire.inFlight.add(this)
-    if (this.ownTimer) {
-      this.startedAt = Date.now()
-      if (this.budget !== undefined) this.budget.changed = () => this.arm()
-      this.arm()
-    }
-    // a pausable budget is our clock's alone: the SDK's timer cannot pause
-    const timeout =
-      this.budget === undefined ? Math.min(this.timeoutMillis + sdkTimerMargin, maxTimerMillis) : maxTimerMillis
+    this.startedAt = this.clock.unsafeCurrentTimeMillis()
+    if (this.budget !== undefined) this.budget.changed = () => this.arm()
+    this.arm()
+    // the SDK's own timer off: its longest delay (our timer bounds the request, and pauses with a budget)
+    const timeout = maxTimerMillis
     const method = this.method
     this.wire.client
       .request(params === undefined ? { method } : { method, params }, this.wire.anyResult, {
@@ -329,16 +361,17 @@ class InFlight<A> implements Linked {
   }
 
   /**
-   * (Re-)arms the own timer for the unpaused time left: none while the budget is paused; a timer
-   * that fires re-checks, so that a pause in between is counted.
+   * (Re-)arms the timer for the unpaused time left: none while the budget is paused; a timer that
+   * fires re-checks, so that a pause in between is counted.
    */
   arm(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer)
-    this.timer = undefined
+    if (this.cancelTimer !== undefined) this.cancelTimer()
+    this.cancelTimer = undefined
     if (this.done || (this.budget !== undefined && this.budget.paused > 0)) return
-    const left = this.startedAt + this.timeoutMillis + (this.budget?.extraMillis ?? 0) - Date.now()
+    const left =
+      this.startedAt + this.timeoutMillis + (this.budget?.extraMillis ?? 0) - this.clock.unsafeCurrentTimeMillis()
     if (left <= 0) this.timedOut()
-    else if (left <= maxTimerMillis) this.timer = setTimeout(() => this.arm(), left)
+    else this.cancelTimer = timerOn(this.clock, left, () => this.arm())
   }
 
   timedOut(): void {
@@ -376,13 +409,13 @@ export const makeRequester = (wire: Wire): Requester => {
     timeoutMillis: number,
     decode: (raw: unknown) => Either.Either<A, Errors.TransportError>,
     hold: Hold | undefined,
+    clock: Clock.Clock,
     context?: ServerRequests.RequestContext,
-    budget?: Budget,
-    ownTimer = false
+    budget?: Budget
   ): Effect.Effect<A, Failure> =>
     // one mask and one match around a plain async step (cheaper than a canceler, which adds onInterrupt)
     Effect.uninterruptibleMask((restore) => {
-      const request = new InFlight(wire, method, timeoutMillis, decode, undefined, context, budget, ownTimer)
+      const request = new InFlight(wire, method, timeoutMillis, decode, undefined, clock, context, budget)
       hold?.acquire()
       return Effect.matchCauseEffect(restore(Effect.async<A, Failure>((resume) => request.start(resume, params))), {
         // interrupted (a timeout, the caller): cancel the SDK request; a settled request is left alone
@@ -397,10 +430,7 @@ export const makeRequester = (wire: Wire): Requester => {
         }
       })
     })
-  /**
-   * One attempt bounded by `timeoutMillis` on the current clock (paused with `budget` when given): its
-   * own timer on the live clock, else a race with a timer on that clock.
-   */
+  /** One attempt bounded by `timeoutMillis` on `clock` (paused with `budget` when given), through {@link timerOn}. */
   const boundedOn = <A>(
     clock: Clock.Clock,
     method: string,
@@ -410,14 +440,7 @@ export const makeRequester = (wire: Wire): Requester => {
     hold: Hold | undefined,
     context?: ServerRequests.RequestContext,
     budget?: Budget
-  ): Effect.Effect<A, Failure> => {
-    if (clock.sleep === liveSleep) return attempt(method, params, timeoutMillis, decode, hold, context, budget, true)
-    const request = attempt(method, params, timeoutMillis, decode, hold, context, budget)
-    const onTimeout = () => timedOut(method, timeoutMillis)
-    return budget === undefined
-      ? Effect.timeoutFail(request, { duration: timeoutMillis, onTimeout })
-      : Effect.raceFirst(request, budget.timer(timeoutMillis, onTimeout))
-  }
+  ): Effect.Effect<A, Failure> => attempt(method, params, timeoutMillis, decode, hold, clock, context, budget)
   const bounded = <A>(
     method: string,
     params: Record<string, unknown> | undefined,

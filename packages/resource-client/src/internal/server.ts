@@ -1,7 +1,7 @@
 /**
  * One started server of a connection set (a "handle"): its startup, status, tool catalog and crash
  * watch. A handle may be shared by two sets (a reload carries an unchanged ready server over);
- * `connectionSet.ts` counts its sets and closes it when the last one closes. A remote (HTTP) server
+ * `lifetimes.ts` counts its sets and closes it when the last one closes. A remote (HTTP) server
  * whose connection drops is reconnected with bounded exponential backoff; a stdio server that exits stays failed.
  */
 import { Errors, type Mcp, Messages } from "@mcp-resources/protocol"
@@ -87,7 +87,7 @@ interface Connected {
 /**
  * Installed beside every connection a handle serves (the first and each reconnection), with that
  * connection's scope; what it runs goes through `connection.background` (stopped when the connection
- * closes). `connectionSet.ts` consumes the connection's resource notifications with it.
+ * closes). `lifetimes.ts` consumes the connection's resource notifications with it.
  */
 export type ConnectionWatch = (connection: Connection, handle: Handle, scope: Scope.Scope) => Effect.Effect<void>
 

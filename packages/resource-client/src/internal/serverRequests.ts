@@ -4,7 +4,7 @@
  * to, and the fulfilment of a 2026-07-28 `input_required` result through the same handlers.
  */
 import { Messages } from "@mcp-resources/protocol"
-import { Cause, Clock, Deferred, Effect, Exit, FiberId } from "effect"
+import { Cause, Clock, Effect } from "effect"
 import type * as ServerRequests from "../ServerRequests.js"
 import { transportError } from "./failures.js"
 
@@ -19,14 +19,12 @@ export class Budget {
   paused = 0
   extraMillis = 0
   pausedAt = 0
-  resumed: Deferred.Deferred<void> | undefined = undefined
-  /** Told when the budget pauses or resumes (a request's own live timer re-arms on it). */
+  /** Told when the budget pauses or resumes (the request's timer re-arms on it). */
   changed: (() => void) | undefined = undefined
 
   pause(now: number): void {
     if (this.paused++ === 0) {
       this.pausedAt = now
-      this.resumed = Deferred.unsafeMake<void>(FiberId.none)
       this.changed?.()
     }
   }
@@ -35,26 +33,8 @@ export class Budget {
     if (this.paused === 0) return
     if (--this.paused === 0) {
       this.extraMillis += now - this.pausedAt
-      if (this.resumed !== undefined) Deferred.unsafeDone(this.resumed, Exit.void)
       this.changed?.()
     }
-  }
-
-  /** Fails with `onTimeout()` once `timeoutMillis` of unpaused time have passed; never succeeds. */
-  timer<E>(timeoutMillis: number, onTimeout: () => E): Effect.Effect<never, E> {
-    const budget = this
-    return Effect.gen(function* () {
-      const start = yield* Clock.currentTimeMillis
-      for (;;) {
-        if (budget.paused > 0 && budget.resumed !== undefined) {
-          yield* Deferred.await(budget.resumed)
-          continue
-        }
-        const left = start + timeoutMillis + budget.extraMillis - (yield* Clock.currentTimeMillis)
-        if (left <= 0) return yield* Effect.fail(onTimeout())
-        yield* Effect.sleep(left)
-      }
-    })
   }
 }
 

@@ -10,7 +10,7 @@ import type { ServerEntry } from "../ServerEntry.js"
 import { open, type TransportFactory } from "./connection.js"
 import * as Sdk from "./sdk.js"
 import { millis } from "./server.js"
-import { serverConnection } from "./set.js"
+import { serverConnection } from "./resourceRequests.js"
 
 /** The cap on threadless connections. */
 export interface Limit {
