@@ -16,7 +16,12 @@ import { catalog, type Era } from "./utils/contractServer.mjs"
 export type { Era }
 
 /** The cases of the suite, for {@link Transport.skip}. */
-export type Case = "lists" | "templates" | "reads" | "error" | "timeout" | "cancel" | "subscribe" | "closes"
+export const cases = ["lists", "templates", "reads", "error", "timeout", "cancel", "subscribe", "closes"] as const
+export type Case = (typeof cases)[number]
+
+/** Every case skipped for one reason (a transport that does not exist in an era). */
+export const allCases = (reason: string): Record<Case, string> =>
+  Object.fromEntries(cases.map((id) => [id, reason])) as Record<Case, string>
 
 /** One transport under test. */
 export interface Transport {

@@ -5,8 +5,13 @@
  */
 import { Effect } from "effect"
 import { McpTransport } from "../src/index.js"
-import { type Transport, transportSuite } from "./TransportSuite.js"
-import { connectContractInMemory, contractStdioCommand, startContractHttp } from "./utils/contractServer.mjs"
+import { allCases, type Transport, transportSuite } from "./TransportSuite.js"
+import {
+  connectContractInMemory,
+  contractStdioCommand,
+  startContractHttp,
+  startContractSse
+} from "./utils/contractServer.mjs"
 
 const inMemory: Transport = {
   name: "in-memory",
@@ -43,6 +48,21 @@ const streamableHttp: Transport = {
   closedReason: "connection closed: fetch failed (ECONNREFUSED)"
 }
 
-for (const transport of [inMemory, stdio, streamableHttp]) {
+const sse: Transport = {
+  name: "HTTP+SSE",
+  layer: McpTransport.layer,
+  serve: () =>
+    Effect.map(
+      Effect.acquireRelease(
+        Effect.promise(() => startContractSse()),
+        (fixture) => Effect.promise(() => fixture.close())
+      ),
+      (fixture) => ({ _tag: "http", url: fixture.url, httpHeaders: {}, sse: true })
+    ),
+  closedReason: "connection closed: the SSE stream ended",
+  skip: { modern: allCases("HTTP+SSE is a transport of the initialize era; 2026-07-28 has none") }
+}
+
+for (const transport of [inMemory, stdio, streamableHttp, sse]) {
   for (const era of ["legacy", "modern"] as const) transportSuite(transport, era)
 }

@@ -33,3 +33,6 @@ export declare const contractStdioCommand: (era: Era) => { command: string; args
 export declare const startContractHttp: (
   era: Era
 ) => Promise<{ readonly url: string; readonly close: () => Promise<void> }>
+
+/** The catalog over the legacy HTTP+SSE transport (the `initialize` era only) in this process; `url` is the `/sse` endpoint. */
+export declare const startContractSse: () => Promise<{ readonly url: string; readonly close: () => Promise<void> }>

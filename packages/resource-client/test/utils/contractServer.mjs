@@ -23,6 +23,7 @@ import {
   WebStandardStreamableHTTPServerTransport
 } from "@modelcontextprotocol/server"
 import { serveStdio } from "@modelcontextprotocol/server/stdio"
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js"
 
 /** What every contract server serves. */
 export const catalog = {
@@ -252,6 +253,57 @@ export const startContractHttp = async (era) => {
       await Promise.all([...sessions.values()].map((transport) => transport.close().catch(() => undefined)))
       sessions.clear()
       await modern.close().catch(() => undefined)
+      await new Promise((resolve) => {
+        http.close(() => resolve())
+        http.closeAllConnections()
+      })
+    }
+  }
+}
+
+/**
+ * Serves the catalog over the legacy HTTP+SSE transport (the `initialize` era only) on 127.0.0.1, as
+ * deployed servers lay it out: `GET /sse` opens the event stream, `POST /messages?sessionId=…` carries
+ * the client's messages (the v1 SDK's `SSEServerTransport` under the same v2 server).
+ */
+export const startContractSse = async () => {
+  const state = makeState()
+  const sessions = new Map()
+  let http
+  const exit = () => {
+    http.close()
+    http.closeAllConnections()
+  }
+  http = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1")
+    if (req.method === "GET" && url.pathname === "/sse") {
+      const transport = new SSEServerTransport("/messages", res)
+      const server = makeServer(state, { updated: sendUpdated, exit })
+      sessions.set(transport.sessionId, { transport, server })
+      res.on("close", () => {
+        sessions.delete(transport.sessionId)
+        void server.close().catch(() => undefined)
+      })
+      void server.connect(transport)
+      return
+    }
+    const session = sessions.get(url.searchParams.get("sessionId") ?? "")
+    if (req.method === "POST" && url.pathname === "/messages" && session !== undefined) {
+      void session.transport.handlePostMessage(req, res)
+      return
+    }
+    res.writeHead(404, { "content-type": "text/plain" })
+    res.end(`Cannot ${req.method} ${url.pathname}`)
+  })
+  await new Promise((resolve, reject) => {
+    http.once("error", reject)
+    http.listen(0, "127.0.0.1", () => resolve())
+  })
+  return {
+    url: `http://127.0.0.1:${http.address().port}/sse`,
+    close: async () => {
+      await Promise.all([...sessions.values()].map(({ server }) => server.close().catch(() => undefined)))
+      sessions.clear()
       await new Promise((resolve) => {
         http.close(() => resolve())
         http.closeAllConnections()
