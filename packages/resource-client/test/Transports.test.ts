@@ -1,17 +1,13 @@
 /**
- * The transport contract (TransportSuite.ts) over every transport, each in both protocol eras:
- * in-memory (the SDK's linked pair, served by its era entry), stdio (a child process) and streamable
- * HTTP (a server in this process on 127.0.0.1).
+ * The transport contract (TransportSuite.ts) over the transports served in this process, each in both
+ * protocol eras: in-memory (the SDK's linked pair, served by its era entry), streamable HTTP and
+ * HTTP+SSE (servers on 127.0.0.1). stdio runs in TransportsStdio.test.ts (a file of its own, so that
+ * its child processes start while these run).
  */
 import { Effect } from "effect"
 import { McpTransport } from "../src/index.js"
 import { allCases, type Transport, transportSuite } from "./TransportSuite.js"
-import {
-  connectContractInMemory,
-  contractStdioCommand,
-  startContractHttp,
-  startContractSse
-} from "./utils/contractServer.mjs"
+import { connectContractInMemory, startContractHttp, startContractSse } from "./utils/contractServer.mjs"
 
 const inMemory: Transport = {
   name: "in-memory",
@@ -25,13 +21,6 @@ const inMemory: Transport = {
       (fixture) => ({ _tag: "memory", connect: fixture.connect })
     ),
   closedReason: "connection closed"
-}
-
-const stdio: Transport = {
-  name: "stdio",
-  layer: McpTransport.layer,
-  serve: (era) => Effect.succeed({ _tag: "stdio", ...contractStdioCommand(era), env: {} }),
-  closedReason: "connection closed (the process exited with code 3)"
 }
 
 const streamableHttp: Transport = {
@@ -63,6 +52,6 @@ const sse: Transport = {
   skip: { modern: allCases("HTTP+SSE is a transport of the initialize era; 2026-07-28 has none") }
 }
 
-for (const transport of [inMemory, stdio, streamableHttp, sse]) {
+for (const transport of [inMemory, streamableHttp, sse]) {
   for (const era of ["legacy", "modern"] as const) transportSuite(transport, era)
 }

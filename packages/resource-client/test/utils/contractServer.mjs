@@ -23,7 +23,6 @@ import {
   WebStandardStreamableHTTPServerTransport
 } from "@modelcontextprotocol/server"
 import { serveStdio } from "@modelcontextprotocol/server/stdio"
-import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js"
 
 /** What every contract server serves. */
 export const catalog = {
@@ -267,6 +266,8 @@ export const startContractHttp = async (era) => {
  * the client's messages (the v1 SDK's `SSEServerTransport` under the same v2 server).
  */
 export const startContractSse = async () => {
+  // imported here: the stdio child does not load the v1 SDK
+  const { SSEServerTransport } = await import("@modelcontextprotocol/sdk/server/sse.js")
   const state = makeState()
   const sessions = new Map()
   let http
