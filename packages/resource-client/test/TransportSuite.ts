@@ -1,15 +1,15 @@
 /**
- * The transport contract: one suite, run over every transport (in-memory, stdio, streamable HTTP),
- * each in both protocol eras (the `initialize` era and 2026-07-28), against the same server
+ * The transport contract: one suite, run over every transport (in-memory, stdio, streamable HTTP,
+ * HTTP+SSE), each in both protocol eras (the `initialize` era and 2026-07-28), against the same server
  * (`utils/contractServer.mjs`) and only through `ResourceClient`: paginated lists, text and blob
  * reads, an MCP error with its code, the timeout of a request that never answers, cancellation, a
  * subscription's update, and a server that goes away. Time is the TestClock's; the suite waits for
  * what the server saw by asking it (its `await` tool answers once the event happened), never polls.
  * A case that does not apply to a transport or era is registered as skipped with its reason.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import { Config, Errors } from "@mcp-resources/protocol"
-import { Effect, Either, Exit, Fiber, type Layer, Option, Queue, Scope, TestClock } from "effect"
+import { Effect, Either, Fiber, Layer, Option, Queue, type Scope, TestClock } from "effect"
 import { type McpTransport, ResourceClient, type ServerEntry } from "../src/index.js"
 import { catalog, type Era } from "./utils/contractServer.mjs"
 
@@ -51,7 +51,7 @@ const failureOf = <A>(effect: Effect.Effect<A, Errors.ResourceFailure>) =>
 /** Registers the contract suite for one transport in one era. */
 export const transportSuite = (transport: Transport, era: Era) =>
   describe(`transport contract (${transport.name}, ${era} era)`, () => {
-    /** A client of one contract server in its own scope (closed with the test's). */
+    /** A client of one contract server; both close with the test's scope (the client first). */
     const start = Effect.gen(function* () {
       const entry: ServerEntry.ServerEntry = {
         name,
@@ -62,9 +62,7 @@ export const transportSuite = (transport: Transport, era: Era) =>
         maxMessageBytes: 67108864,
         protocolVersion: era === "legacy" ? "legacy" : "2026-07-28"
       }
-      const scope = yield* Scope.make()
-      yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
-      const client = yield* Scope.extend(ResourceClient.make({ config: Config.empty, servers: [entry] }), scope).pipe(
+      const client = yield* ResourceClient.make({ config: Config.empty, servers: [entry] }).pipe(
         Effect.provide(transport.layer)
       )
       yield* Effect.flatMap(client.latest, (set) => set.awaitAllSettled)
@@ -75,14 +73,13 @@ export const transportSuite = (transport: Transport, era: Era) =>
     const serverSaw = (client: ResourceClient.Service, event: "started" | "cancelled", uri: string) =>
       Effect.asVoid(client.callTool(name, "await", { event, uri }))
 
-    const contractCase = (id: Case, title: string, body: () => Effect.Effect<void, unknown, Scope.Scope>) => {
-      const skipped = transport.skip?.[era]?.[id]
-      return skipped === undefined ? it.scoped(title, body) : it.scoped.skip(`${title} (skipped: ${skipped})`, body)
-    }
+    /** A case's body, given a ready client of a contract server. */
+    type Body = (client: ResourceClient.Service) => Effect.Effect<void, unknown, Scope.Scope>
+    const entries: Array<{ readonly id: Case; readonly title: string; readonly body: Body }> = []
+    const add = (id: Case, title: string, body: Body) => entries.push({ id, title, body })
 
-    contractCase("lists", "resources are listed page by page, and in full across pages, on the era asked for", () =>
+    add("lists", "resources are listed page by page, and in full across pages, on the era asked for", (client) =>
       Effect.gen(function* () {
-        const client = yield* start
         const [status] = yield* client.servers
         assert.strictEqual(status?.status, "ready")
         assert.strictEqual(status?.protocolVersion, revision[era])
@@ -98,9 +95,8 @@ export const transportSuite = (transport: Transport, era: Era) =>
       })
     )
 
-    contractCase("templates", "resource templates are listed page by page, and in full across pages", () =>
+    add("templates", "resource templates are listed page by page, and in full across pages", (client) =>
       Effect.gen(function* () {
-        const client = yield* start
         assert.deepStrictEqual(yield* client.listResourceTemplates(name), catalog.templatePages.first)
         assert.deepStrictEqual(yield* client.listResourceTemplates(name, "t2"), catalog.templatePages.t2)
         assert.deepStrictEqual(yield* client.resourceTemplates(name), [
@@ -110,9 +106,8 @@ export const transportSuite = (transport: Transport, era: Era) =>
       })
     )
 
-    contractCase("reads", "a text and a blob are read as the server sent them", () =>
+    add("reads", "a text and a blob are read as the server sent them", (client) =>
       Effect.gen(function* () {
-        const client = yield* start
         const textRead = yield* client.readResource(name, "contract://text")
         assert.deepStrictEqual(textRead.contents, catalog.reads["contract://text"].contents)
         const blobRead = yield* client.readResource(name, "contract://blob")
@@ -120,9 +115,8 @@ export const transportSuite = (transport: Transport, era: Era) =>
       })
     )
 
-    contractCase("error", "an MCP error keeps its code and the server's message, after the request's context", () =>
+    add("error", "an MCP error keeps its code and the server's message, after the request's context", (client) =>
       Effect.gen(function* () {
-        const client = yield* start
         const error = yield* failureOf(client.readResource(name, "contract://missing"))
         assert.instanceOf(error, Errors.ServerError)
         const server = error as Errors.ServerError
@@ -138,12 +132,11 @@ export const transportSuite = (transport: Transport, era: Era) =>
       })
     )
 
-    contractCase(
+    add(
       "timeout",
       "a request that never answers fails after tool_timeout_sec with the timeout message, and the server sees it cancelled",
-      () =>
+      (client) =>
         Effect.gen(function* () {
-          const client = yield* start
           const read = yield* Effect.fork(failureOf(client.readResource(name, "contract://hang")))
           yield* serverSaw(client, "started", "contract://hang")
           yield* TestClock.adjust(`${toolTimeoutSec - 1} seconds`)
@@ -159,9 +152,8 @@ export const transportSuite = (transport: Transport, era: Era) =>
         })
     )
 
-    contractCase("cancel", "an interrupted request is cancelled at the server; the connection stays usable", () =>
+    add("cancel", "an interrupted request is cancelled at the server; the connection stays usable", (client) =>
       Effect.gen(function* () {
-        const client = yield* start
         const read = yield* Effect.fork(client.readResource(name, "contract://hang"))
         yield* serverSaw(client, "started", "contract://hang")
         yield* Fiber.interrupt(read)
@@ -173,9 +165,8 @@ export const transportSuite = (transport: Transport, era: Era) =>
       })
     )
 
-    contractCase("subscribe", "a subscribed resource's update reaches the update stream", () =>
+    add("subscribe", "a subscribed resource's update reaches the update stream", (client) =>
       Effect.gen(function* () {
-        const client = yield* start
         const updates = yield* client.updates
         assert.isTrue(client.supports(name, "subscribe"))
         assert.strictEqual(yield* client.subscribe(name, "contract://text"), "subscribed")
@@ -184,12 +175,11 @@ export const transportSuite = (transport: Transport, era: Era) =>
       })
     )
 
-    contractCase(
+    add(
       "closes",
       "a server that goes away: the request under way and the next one fail saying why the connection closed, and the server is failed",
-      () =>
+      (client) =>
         Effect.gen(function* () {
-          const client = yield* start
           const inFlight = yield* failureOf(client.readResource(name, "contract://exit"))
           assert.strictEqual(
             inFlight.message,
@@ -203,4 +193,25 @@ export const transportSuite = (transport: Transport, era: Era) =>
           )
         })
     )
+
+    /** Cases that leave the connection as they found it share one (a stdio child, an HTTP session); the others have their own. */
+    const sharing = new Set<Case>(["lists", "templates", "reads", "error", "subscribe"])
+    const skipped = (id: Case) => transport.skip?.[era]?.[id]
+    for (const { id, title } of entries) {
+      const reason = skipped(id)
+      if (reason !== undefined) it.scoped.skip(`${title} (skipped: ${reason})`, () => Effect.void)
+    }
+    const shared = entries.filter(({ id }) => sharing.has(id) && skipped(id) === undefined)
+    if (shared.length > 0) {
+      layer(Layer.scoped(ResourceClient.ResourceClient, start), { timeout: "60 seconds" })(
+        "on one connection",
+        (it) => {
+          for (const { title, body } of shared)
+            it.scoped(title, () => Effect.flatMap(ResourceClient.ResourceClient, body))
+        }
+      )
+    }
+    for (const { id, title, body } of entries) {
+      if (!sharing.has(id) && skipped(id) === undefined) it.scoped(title, () => Effect.flatMap(start, body))
+    }
   })
