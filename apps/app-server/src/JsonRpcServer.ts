@@ -29,7 +29,7 @@ import {
 import { Connections, type RequestId } from "./Connections.js"
 import { type Environment, methods } from "./handlers/index.js"
 import { initializeResult } from "./handlers/initialize.js"
-import { type QueueTicket, ThreadQueues, free } from "./internal/threadQueue.js"
+import { type QueueTicket, ThreadQueues, free, withStartPoint } from "./internal/threadQueue.js"
 import { codes, type Method, MethodError, messages, type Prepared, requestIdInFlight } from "./Method.js"
 
 /** The largest accepted message: 8 MiB, not counting the newline. */
@@ -207,10 +207,12 @@ export const makeWith = <R>(
           const requestContext = prepared.requestContext
           const state: InFlight["state"] = { reason: undefined, done: false }
           const key = idKey(id)
-          const body = Effect.suspend(() => prepared.run({ connection, ticket }))
+          const body = Effect.suspend(() => prepared.run({ connection }))
           // Requests not ordered on a thread (reads among them) take no place in any queue.
           const ordered =
-            ticket === free ? body : ticket.ready.pipe(Effect.zipRight(body), Effect.ensuring(ticket.done))
+            ticket === free
+              ? body
+              : ticket.ready.pipe(Effect.zipRight(withStartPoint(ticket, body)), Effect.ensuring(ticket.done))
           // The answer is sent uninterruptibly once the body ends (`finish` never fails; it logs outside the span).
           const end = (exit: Exit.Exit<unknown, unknown>) => {
             state.done = true

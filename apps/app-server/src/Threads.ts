@@ -22,6 +22,7 @@ import { AppOptions } from "./AppOptions.js"
 import type { Connection } from "./Connections.js"
 import { Connections } from "./Connections.js"
 import { failedItem, interruptedMessage } from "./internal/items.js"
+import { reached } from "./internal/threadQueue.js"
 import { ResourceSubscriptions } from "./ResourceSubscriptions.js"
 import { ThreadConfig } from "./internal/params.js"
 import { type MethodError, threadNotFound } from "./Method.js"
@@ -481,7 +482,11 @@ export const make = Effect.gen(function* () {
             }
           })
         )
-      ).pipe(Effect.uninterruptible)
+      ).pipe(
+        // a call's started item is its start point in the thread's queue (internal/threadQueue.ts)
+        Effect.zipRight(event._tag === "itemStarted" ? reached : Effect.void),
+        Effect.uninterruptible
+      )
     })
 
   const recordCompleted = (t: LoadedThread, turnId: string, item: ToolCallItem.McpToolCallItem) =>
