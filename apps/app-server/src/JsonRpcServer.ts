@@ -225,7 +225,8 @@ export const makeWith = <R>(
               onSuccess: (value) => end(Exit.succeed(value))
             })
           )
-          // Forked on the dispatcher's runtime, which holds the environment: nothing to provide per request.
+          // Forked on the dispatcher's runtime, which holds the environment: nothing to provide per request
+          // but an ordered request's start point (above).
           // The body runs in the method's log span and in its MCP request context, both set in the fiber's
           // initial refs in one update (what `Effect.withLogSpan` and `ServerRequests.withContext` do,
           // without their save-and-restore around the body: each of those copies the fiber's refs twice).

@@ -28,6 +28,10 @@ export type Provided = LifecycleSink.LifecycleSink | ToolHooks.ToolHooks | ToolH
 /** A lifecycle item the store did not take, carried through the tool handlers' sink (which cannot fail). */
 class NotRecorded {
   constructor(readonly error: RecordError) {}
+  /** The error's own message (should the marker ever be seen outside this module). */
+  get message(): string {
+    return this.error.message
+  }
 }
 
 /** The operations of the host. */
