@@ -9,7 +9,7 @@
 import { type Config, ToolHook } from "@mcp-resources/protocol"
 import { ToolHooks } from "@mcp-resources/tool-handlers"
 import * as ChildProcess from "node:child_process"
-import { Effect, Either, Schema } from "effect"
+import { Context, Effect, Either, Layer, Schema } from "effect"
 
 /** The most bytes of standard output a hook may print. */
 export const maxStdoutBytes = 1024 * 1024
@@ -256,17 +256,30 @@ export const fromConfig = (config: Config.HooksConfig | undefined, semaphore: Ef
   }
 }
 
-/** The process-wide bound on hook processes running at once. */
-const runs = Effect.unsafeMakeSemaphore(maxConcurrentRuns)
-
-const built = new WeakMap<Config.HooksConfig, ToolHooks.Service>()
-
-/** The hooks of a loaded config (built once per config). */
-export const forConfig = (config: Config.HooksConfig | undefined): ToolHooks.Service => {
-  if (config === undefined) return ToolHooks.none
-  const cached = built.get(config)
-  if (cached !== undefined) return cached
-  const service = fromConfig(config, runs)
-  built.set(config, service)
-  return service
+/** The hooks of loaded configs: one bound on the hook processes running at once, each config's hooks built once. */
+export interface Service {
+  /** The hooks of a loaded config (built once per config object); no config: none. */
+  readonly forConfig: (config: Config.HooksConfig | undefined) => ToolHooks.Service
 }
+
+/** The CommandHooks tag. Layer: `layer`. */
+export class CommandHooks extends Context.Tag("@mcp-resources/app-server/CommandHooks")<CommandHooks, Service>() {}
+
+/** Builds the service: its semaphore bounds the hook processes of every config to {@link maxConcurrentRuns}. */
+export const make: Effect.Effect<Service> = Effect.gen(function* () {
+  const runs = yield* Effect.makeSemaphore(maxConcurrentRuns)
+  const built = new WeakMap<Config.HooksConfig, ToolHooks.Service>()
+  return CommandHooks.of({
+    forConfig: (config) => {
+      if (config === undefined) return ToolHooks.none
+      const cached = built.get(config)
+      if (cached !== undefined) return cached
+      const service = fromConfig(config, runs)
+      built.set(config, service)
+      return service
+    }
+  })
+})
+
+/** The CommandHooks layer (the server builds it once: MainLayer.ts). */
+export const layer: Layer.Layer<CommandHooks> = Layer.effect(CommandHooks, make)

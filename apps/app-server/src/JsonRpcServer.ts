@@ -29,7 +29,7 @@ import {
 import { Connections, type RequestId } from "./Connections.js"
 import { type Environment, methods } from "./handlers/index.js"
 import { initializeResult } from "./handlers/initialize.js"
-import { type QueueTicket, ThreadQueues, free } from "./internal/threadQueue.js"
+import { type QueueTicket, ThreadQueues, free, withStartPoint } from "./internal/threadQueue.js"
 import { codes, type Method, MethodError, messages, type Prepared, requestIdInFlight } from "./Method.js"
 
 /** The largest accepted message: 8 MiB, not counting the newline. */
@@ -207,10 +207,12 @@ export const makeWith = <R>(
           const requestContext = prepared.requestContext
           const state: InFlight["state"] = { reason: undefined, done: false }
           const key = idKey(id)
-          const body = Effect.suspend(() => prepared.run({ connection, ticket }))
+          const body = Effect.suspend(() => prepared.run({ connection }))
           // Requests not ordered on a thread (reads among them) take no place in any queue.
           const ordered =
-            ticket === free ? body : ticket.ready.pipe(Effect.zipRight(body), Effect.ensuring(ticket.done))
+            ticket === free
+              ? body
+              : ticket.ready.pipe(Effect.zipRight(withStartPoint(ticket, body)), Effect.ensuring(ticket.done))
           // The answer is sent uninterruptibly once the body ends (`finish` never fails; it logs outside the span).
           const end = (exit: Exit.Exit<unknown, unknown>) => {
             state.done = true
@@ -223,7 +225,8 @@ export const makeWith = <R>(
               onSuccess: (value) => end(Exit.succeed(value))
             })
           )
-          // Forked on the dispatcher's runtime, which holds the environment: nothing to provide per request.
+          // Forked on the dispatcher's runtime, which holds the environment: nothing to provide per request
+          // but an ordered request's start point (above).
           // The body runs in the method's log span and in its MCP request context, both set in the fiber's
           // initial refs in one update (what `Effect.withLogSpan` and `ServerRequests.withContext` do,
           // without their save-and-restore around the body: each of those copies the fiber's refs twice).

@@ -1,6 +1,6 @@
 /**
  * The only place layers are composed: config, persistence, the resource client, origins, skills,
- * threads, the dispatcher and the transports, with the logger of `Logging.ts`.
+ * threads, the tool host, the dispatcher and the transports, with the logger of `Logging.ts`.
  */
 import { ResourceClient, ScopeChallenges, ServerEntry, TokenStore } from "@mcp-resources/resource-client"
 import { OriginStore } from "@mcp-resources/resource-origins"
@@ -8,6 +8,7 @@ import { ExtensionSkills, Skills } from "@mcp-resources/skills"
 import { ThreadStore } from "@mcp-resources/thread-store"
 import { Effect, Layer } from "effect"
 import * as AppOptions from "./AppOptions.js"
+import * as CommandHooks from "./CommandHooks.js"
 import * as Connections from "./Connections.js"
 import * as Elicitation from "./Elicitation.js"
 import { loadConfig } from "./handlers/config.js"
@@ -19,6 +20,7 @@ import * as ResourceSubscriptions from "./ResourceSubscriptions.js"
 import * as StdioServerTransport from "./StdioServerTransport.js"
 import * as StopSignal from "./StopSignal.js"
 import * as Threads from "./Threads.js"
+import * as ToolHost from "./ToolHost.js"
 
 /** The logger of `Logging.ts` (kept here for callers that composed it from this module). */
 export { loggerLayer }
@@ -70,7 +72,9 @@ export const layer = (
       )
       const watched = ResourceSubscriptions.layer.pipe(Layer.provideMerge(extension))
       const threads = Threads.layer.pipe(Layer.provideMerge(watched))
-      const bound = Elicitation.layerBind.pipe(Layer.provideMerge(threads))
+      // what a tool call runs with: its items recorded in its thread, the config's hooks, the audit
+      const host = ToolHost.layer.pipe(Layer.provideMerge(Layer.merge(threads, CommandHooks.layer)))
+      const bound = Elicitation.layerBind.pipe(Layer.provideMerge(host))
       const server = JsonRpcServer.layer.pipe(Layer.provideMerge(bound))
       const transports = Layer.mergeAll(
         options.stdio ? StdioServerTransport.layer : Layer.empty,

@@ -40,15 +40,13 @@ export const threadNotFound = (threadId: string): MethodError => invalidRequest(
 export interface Ticket {
   /** Completes when the request may run. */
   readonly ready: Effect.Effect<void>
-  /** Lets later requests of the thread start (a tool call calls it once its started item is recorded). */
+  /** Lets later requests of the thread start (a tool call's, once its started item is recorded: internal/threadQueue.ts). */
   readonly release: Effect.Effect<void>
 }
 
 /** What a handler receives besides its params. */
 export interface RequestContext {
   readonly connection: Connection
-  /** The thread's queue position, for `tool/call` (its started item must be recorded in arrival order). */
-  readonly ticket: Ticket
 }
 
 /** How a method is ordered on its thread: `exclusive` waits for every earlier request; `call` for the earlier start points. */

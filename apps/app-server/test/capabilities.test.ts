@@ -9,6 +9,7 @@ import { SkillsExtensionSubscribers } from "../src/handlers/skillsExtension.js"
 import * as JsonRpcServer from "../src/JsonRpcServer.js"
 import { ResourceSubscriptions } from "../src/ResourceSubscriptions.js"
 import { Threads } from "../src/Threads.js"
+import { ToolHost } from "../src/ToolHost.js"
 import { errorOf, resultOf, start, tempDir } from "./utils/AppServerProcess.js"
 
 // `initialize` touches none of the thread, resource or skills services: they are left unimplemented here
@@ -28,6 +29,7 @@ const dispatcher = JsonRpcServer.layer.pipe(
     Layer.mergeAll(
       Connections.layer,
       unused(Threads),
+      unused(ToolHost),
       unused(ResourceClient.ResourceClient),
       unused(OriginStore.OriginStore),
       unused(Skills.Skills),

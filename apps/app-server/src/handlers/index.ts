@@ -6,6 +6,7 @@ import type { AppOptions } from "../AppOptions.js"
 import type { Method } from "../Method.js"
 import type { ResourceSubscriptions } from "../ResourceSubscriptions.js"
 import type { Threads } from "../Threads.js"
+import type { ToolHost } from "../ToolHost.js"
 import { configMethods } from "./config.js"
 import { oauthMethods } from "./oauth.js"
 import { resourceMethods } from "./resources.js"
@@ -35,6 +36,7 @@ const table = {
 /** What the handlers need from the main layer. */
 export type Environment =
   | Threads
+  | ToolHost
   | ResourceClient.ResourceClient
   | OriginStore.OriginStore
   | Skills.Skills

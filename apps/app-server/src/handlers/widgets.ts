@@ -10,14 +10,14 @@
 import { type Config, Errors, type Mcp, ResourcePolicy, type ToolCallItem, Widget } from "@mcp-resources/protocol"
 import { ResourceClient } from "@mcp-resources/resource-client"
 import { CallScopedRead } from "@mcp-resources/resource-origins"
-import { LifecycleSink, ToolHandlers, ToolHooks, WidgetCalls } from "@mcp-resources/tool-handlers"
+import type { LifecycleSink } from "@mcp-resources/tool-handlers"
+import { ToolHandlers, WidgetCalls } from "@mcp-resources/tool-handlers"
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
-import * as CommandHooks from "../CommandHooks.js"
-import { failedItem, resultNotStoredMessage } from "../internal/items.js"
 import { invalidRequest, type MethodError, messages, method } from "../Method.js"
 import type { Connection } from "../Connections.js"
 import { type Thread, Threads } from "../Threads.js"
+import { ToolHost } from "../ToolHost.js"
 
 /** How many pages of `resources/list` are looked through for a widget's list entry. */
 export const maxListPages = 16
@@ -174,7 +174,7 @@ export const widgetMethods = {
   "mcp/widget/callTool": method("mcp/widget/callTool", {
     run: (p, { connection }) =>
       Effect.gen(function* () {
-        const { thread, config, threads, turnId, item } = yield* originatingCall(connection, p.threadId, p.callId)
+        const { thread, threads, turnId, item } = yield* originatingCall(connection, p.threadId, p.callId)
         const tool = yield* threads.withToolContext(thread, (context) => context.set.toolInfo(item.server, p.name))
         if (Option.isNone(tool))
           return yield* Effect.fail(invalidRequest(messages.widgetToolNotFound(item.server, p.name)))
@@ -182,40 +182,12 @@ export const widgetMethods = {
           return yield* Effect.fail(invalidRequest(messages.widgetToolNotForApps(p.name)))
         }
         const itemId = `${p.callId}/widget/${randomUUID()}`
-        const notification = (kind: "started" | "completed", value: ToolCallItem.McpToolCallItem) => ({
-          method: `item/${kind}`,
-          params: { threadId: thread.id, turnId, item: value }
-        })
-        // the items are recorded as the model's are (tools.ts), in the originating call's turn
-        let started: ToolCallItem.McpToolCallItem | undefined
-        const sink = LifecycleSink.LifecycleSink.of({
-          emit: ({ phase, item: value }) =>
-            Effect.gen(function* () {
-              if (phase === "started") {
-                yield* threads.record(thread, { _tag: "itemStarted", turnId, item: value }, notification(phase, value))
-                started = value
-              } else {
-                const startedItem = started ?? value
-                yield* threads.recordCompletion(thread, turnId, value, (cause) =>
-                  failedItem(startedItem, resultNotStoredMessage(cause), value.durationMs)
-                )
-              }
-            }).pipe(Effect.orDie)
-        })
-        // host policy (docs/policy.md): the model's rules for this tool, the hooks, and the audit record
-        const audit = ToolHooks.ToolAudit.of({
-          record: (record) =>
-            threads
-              .record(thread, { _tag: "toolAudited", turnId, audit: record })
-              .pipe(
-                Effect.catchAll((error) =>
-                  Effect.logWarning(`The audit record of call '${record.callId}' was not stored: ${error.message}`)
-                )
-              )
-        })
-        const ended = yield* threads
-          .withToolContext(
+        // host policy (docs/policy.md): the model's rules for this tool, the hooks, and the audit record;
+        // the items are recorded as the model's are (ToolHost.ts), in the originating call's turn
+        const ended = yield* Effect.flatMap(ToolHost, (host) =>
+          host.widgetCall(
             thread,
+            turnId,
             (context): Effect.Effect<WidgetCalls.Outcome, MethodError, LifecycleSink.LifecycleSink> =>
               // a tool the app policy disables is not the model's either
               ToolHandlers.isToolEnabled(context, item.server, tool.value)
@@ -228,11 +200,7 @@ export const widgetMethods = {
                   })
                 : Effect.fail(invalidRequest(messages.widgetToolDisabled(p.name)))
           )
-          .pipe(
-            Effect.provideService(LifecycleSink.LifecycleSink, sink),
-            Effect.provideService(ToolHooks.ToolHooks, CommandHooks.forConfig(config.hooks)),
-            Effect.provideService(ToolHooks.ToolAudit, audit)
-          )
+        )
         if (ended._tag === "failed") return yield* Effect.fail(ended.error)
         if (ended._tag === "refused") return yield* Effect.fail(new Errors.AccessError({ message: ended.message }))
         return { itemId, result: ended.result }

@@ -4,16 +4,35 @@
  * `call` (tool/call) waits until the earlier requests reached their start point, then lets the next one
  * go once its started item is recorded. Tickets are taken synchronously, in arrival order.
  *
+ * A `call` reaches its start point when its started item is recorded: the thread's state says so
+ * ({@link reached}, ThreadState.record) through the {@link StartPoint} the dispatcher gives the body of
+ * every ordered request; nothing else releases a ticket early.
+ *
  * {@link ThreadQueues} owns every queue: one exists only while a request of its thread is in flight,
  * so ids that name no thread (or threads long idle) hold no memory.
  */
-import { Deferred, Effect, Exit, FiberId } from "effect"
+import { Context, Deferred, Effect, Exit, FiberId, Option } from "effect"
 import type { Ordering, Ticket } from "../Method.js"
 
 /** A ticket plus the completion the server signals when the request ends. */
 export interface QueueTicket extends Ticket {
   readonly done: Effect.Effect<void>
 }
+
+/** The start point of the request whose body runs (the dispatcher provides it to ordered requests). */
+export class StartPoint extends Context.Tag("@mcp-resources/app-server/StartPoint")<
+  StartPoint,
+  { readonly reached: Effect.Effect<void> }
+>() {}
+
+/** The running request reached its start point: later requests of its thread may start (outside an ordered request: nothing). */
+export const reached: Effect.Effect<void> = Effect.flatMap(Effect.serviceOption(StartPoint), (point) =>
+  Option.isSome(point) ? point.value.reached : Effect.void
+)
+
+/** Runs an ordered request's body with its ticket's start point. */
+export const withStartPoint = <A, E, R>(ticket: Ticket, body: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.provideService(body, StartPoint, { reached: ticket.release })
 
 /** A ticket that never waits (requests that are not ordered on a thread). */
 export const free: QueueTicket = { ready: Effect.void, release: Effect.void, done: Effect.void }
