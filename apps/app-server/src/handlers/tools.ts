@@ -84,17 +84,20 @@ export const toolMethods = {
               Effect.uninterruptible
             )
         })
-        // extended profile: each successful read subscribes the thread to the resource, recorded with this turn
+        // a profile that watches reads (extended) subscribes the thread to each resource read, recorded with this turn
         const resourceChanges = (yield* ResourceSubscriptions).watch(thread.id, p.turnId, (event) =>
           Effect.uninterruptible(threads.record(thread, event))
         )
         const output = yield* threads
           .withToolContext(thread, (context) =>
-            ToolHandlers.callTool(context.profile === "extended" ? { ...context, resourceChanges } : context, {
-              callId: p.callId,
-              name: p.name,
-              arguments: p.arguments
-            })
+            ToolHandlers.callTool(
+              { ...context, resourceChanges },
+              {
+                callId: p.callId,
+                name: p.name,
+                arguments: p.arguments
+              }
+            )
           )
           .pipe(
             Effect.provideService(LifecycleSink.LifecycleSink, sink),
