@@ -1,7 +1,7 @@
 /** The extended tool profile through the app-server: `[tools] profile`, `thread/start` `config.toolProfile`, `contentItems`. */
 import { assert, describe, it } from "@effect/vitest"
 import { type FixtureSpec, stdioCommand } from "@mcp-resources/fixtures"
-import { Extended, ToolSpecs } from "@mcp-resources/tool-handlers"
+import { ToolSpecs } from "@mcp-resources/tool-handlers"
 import { Effect } from "effect"
 import {
   type AppServer,
@@ -48,7 +48,7 @@ describe("the extended profile over the app-server", () => {
       const codex = yield* threadWithTurn(app)
       const extended = yield* threadWithTurn(app, { config: { toolProfile: "extended" } })
       assert.deepStrictEqual(yield* readSpec(app, codex.threadId), ToolSpecs.readMcpResource)
-      assert.deepStrictEqual(yield* readSpec(app, extended.threadId), Extended.readMcpResource)
+      assert.deepStrictEqual(yield* readSpec(app, extended.threadId), ToolSpecs.extended.readMcpResource)
 
       const plain = yield* readPng(app, codex.threadId, "c1")
       assert.deepStrictEqual(Object.keys(plain), ["callId", "output", "success"])
@@ -87,7 +87,7 @@ describe("the extended profile over the app-server", () => {
       })
       const app = yield* startInitialized({ config })
       const thread = yield* threadWithTurn(app)
-      assert.deepStrictEqual(yield* readSpec(app, thread.threadId), Extended.readMcpResource)
+      assert.deepStrictEqual(yield* readSpec(app, thread.threadId), ToolSpecs.extended.readMcpResource)
       const codex = yield* threadWithTurn(app, { config: { toolProfile: "codex" } })
       assert.deepStrictEqual(yield* readSpec(app, codex.threadId), ToolSpecs.readMcpResource)
       const refused = yield* app.request("thread/start", { config: { toolProfile: "fancy" } })

@@ -1,9 +1,11 @@
 /**
  * Argument handling of the model tools (resource-tools.md section 5): raw text to a JSON object,
- * the list and read field rules, normalisation. Every failure is a model-facing ParameterError.
+ * the list and read field rules (with the extended profile's window and template as options), the
+ * completion tool's, normalisation. Every failure is a model-facing ParameterError.
  */
 import { AppServer, Errors, Messages } from "@mcp-resources/protocol"
 import { Either } from "effect"
+import { messages } from "./internal/extended/messages.js"
 
 /** A parsed JSON object, exactly as the model sent it. */
 export type JsonObject = Readonly<Record<string, unknown>>
@@ -82,12 +84,96 @@ export const parseListArguments = (text: string): Either.Either<ListArguments, E
     }
   })
 
-/** Arguments of `read_mcp_resource` (section 5.3): no arguments is treated like `{}`. */
-export const parseReadArguments = (text: string): Either.Either<ReadArguments, Errors.ParameterError> => {
+/** What `read_mcp_resource` accepts beside `server` and `uri` (the codex profile: neither). */
+export interface ReadOptions {
+  /** `offset` and `length`, in UTF-8 bytes (the extended profile's window). */
+  readonly window?: boolean
+  /** `uriTemplate` and `arguments` instead of `uri` (the extended profile). */
+  readonly templates?: boolean
+}
+
+/** The window of a read: where it starts and the most bytes it shows. */
+export interface Window {
+  readonly offset?: number
+  readonly length?: number
+}
+
+/** Read arguments with the window. */
+export interface WindowArguments extends ReadArguments, Window {}
+
+/** Read arguments given a template: the server, the template, its values, the window. */
+export interface TemplateReadArguments extends Window {
+  readonly raw: JsonObject
+  readonly server: string
+  readonly uriTemplate: string
+  readonly values: Readonly<Record<string, string>>
+}
+
+/** What a read with templates reads: a URI, or a template with its values. */
+export type ReadTarget =
+  | ({ readonly _tag: "uri" } & WindowArguments)
+  | ({ readonly _tag: "template" } & TemplateReadArguments)
+
+const byteCount = (
+  raw: JsonObject,
+  field: "offset" | "length"
+): Either.Either<number | undefined, Errors.ParameterError> => {
+  const value = Object.hasOwn(raw, field) ? raw[field] : undefined
+  if (value === undefined || value === null) return Either.right(undefined)
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+    return fail(messages.notByteCount(field, value))
+  }
+  return Either.right(value)
+}
+
+const windowOf = (raw: JsonObject): Either.Either<Window, Errors.ParameterError> => {
+  const offset = byteCount(raw, "offset")
+  if (Either.isLeft(offset)) return Either.left(offset.left)
+  const length = byteCount(raw, "length")
+  if (Either.isLeft(length)) return Either.left(length.left)
+  return Either.right({
+    ...(offset.right === undefined ? {} : { offset: offset.right }),
+    ...(length.right === undefined ? {} : { length: length.right })
+  })
+}
+
+const present = (raw: JsonObject, field: string): boolean =>
+  Object.hasOwn(raw, field) && raw[field] !== undefined && raw[field] !== null
+
+/** A required string field, trimmed and non-blank (the blank message is `blank`; none: kept as sent). */
+const requiredString = (
+  raw: JsonObject,
+  field: string,
+  blank: string | undefined
+): Either.Either<string, Errors.ParameterError> => {
+  if (!Object.hasOwn(raw, field)) return fail(Messages.args.missingField(field))
+  const value = raw[field]
+  if (typeof value !== "string") return fail(Messages.args.mustBeString(field, Messages.jsonKind(value)))
+  if (blank === undefined) return Either.right(value)
+  const trimmed = value.trim()
+  return trimmed === "" ? fail(blank) : Either.right(trimmed)
+}
+
+/** An optional object of strings (`null` or absent: empty). */
+export const stringObject = (
+  raw: JsonObject,
+  field: string
+): Either.Either<Readonly<Record<string, string>>, Errors.ParameterError> => {
+  if (!present(raw, field)) return Either.right({})
+  const value = raw[field]
+  if (Messages.jsonKind(value) !== "object") return fail(messages.notStringObject(field, value))
+  // no prototype: a variable named `__proto__` is a value like any other
+  const values: Record<string, string> = Object.create(null) as Record<string, string>
+  for (const [name, entry] of Object.entries(value as Record<string, unknown>)) {
+    if (typeof entry !== "string") return fail(messages.notStringValue(field, name, entry))
+    values[name] = entry
+  }
+  return Either.right(values)
+}
+
+/** The codex rules of `server` and `uri` (section 5.3) on a parsed object. */
+const uriArguments = (raw: JsonObject): Either.Either<ReadArguments, Errors.ParameterError> => {
   // plain checks rather than Either steps: this runs on every read
-  const parsed = parseRaw(text)
-  if (Either.isLeft(parsed)) return Either.left(parsed.left)
-  const raw = parsed.right ?? {}
   // Both fields are type-checked before either is normalised.
   if (!Object.hasOwn(raw, "server")) return fail(Messages.args.missingField("server"))
   const server = raw.server
@@ -101,3 +187,77 @@ export const parseReadArguments = (text: string): Either.Either<ReadArguments, E
   if (normalisedUri === "") return fail(Messages.args.uriMustBeProvided)
   return Either.right({ raw, server: normalisedServer, uri: normalisedUri })
 }
+
+const windowed = (raw: JsonObject, read: ReadArguments): Either.Either<WindowArguments, Errors.ParameterError> =>
+  Either.map(windowOf(raw), (window) => ({ ...read, ...window }))
+
+const templateArguments = (raw: JsonObject, window: boolean): Either.Either<ReadTarget, Errors.ParameterError> =>
+  Either.gen(function* () {
+    const server = yield* requiredString(raw, "server", Messages.args.serverMustBeProvided)
+    const uriTemplate = yield* requiredString(raw, "uriTemplate", messages.uriOrTemplate(false))
+    const values = yield* stringObject(raw, "arguments")
+    const range = window ? yield* windowOf(raw) : {}
+    return { _tag: "template" as const, raw, server, uriTemplate, values, ...range }
+  })
+
+/**
+ * Arguments of `read_mcp_resource` (section 5.3): no arguments is treated like `{}`. The codex
+ * profile's read takes `server` and `uri`; `window` adds `offset` and `length`; `templates` takes
+ * exactly one of `uri` and `uriTemplate` (with `arguments`, an object of strings) and tags the target.
+ */
+export function parseReadArguments(text: string): Either.Either<ReadArguments, Errors.ParameterError>
+export function parseReadArguments(
+  text: string,
+  options: ReadOptions & { readonly templates: true }
+): Either.Either<ReadTarget, Errors.ParameterError>
+export function parseReadArguments(
+  text: string,
+  options: ReadOptions & { readonly window: true }
+): Either.Either<WindowArguments, Errors.ParameterError>
+export function parseReadArguments(
+  text: string,
+  options?: ReadOptions
+): Either.Either<WindowArguments | ReadTarget, Errors.ParameterError>
+export function parseReadArguments(
+  text: string,
+  options: ReadOptions = {}
+): Either.Either<WindowArguments | ReadTarget, Errors.ParameterError> {
+  const parsed = parseRaw(text)
+  if (Either.isLeft(parsed)) return Either.left(parsed.left)
+  const raw = parsed.right ?? {}
+  if (options.templates === true) {
+    const hasUri = present(raw, "uri")
+    const hasTemplate = present(raw, "uriTemplate")
+    if (hasUri && hasTemplate) return fail(messages.uriOrTemplate(true))
+    if (hasTemplate) return templateArguments(raw, options.window === true)
+    if (!hasUri && Object.hasOwn(raw, "server")) return fail(messages.uriOrTemplate(false))
+  }
+  const read = uriArguments(raw)
+  if (Either.isLeft(read) || options.window !== true) {
+    return options.templates === true ? Either.map(read, (args) => ({ _tag: "uri" as const, ...args })) : read
+  }
+  const withWindow = windowed(raw, read.right)
+  return options.templates === true ? Either.map(withWindow, (args) => ({ _tag: "uri" as const, ...args })) : withWindow
+}
+
+/** Arguments of `complete_mcp_resource_argument`. */
+export interface CompleteArguments {
+  readonly raw: JsonObject
+  readonly server: string
+  readonly uriTemplate: string
+  readonly argument: string
+  readonly value: string
+  readonly context: Readonly<Record<string, string>>
+}
+
+/** Parses the arguments of `complete_mcp_resource_argument`. */
+export const parseCompleteArguments = (text: string): Either.Either<CompleteArguments, Errors.ParameterError> =>
+  Either.gen(function* () {
+    const raw = (yield* parseRaw(text)) ?? {}
+    const server = yield* requiredString(raw, "server", Messages.args.serverMustBeProvided)
+    const uriTemplate = yield* requiredString(raw, "uriTemplate", `${Messages.args.missingField("uriTemplate")}`)
+    const argument = yield* requiredString(raw, "argument", Messages.args.missingField("argument"))
+    const value = yield* requiredString(raw, "value", undefined)
+    const context = yield* stringObject(raw, "context")
+    return { raw, server, uriTemplate, argument, value, context }
+  })

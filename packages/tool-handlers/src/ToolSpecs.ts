@@ -1,6 +1,8 @@
 /**
- * The three model-facing resource tools in the Responses API function form (resource-tools.md
- * section 3). Key order is API: `JSON.stringify` of each value is byte-identical to the spec.
+ * The spec text of every model-facing resource tool in the Responses API function form: the codex
+ * profile's three (resource-tools.md section 3), and the extended profile's, derived from them by
+ * override, with its completion tool. Key order is API: `JSON.stringify` of each value is
+ * byte-identical to the spec (an override keeps the place of every key it replaces).
  */
 import type { ToolPayload } from "@mcp-resources/protocol"
 
@@ -83,3 +85,118 @@ export const resourceToolSpecs: ReadonlyArray<ToolPayload.ToolSpec> = [
 
 /** The names of the three resource tools. */
 export const resourceToolNames: ReadonlyArray<string> = resourceToolSpecs.map((spec) => spec.name)
+
+/** A spec with some fields replaced: `parameters.properties` is merged (new properties go last). */
+export interface SpecOverride {
+  readonly description?: string
+  readonly properties?: Readonly<Record<string, unknown>>
+  readonly required?: ReadonlyArray<string>
+}
+
+/** `spec` with the fields of `override` replaced, every key in its place. */
+export const override = (spec: ToolPayload.ToolSpec, changes: SpecOverride): ToolPayload.ToolSpec => {
+  const parameters = spec.parameters as Readonly<Record<string, unknown>>
+  return {
+    ...spec,
+    ...(changes.description === undefined ? {} : { description: changes.description }),
+    ...(changes.properties === undefined && changes.required === undefined
+      ? {}
+      : {
+          parameters: {
+            ...parameters,
+            ...(changes.properties === undefined
+              ? {}
+              : {
+                  properties: {
+                    ...(parameters.properties as Readonly<Record<string, unknown>>),
+                    ...changes.properties
+                  }
+                }),
+            ...(changes.required === undefined ? {} : { required: changes.required })
+          }
+        })
+  } as ToolPayload.ToolSpec
+}
+
+/** The extended profile's specs: the codex ones with windows, templates and large resources described. */
+export const extended = {
+  /** `list_mcp_resources`: marks large resources. */
+  listMcpResources: override(listMcpResources, {
+    description: `${listMcpResources.description} A resource marked "large": true is bigger than one tool output; read_mcp_resource returns it in windows you can page through with offset.`
+  }),
+  /** `list_mcp_resource_templates`: the codex spec. */
+  listMcpResourceTemplates,
+  /** `read_mcp_resource`: by `uri` or by `uriTemplate` and `arguments`; `offset` and `length` in UTF-8 bytes. */
+  readMcpResource: override(readMcpResource, {
+    description:
+      "Read a specific resource from an MCP server given the server name and resource URI. Text larger than one tool output comes in windows: the output ends with a note giving the byte range shown, the total size and the offset to pass next; call again with that offset to read on until the note says it is the end. Images come as images; other binary content (PDF, audio, archives) is described by MIME type and size, its bytes are not sent.",
+    properties: {
+      uri: {
+        type: "string",
+        description:
+          "Resource URI to read. Must be one of the URIs returned by list_mcp_resources. Give either uri or uriTemplate, not both."
+      },
+      uriTemplate: {
+        type: "string",
+        description:
+          "Instead of uri: a resource template exactly as list_mcp_resource_templates returns it; the URI is built from it and arguments."
+      },
+      arguments: {
+        type: "object",
+        additionalProperties: { type: "string" },
+        description:
+          'With uriTemplate: a string value for every variable the template lists (its \'variables\'), e.g. {"id": "42"}. Values are given as they are; the encoding is applied for you.'
+      },
+      offset: {
+        type: "integer",
+        minimum: 0,
+        description:
+          "Where the window starts, in UTF-8 bytes of the resource's text (all text contents in order). Take it from the previous window's note; omit for the start."
+      },
+      length: {
+        type: "integer",
+        minimum: 0,
+        description: "The most bytes of text to return; omit for as much as fits in one tool output."
+      }
+    },
+    required: ["server"]
+  })
+} as const
+
+/** `complete_mcp_resource_argument`: candidate values for one variable of a resource template. */
+export const completeMcpResourceArgument: ToolPayload.ToolSpec = {
+  type: "function",
+  name: "complete_mcp_resource_argument",
+  description:
+    "Suggest values for one variable of an MCP resource template, from the server that lists it. Use it to find a value to pass in read_mcp_resource's arguments with that uriTemplate.",
+  strict: false,
+  parameters: {
+    type: "object",
+    properties: {
+      server: {
+        type: "string",
+        description: "MCP server name exactly as configured, as returned by list_mcp_resource_templates."
+      },
+      uriTemplate: {
+        type: "string",
+        description: "The resource template exactly as list_mcp_resource_templates returns it."
+      },
+      argument: { type: "string", description: "The name of the variable to complete." },
+      value: { type: "string", description: "What is known of the value so far (may be empty)." },
+      context: {
+        type: "object",
+        additionalProperties: { type: "string" },
+        description: "Values already chosen for the template's other variables."
+      }
+    },
+    required: ["server", "uriTemplate", "argument", "value"],
+    additionalProperties: false
+  }
+}
+
+/** The extended profile's three resource tools, in the order they are offered. */
+export const extendedResourceToolSpecs: ReadonlyArray<ToolPayload.ToolSpec> = [
+  extended.listMcpResources,
+  extended.listMcpResourceTemplates,
+  extended.readMcpResource
+]

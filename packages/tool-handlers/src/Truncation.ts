@@ -5,8 +5,8 @@
  */
 import { Truncation } from "@mcp-resources/protocol"
 
-/** `{mode: "bytes" | "tokens", limit}` (re-exported from protocol). */
-export type TruncationPolicy = Truncation.TruncationPolicy
+/** `{mode: "bytes" | "tokens", limit}`: protocol's Truncation owns the policy and its effective limit. */
+type TruncationPolicy = Truncation.TruncationPolicy
 
 /** The result of {@link splitMiddle}: the kept prefix and suffix and how many characters lie between. */
 export interface Split {
@@ -238,6 +238,3 @@ export const truncatePiecesOutput = (pieces: ReadonlyArray<string>, configured: 
 /** Truncates model output under a configured policy: applies the effective limit `ceil(limit * 1.2)` first. */
 export const truncateOutput = (s: string, configured: TruncationPolicy): string =>
   truncateText(s, Truncation.effective(configured))
-
-/** The effective policy of a configured one (re-exported from protocol). */
-export const effective = Truncation.effective

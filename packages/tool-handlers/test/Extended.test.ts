@@ -67,7 +67,7 @@ describe("extended profile: the switch", () => {
       const codex = yield* ToolHandlers.listTools(ctx)
       assert.deepStrictEqual(codex.slice(0, 3), [...ToolSpecs.resourceToolSpecs])
       const tools = yield* ToolHandlers.listTools(extended(ctx))
-      assert.deepStrictEqual(tools.slice(0, 3), [...Extended.resourceToolSpecs])
+      assert.deepStrictEqual(tools.slice(0, 3), [...ToolSpecs.extendedResourceToolSpecs])
       const readSpec = tools.find((t) => t.name === "read_mcp_resource")!
       assert.deepStrictEqual(Object.keys(readSpec.parameters.properties as object), [
         "server",

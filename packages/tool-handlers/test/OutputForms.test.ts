@@ -6,7 +6,6 @@ import type Anthropic from "@anthropic-ai/sdk"
 import { assert, describe, it } from "@effect/vitest"
 import type OpenAI from "openai"
 import { OutputForms, ToolHandlers, ToolSpecs } from "../src/index.js"
-import * as Extended from "../src/Extended.js"
 
 const png = "iVBORw0KGgo="
 const withImage: ToolHandlers.ToolOutput = {
@@ -64,7 +63,7 @@ describe("output forms", () => {
   })
 
   it("the exported tool specs fit the official tool types (Anthropic input_schema has type object)", () => {
-    for (const specs of [ToolSpecs.resourceToolSpecs, Extended.resourceToolSpecs]) {
+    for (const specs of [ToolSpecs.resourceToolSpecs, ToolSpecs.extendedResourceToolSpecs]) {
       const responses: ReadonlyArray<OpenAI.Responses.FunctionTool> = ToolHandlers.exportTools(specs, "responses")
       const chat: ReadonlyArray<OpenAI.Chat.ChatCompletionFunctionTool> = ToolHandlers.exportTools(
         specs,

@@ -2,7 +2,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
 import fc from "fast-check"
-import { Extended } from "../src/index.js"
+import { Arguments, Extended } from "../src/index.js"
 
 describe("template variables", () => {
   it("each expression's names, once each, operators and modifiers dropped", () => {
@@ -31,7 +31,7 @@ describe("template variables", () => {
           { requiredKeys: [] }
         ),
         (raw) => {
-          const parsed = Extended.parseReadTarget(JSON.stringify(raw))
+          const parsed = Arguments.parseReadArguments(JSON.stringify(raw), { window: true, templates: true })
           if (Either.isLeft(parsed)) return parsed.left.message.length > 0
           return parsed.right._tag === "uri" ? parsed.right.uri.length > 0 : parsed.right.uriTemplate.length > 0
         }

@@ -9,7 +9,7 @@ import { templateStdioCommand, templateVectors, type Command } from "@mcp-resour
 import { Config } from "@mcp-resources/protocol"
 import { McpTransport, ResourceClient, type ServerEntry } from "@mcp-resources/resource-client"
 import { Context, Effect, Layer } from "effect"
-import { Extended, LifecycleSink, ToolHandlers, ToolSpecs } from "../src/index.js"
+import { LifecycleSink, ToolHandlers, ToolSpecs } from "../src/index.js"
 import { entryDefaults } from "./ServerMatrix.js"
 
 const stdio = (
@@ -187,7 +187,7 @@ layer(setsLayer, { timeout: "120 seconds" })("extended profile: resource templat
           tools.slice(0, 4).map((t) => t.name),
           [...ToolSpecs.resourceToolNames, "complete_mcp_resource_argument"]
         )
-        assert.deepStrictEqual(tools[3], Extended.completeMcpResourceArgument)
+        assert.deepStrictEqual(tools[3], ToolSpecs.completeMcpResourceArgument)
         const without = yield* ToolHandlers.listTools(extended(sets.plainOnly))
         assert.isFalse(without.some((t) => t.name === "complete_mcp_resource_argument"))
         const codex = yield* ToolHandlers.listTools(sets.all)

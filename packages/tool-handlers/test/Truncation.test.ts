@@ -1,12 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
+import { Truncation as Policy } from "@mcp-resources/protocol"
 import { Truncation } from "../src/index.js"
 
 const emoji = "😀"
 const r1 = `${emoji.repeat(10)}\nsecond line with text\n`
 const r6 = "this is an example of a long output that should be truncated"
-const bytes = (limit: number): Truncation.TruncationPolicy => ({ mode: "bytes", limit })
-const tokens = (limit: number): Truncation.TruncationPolicy => ({ mode: "tokens", limit })
+const bytes = (limit: number): Policy.TruncationPolicy => ({ mode: "bytes", limit })
+const tokens = (limit: number): Policy.TruncationPolicy => ({ mode: "tokens", limit })
 
 const readPayload = (extra = "") =>
   `{"server":"hosted","uri":"skill://large/SKILL.md",${extra}"contents":[{"uri":"skill://large/SKILL.md","mimeType":"text/markdown","text":"${"x".repeat(16000)}"}]}`
@@ -15,7 +16,7 @@ const firstBytes = (s: string, n: number) => Buffer.from(s).subarray(0, n).toStr
 const lastBytes = (s: string, n: number) => Buffer.from(s).subarray(-n).toString("utf8")
 
 describe("truncateText vectors (resource-tools.md 10.3)", () => {
-  const vectors: ReadonlyArray<readonly [string, string, Truncation.TruncationPolicy, string]> = [
+  const vectors: ReadonlyArray<readonly [string, string, Policy.TruncationPolicy, string]> = [
     ["R-1", r1, bytes(20), `${emoji}${emoji}…21 chars truncated…with text\n`],
     ["R-2", r1, tokens(8), `${emoji.repeat(4)}…8 tokens truncated… line with text\n`],
     ["R-3", "abcdef", tokens(0), "…2 tokens truncated…"],
@@ -65,10 +66,10 @@ describe("truncateText vectors (resource-tools.md 10.3)", () => {
   })
 
   it("R-19: the effective policy multiplies the limit by 1.2, rounding up", () => {
-    assert.deepStrictEqual(Truncation.effective(bytes(8000)), bytes(9600))
-    assert.deepStrictEqual(Truncation.effective(bytes(10000)), bytes(12000))
-    assert.deepStrictEqual(Truncation.effective(bytes(1024)), bytes(1229))
-    assert.deepStrictEqual(Truncation.effective(tokens(10000)), tokens(12000))
+    assert.deepStrictEqual(Policy.effective(bytes(8000)), bytes(9600))
+    assert.deepStrictEqual(Policy.effective(bytes(10000)), bytes(12000))
+    assert.deepStrictEqual(Policy.effective(bytes(1024)), bytes(1229))
+    assert.deepStrictEqual(Policy.effective(tokens(10000)), tokens(12000))
   })
 
   it("truncateOutput applies the effective policy: configured bytes 8000 truncates R-15 like bytes 9600", () => {
@@ -104,7 +105,7 @@ describe("splitMiddle vectors", () => {
 })
 
 /** A direct, per-character reading of section 10.2 to compare the byte-offset implementation against. */
-const reference = (s: string, policy: Truncation.TruncationPolicy): string => {
+const reference = (s: string, policy: Policy.TruncationPolicy): string => {
   const chars = Array.from(s)
   const length = Buffer.byteLength(s)
   const unit = policy.mode === "bytes" ? "chars" : "tokens"

@@ -130,7 +130,7 @@ const mcpToolName = (ctx: ToolHandlers.ToolContext, server: string, tool: string
     if (
       named !== undefined &&
       ToolHandlers.isModelVisible(named.tool) &&
-      ToolHandlers.isToolEnabled(ctx, server, named.tool)
+      ToolHandlers.isModelToolEnabled(ctx, server, named.tool)
     ) {
       return { _tag: "found" as const, name: named.name }
     }
@@ -144,7 +144,9 @@ const mcpToolName = (ctx: ToolHandlers.ToolContext, server: string, tool: string
     const offered = registry.tools
       .filter(
         (t) =>
-          t.server === server && ToolHandlers.isModelVisible(t.tool) && ToolHandlers.isToolEnabled(ctx, server, t.tool)
+          t.server === server &&
+          ToolHandlers.isModelVisible(t.tool) &&
+          ToolHandlers.isModelToolEnabled(ctx, server, t.tool)
       )
       .map((t) => t.tool.name)
     return {

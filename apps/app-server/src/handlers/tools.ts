@@ -29,7 +29,8 @@ export const toolMethods = {
         const call = { callId: p.callId, name: p.name, arguments: p.arguments }
         const output = yield* Effect.flatMap(ToolHost, (host) =>
           host.toolCall(thread, p, (context, resourceChanges) =>
-            ToolHandlers.callTool(context.profile === "extended" ? { ...context, resourceChanges } : context, call)
+            // every profile gets the read watch; only one that watches reads (extended) uses it
+            ToolHandlers.callTool({ ...context, resourceChanges }, call)
           )
         )
         // `contentItems` only in the extended profile: a codex result stays as it was

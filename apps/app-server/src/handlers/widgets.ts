@@ -117,7 +117,7 @@ export const widgetMethods = {
               return resourceUri !== undefined &&
                 Widget.isUiUri(resourceUri) &&
                 ToolHandlers.isModelVisible(tool) &&
-                ToolHandlers.isToolEnabled(context, server, tool)
+                ToolHandlers.isModelToolEnabled(context, server, tool)
                 ? [
                     {
                       server,
@@ -190,7 +190,7 @@ export const widgetMethods = {
             turnId,
             (context): Effect.Effect<WidgetCalls.Outcome, MethodError, LifecycleSink.LifecycleSink> =>
               // a tool the app policy disables is not the model's either
-              ToolHandlers.isToolEnabled(context, item.server, tool.value)
+              ToolHandlers.isModelToolEnabled(context, item.server, tool.value)
                 ? WidgetCalls.call(context, {
                     itemId,
                     originCallId: p.callId,

@@ -10,17 +10,11 @@
 import { type Mcp, Messages, type ToolHook } from "@mcp-resources/protocol"
 import { Cause, Context, Effect, Exit, Option } from "effect"
 import { LifecycleSink } from "../LifecycleSink.js"
-import type * as McpToolNames from "../McpToolNames.js"
-import type { ToolCall, ToolContext, ToolOutput } from "../ToolHandlers.js"
 import * as ToolHooks from "../ToolHooks.js"
+import type { ToolCall, ToolContext, ToolOutput } from "./context.js"
 import * as Lifecycle from "./lifecycle.js"
+import * as Route from "./route.js"
 import * as Rules from "./rules.js"
-
-/** What a call is about, once known to be a call of an offered tool. */
-export interface Target {
-  /** The server the hook input names (absent for an aggregate list). */
-  readonly hookServer?: string
-}
 
 /** JSON text parsed for a hook: `null` when blank, the text itself when it is not JSON. */
 export const parseLoose = (text: string): unknown => {
@@ -35,16 +29,12 @@ export const parseLoose = (text: string): unknown => {
 const isObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
-/** The target of a resource tool call: its `server` argument, when it names one. */
-export const resourceTarget = (call: ToolCall): Target => {
+/** The server the hook input names: an MCP tool's, a resource tool's `server` argument (none for an aggregate list). */
+export const hookServer = (call: ToolCall, route: Route.Route): string | undefined => {
+  if (route._tag === "mcp") return route.named.server
   const args = parseLoose(call.arguments)
-  const server =
-    isObject(args) && typeof args.server === "string" && args.server.trim() !== "" ? args.server.trim() : undefined
-  return server === undefined ? {} : { hookServer: server }
+  return isObject(args) && typeof args.server === "string" && args.server.trim() !== "" ? args.server.trim() : undefined
 }
-
-/** The target of an `mcp__…` call. */
-export const mcpTarget = (named: McpToolNames.NamedTool): Target => ({ hookServer: named.server })
 
 const causeText = (cause: Cause.Cause<ToolHooks.HookError>): string => {
   const failure = Cause.failureOption(cause)
@@ -219,26 +209,27 @@ const recordAudit = (audit: Audit, record: ToolHook.ToolAudit): Effect.Effect<vo
 const silent = LifecycleSink.of({ emit: () => Effect.void })
 
 /**
- * Runs one call of an offered tool on the policy path. `dispatch` is the plain call: it checks the
- * arguments (a call rejected there makes no items and runs no hooks) and runs the lifecycle, inside
- * which this path's gate runs the hooks. A rewrite runs `dispatch` again with the new arguments
- * (its items unseen: the call's items keep the model's arguments).
+ * Runs one call of an offered tool (a resource tool or a registered MCP tool) on the policy path.
+ * The call runs on its route (route.ts): the route's tool checks the arguments (a call rejected
+ * there makes no items and runs no hooks) and runs the lifecycle, inside which this path's gate runs
+ * the hooks. A rewrite runs the same route again with the new arguments (its items unseen: the
+ * call's items keep the model's arguments).
  */
 export const run = (
   ctx: ToolContext,
   call: ToolCall,
-  target: Target,
+  route: Route.Route,
   hooks: ToolHooks.Service,
-  audit: Audit,
-  dispatch: (ctx: ToolContext, call: ToolCall) => Effect.Effect<ToolOutput, never, LifecycleSink>
+  audit: Audit
 ): Effect.Effect<ToolOutput, never, LifecycleSink> =>
   Effect.suspend(() => {
     const trace = Rules.makeTrace()
     const traced: Rules.Traced = { ...ctx, trace }
+    const server = hookServer(call, route)
     const hookCall: ToolHooks.HookCall = {
       callId: call.callId,
       name: call.name,
-      ...(target.hookServer === undefined ? {} : { server: target.hookServer }),
+      ...(server === undefined ? {} : { server }),
       caller: "model",
       arguments: parseLoose(call.arguments)
     }
@@ -255,7 +246,7 @@ export const run = (
               inner = outcome
             })
         })
-        return dispatch(traced, { ...call, arguments: JSON.stringify(args) }).pipe(
+        return Route.run(traced, { ...call, arguments: JSON.stringify(args) }, route).pipe(
           Effect.provideService(Lifecycle.Gate, capture),
           Effect.provideService(LifecycleSink, silent),
           // rejected for its new arguments: the call fails with that message
@@ -273,7 +264,7 @@ export const run = (
           return applyAfter(outcome, yield* afterVerdict(hooks, effective, hookOutput(outcome), after))
         })
     })
-    return dispatch(traced, call).pipe(
+    return Route.run(traced, call, route).pipe(
       Effect.provideService(Lifecycle.Gate, gate),
       Effect.tap((output) => recordAudit(audit, auditRecord(hookCall, trace, before, after, output.success)))
     )

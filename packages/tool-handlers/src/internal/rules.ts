@@ -2,7 +2,7 @@
 import { type Mcp, ResourcePolicy } from "@mcp-resources/protocol"
 import type { ResourceClient } from "@mcp-resources/resource-client"
 import { Effect } from "effect"
-import type { ToolContext } from "../ToolHandlers.js"
+import type { ToolContext } from "./context.js"
 
 /** What the policy path records of one call for the audit (a mutable trace, one per call). */
 export interface Trace {

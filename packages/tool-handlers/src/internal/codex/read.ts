@@ -1,0 +1,37 @@
+/** `read_mcp_resource` of the codex profile (resource-tools.md section 8): one `resources/read`, one JSON text. */
+import { Messages } from "@mcp-resources/protocol"
+import { Effect, Either } from "effect"
+import * as Arguments from "../../Arguments.js"
+import type { LifecycleSink } from "../../LifecycleSink.js"
+import { canAccess, type ToolCall, type ToolContext, type ToolOutput } from "../context.js"
+import * as Lifecycle from "../lifecycle.js"
+import * as Payloads from "../payloads.js"
+import * as Rules from "../rules.js"
+import { succeeded } from "./render.js"
+
+const absurd = (never: never): Lifecycle.Outcome => never
+
+/** Runs one codex read: arguments, the access gate, the resource rules, the read. */
+export const callReadTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<ToolOutput, never, LifecycleSink> => {
+  const parsed = Arguments.parseReadArguments(call.arguments)
+  if (Either.isLeft(parsed)) return Effect.succeed({ output: parsed.left.message, success: false })
+  const { server, uri, raw } = parsed.right
+  const invocation = { callId: call.callId, server, tool: call.name, arguments: raw }
+  if (!canAccess(ctx, server)) {
+    return Lifecycle.runWith(
+      invocation,
+      Effect.fail(Messages.serverDisabledByOrchestrator(server)),
+      absurd,
+      Lifecycle.failure
+    )
+  }
+  const refused = Rules.refusedRead(ctx, server, uri)
+  if (refused !== undefined) return Lifecycle.runWith(invocation, Effect.fail(refused), absurd, Lifecycle.failure)
+  // one match turns the read into the outcome (no map, mapError, catchAll steps)
+  return Lifecycle.runWith(
+    invocation,
+    Rules.requested(ctx, ctx.set.readResource(server, uri)),
+    (result) => succeeded(ctx, Payloads.readPieces(server, uri, result)),
+    (error) => Lifecycle.failure(Messages.toolFailure.read(error.message))
+  )
+}

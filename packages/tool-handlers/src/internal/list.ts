@@ -1,0 +1,109 @@
+/**
+ * `list_mcp_resources` and `list_mcp_resource_templates` (resource-tools.md section 7): one page of
+ * one server or every accessible server, with the resource rules; how the payload shows is the
+ * profile's ({@link ListStyle}).
+ */
+import { Messages } from "@mcp-resources/protocol"
+import { Effect, Either } from "effect"
+import * as Arguments from "../Arguments.js"
+import * as OptionalTemplates from "../OptionalTemplates.js"
+import { canAccess, type RunTool, type ToolContext } from "./context.js"
+import * as Lifecycle from "./lifecycle.js"
+import * as Payloads from "./payloads.js"
+import * as Rules from "./rules.js"
+
+/** What a list lists. */
+export type ListKind = "resources" | "templates"
+
+/** The item `server` of a list call without a server, unless the host sets another. */
+export const defaultAggregateServerLabel = "codex"
+
+/** How a profile's list tools answer. */
+export interface ListStyle {
+  /** The count of entries the rules hid, as `"hiddenByPolicy":n` in the payload. */
+  readonly hiddenCount: boolean
+  /** A server without the optional `resources/templates/list` method lists no templates (else: its failure). */
+  readonly optionalTemplates: boolean
+  /** The outcome of the payload's pieces (one JSON text). */
+  readonly outcome: (ctx: ToolContext, pieces: ReadonlyArray<string>) => Lifecycle.Outcome
+  /** The outcome of a failure message. */
+  readonly failure: (message: string) => Lifecycle.Outcome
+}
+
+const listOperation = (
+  ctx: ToolContext,
+  kind: ListKind,
+  args: Arguments.ListArguments,
+  style: ListStyle
+): Effect.Effect<ReadonlyArray<string>, string> => {
+  const { server, cursor } = args
+  // without rules and without the policy path: exactly the plain operation
+  const policed = Rules.traceOf(ctx) !== undefined || Rules.active(ctx)
+  const hiddenCount = (json: string, hidden: number) => (style.hiddenCount ? Rules.withHiddenCount(json, hidden) : json)
+  if (server === undefined) {
+    if (cursor !== undefined) return Effect.fail(Messages.args.cursorWithoutServer)
+    const include = (name: string) => canAccess(ctx, name)
+    if (policed) {
+      return Rules.requested(
+        ctx,
+        kind === "resources"
+          ? Effect.map(ctx.set.listAllResources(include), (result) => {
+              const filtered = Rules.filterAggregate(ctx, result, (r) => r.uri, Rules.resourceListed)
+              return [hiddenCount(Payloads.aggregateResources(filtered.result), filtered.hidden)]
+            })
+          : Effect.map(allTemplates(ctx, include, style), (result) => {
+              const filtered = Rules.filterAggregate(ctx, result, (t) => t.uriTemplate, Rules.templateListed)
+              return [hiddenCount(Payloads.aggregateResourceTemplates(filtered.result), filtered.hidden)]
+            })
+      )
+    }
+    return kind === "resources"
+      ? Effect.map(ctx.set.listAllResources(include), (result) => [Payloads.aggregateResources(result)])
+      : Effect.map(allTemplates(ctx, include, style), (result) => [Payloads.aggregateResourceTemplates(result)])
+  }
+  if (!canAccess(ctx, server)) return Effect.fail(Messages.serverDisabledByOrchestrator(server))
+  if (kind === "resources") {
+    const page = cursor === undefined ? ctx.set.listResources(server) : ctx.set.listResources(server, cursor)
+    return Rules.requested(ctx, page).pipe(
+      Effect.map((result) => {
+        if (!policed) return [Payloads.singleServerResources(server, result)]
+        const filtered = Rules.filterResources(ctx, server, result)
+        return [hiddenCount(Payloads.singleServerResources(server, filtered.page), filtered.hidden)]
+      }),
+      Effect.mapError((error) => Messages.toolFailure.list(error.message))
+    )
+  }
+  const requested =
+    cursor === undefined ? ctx.set.listResourceTemplates(server) : ctx.set.listResourceTemplates(server, cursor)
+  const page = style.optionalTemplates ? OptionalTemplates.emptyWhenUnimplemented(server, requested) : requested
+  return Rules.requested(ctx, page).pipe(
+    Effect.map((result) => {
+      if (!policed) return [Payloads.singleServerResourceTemplates(server, result)]
+      const filtered = Rules.filterTemplates(ctx, server, result)
+      return [hiddenCount(Payloads.singleServerResourceTemplates(server, filtered.page), filtered.hidden)]
+    }),
+    Effect.mapError((error) => Messages.toolFailure.templates(error.message))
+  )
+}
+
+/** Every server's templates; with optional templates a server without the method is no failure. */
+const allTemplates = (ctx: ToolContext, include: (server: string) => boolean, style: ListStyle) =>
+  style.optionalTemplates
+    ? Effect.map(ctx.set.listAllResourceTemplates(include), OptionalTemplates.dropUnimplemented)
+    : ctx.set.listAllResourceTemplates(include)
+
+/** The list tool of `kind` in a profile's style. */
+export const listTool =
+  (kind: ListKind, style: ListStyle): RunTool =>
+  (ctx, call) => {
+    const parsed = Arguments.parseListArguments(call.arguments)
+    if (Either.isLeft(parsed)) return Effect.succeed({ output: parsed.left.message, success: false })
+    const args = parsed.right
+    const server = args.server ?? ctx.aggregateServerLabel ?? defaultAggregateServerLabel
+    return Lifecycle.runWith(
+      { callId: call.callId, server, tool: call.name, arguments: args.raw },
+      listOperation(ctx, kind, args, style),
+      (pieces) => style.outcome(ctx, pieces),
+      style.failure
+    )
+  }

@@ -1,0 +1,60 @@
+/**
+ * The route of one call, decided once: a resource tool of the profile, its completion tool, a
+ * registered MCP tool, or unsupported. The plain path runs the route; the policy path (policy.ts)
+ * runs the same route inside its hooks.
+ */
+import { Messages } from "@mcp-resources/protocol"
+import { Effect, Option } from "effect"
+import type { LifecycleSink } from "../LifecycleSink.js"
+import type * as McpToolNames from "../McpToolNames.js"
+import type { Profile, Renderers, RunTool, ToolCall, ToolContext, ToolOutput } from "./context.js"
+import { callMcpTool } from "./mcpCall.js"
+import { isModelToolEnabled, toolRegistry } from "./registry.js"
+
+/** Where a call goes. */
+export type Route =
+  /** One of the profile's resource tools (the thread has a bound server). */
+  | { readonly _tag: "resource"; readonly run: RunTool }
+  /** The profile's completion tool (no hooks: it is not on the policy path). */
+  | { readonly _tag: "completion"; readonly run: RunTool }
+  /** A registered, enabled `mcp__…` tool, its result shown by the profile's renderers. */
+  | { readonly _tag: "mcp"; readonly named: McpToolNames.NamedTool; readonly render: Renderers }
+  /** Anything else: refused without items. */
+  | { readonly _tag: "unsupported" }
+
+const unsupported: Route = { _tag: "unsupported" }
+
+/** The route of a call under a profile; only an `mcp__…` name looks at the tool registry. */
+export const classify = (ctx: ToolContext, profile: Profile, call: ToolCall): Effect.Effect<Route> => {
+  const name = call.name
+  const resource = profile.resourceTools.find((tool) => tool.spec.name === name)
+  if (resource !== undefined) {
+    return Effect.succeed(ctx.set.hasServers() ? { _tag: "resource", run: resource.run } : unsupported)
+  }
+  const completion = profile.completion
+  if (completion !== undefined && completion.spec.name === name && ctx.set.hasServers()) {
+    return Effect.succeed({ _tag: "completion", run: completion.run })
+  }
+  if (!name.startsWith("mcp__")) return Effect.succeed(unsupported)
+  return Effect.map(toolRegistry(ctx), (registry): Route => {
+    const named = Option.filter(registry.lookup(name), (named) => isModelToolEnabled(ctx, named.server, named.tool))
+    return Option.isNone(named) ? unsupported : { _tag: "mcp", named: named.value, render: profile.render }
+  })
+}
+
+/** Runs a call on its route: no hooks, no audit (the resource rules apply when configured). */
+export const run = (
+  ctx: ToolContext,
+  call: ToolCall,
+  route: Route
+): Effect.Effect<ToolOutput, never, LifecycleSink> => {
+  switch (route._tag) {
+    case "resource":
+    case "completion":
+      return route.run(ctx, call)
+    case "mcp":
+      return callMcpTool(ctx, call, route.named, route.render)
+    case "unsupported":
+      return Effect.succeed({ output: Messages.unsupportedCall(call.name), success: false })
+  }
+}
