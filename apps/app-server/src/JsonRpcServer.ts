@@ -25,6 +25,7 @@ import {
   Schema,
   type Scope
 } from "effect"
+import { isRecord } from "@mcp-resources/protocol/Records"
 import { Connections, type RequestId } from "./Connections.js"
 import { type Environment, methods } from "./handlers/index.js"
 import { initializeResult } from "./handlers/initialize.js"
@@ -92,7 +93,6 @@ interface InFlight {
   readonly state: { reason: StopReason | undefined; done: boolean }
 }
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 /** The message of an unexpected failure, as the `-32603` answer carries it. */
 const defectMessage = (defect: unknown): string => (defect instanceof Error ? defect.message : String(defect))
 const isValidId = (u: unknown): u is RequestId => typeof u === "string" || (typeof u === "number" && Number.isFinite(u))

@@ -21,6 +21,7 @@ import {
   type Scope,
   Stream
 } from "effect"
+import { isRecord as isObject } from "@mcp-resources/protocol/Records"
 import { ClientError, ResponseError } from "./Errors.js"
 import * as Transport from "./Transport.js"
 
@@ -184,8 +185,6 @@ const settle = (entry: Pending, answer: Answer): void => {
 }
 
 type Json = Record<string, unknown>
-
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value)
 
 const responseError = (method: string, error: unknown): ResponseError => {
   const e = isObject(error) ? error : {}

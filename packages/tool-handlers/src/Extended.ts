@@ -15,6 +15,7 @@ import {
 import type { AppServer } from "@mcp-resources/protocol"
 import { Config } from "@mcp-resources/protocol"
 import { Effect, Either } from "effect"
+import { isRecord } from "@mcp-resources/protocol/Records"
 import * as Arguments from "./Arguments.js"
 import * as ContentPolicy from "./ContentPolicy.js"
 import type { LifecycleSink } from "./LifecycleSink.js"
@@ -768,9 +769,6 @@ export const completeValues = (
       hasMore: completion.hasMore === true
     }
   })
-
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** A template entry with `variables` (the names its expressions use) after its `uriTemplate`. */
 const withVariables = (entry: unknown): unknown => {

@@ -6,6 +6,7 @@
 import { Errors, Messages, Records } from "@mcp-resources/protocol"
 import type { Client } from "@modelcontextprotocol/client"
 import { Clock, Context, Effect, Either, ParseResult, Schema } from "effect"
+import { isRecord } from "@mcp-resources/protocol/Records"
 import * as ServerRequests from "../ServerRequests.js"
 import { closedError, mapSdkError, redactedError, transportError } from "./failures.js"
 import { RequestSignal } from "./requestSignal.js"
@@ -110,9 +111,6 @@ export const asWire = (value: unknown): unknown => {
   }
   return copy ?? value
 }
-
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 const isInputRequired = (raw: unknown): raw is Readonly<Record<string, unknown>> =>
   isRecord(raw) && raw.resultType === "input_required"

@@ -5,6 +5,7 @@
  */
 import { Messages } from "@mcp-resources/protocol"
 import { Cause, Clock, Deferred, Effect, Exit, FiberId } from "effect"
+import { isRecord } from "@mcp-resources/protocol/Records"
 import type * as ServerRequests from "../ServerRequests.js"
 import { transportError } from "./failures.js"
 
@@ -117,9 +118,6 @@ export const pausing = <A, E>(budgets: ReadonlyArray<Budget>, effect: Effect.Eff
             })
           )
       )
-
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 const validActions = new Set(["accept", "decline", "cancel"])
 

@@ -4,6 +4,7 @@
  */
 import { type Config, Errors, Mcp, McpSkills, Messages } from "@mcp-resources/protocol"
 import { Deferred, Effect, type Either, Fiber, Option } from "effect"
+import { compareBytewise } from "@mcp-resources/protocol/Utf8"
 import * as Pagination from "../Pagination.js"
 import {
   type AggregateResult,
@@ -41,7 +42,6 @@ export interface CacheContext {
 }
 
 /** Bytewise comparison of two strings (UTF-8 byte order). */
-export const compareBytewise = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b))
 
 const unknownServer = (server: string) =>
   new Errors.TransportError({ kind: "unknownServer", message: Messages.unknownServer(server) })

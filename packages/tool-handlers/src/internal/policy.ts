@@ -9,6 +9,7 @@
  */
 import { type Mcp, Messages, type ToolHook } from "@mcp-resources/protocol"
 import { Cause, Context, Effect, Exit, Option } from "effect"
+import { isRecord as isObject } from "@mcp-resources/protocol/Records"
 import { LifecycleSink } from "../LifecycleSink.js"
 import type * as McpToolNames from "../McpToolNames.js"
 import type { ToolCall, ToolContext, ToolOutput } from "../ToolHandlers.js"
@@ -31,9 +32,6 @@ export const parseLoose = (text: string): unknown => {
     return text
   }
 }
-
-const isObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** The target of a resource tool call: its `server` argument, when it names one. */
 export const resourceTarget = (call: ToolCall): Target => {
