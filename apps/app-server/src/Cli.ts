@@ -6,12 +6,13 @@
  * commands and options are data in `CliCommands`. Exit codes: 0 success, 1 a failed tool call or
  * startup, 2 a usage or config error, 3 a partial failure (a configured server failed).
  */
-import { Messages, Config as ProtocolConfig } from "@mcp-resources/protocol"
+import { Messages } from "@mcp-resources/protocol"
 import { OAuth, TokenStore } from "@mcp-resources/resource-client"
 import { ThreadStore } from "@mcp-resources/thread-store"
 import * as NodeChild from "node:child_process"
 import { Console, Effect } from "effect"
 import * as CliCommands from "./CliCommands.js"
+import * as ConfigFile from "./ConfigFile.js"
 import * as CommandLine from "./CommandLine.js"
 import * as Audit from "./cli/audit.js"
 import { dataDirOf, loadConfig } from "./cli/setup.js"
@@ -117,7 +118,7 @@ export const run = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
       return yield* Effect.never
     }
     if (command._tag === "widgets") {
-      const config = yield* ProtocolConfig.load(command.configPath)
+      const config = yield* ConfigFile.load(command.configPath)
       const { run: runWidgets } = yield* Effect.promise(() => import("./cli/widgets.js"))
       return yield* Effect.tryPromise({
         try: () => runWidgets({ ...command, config }),
@@ -127,8 +128,8 @@ export const run = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
     if (command._tag === "audit") return yield* runAudit(command)
     if (command._tag === "login" || command._tag === "logout") return yield* runLogin(command)
     // the rest need the config (a config that cannot be used exits 2) and, but for `tools`, a server
-    const located = yield* ProtocolConfig.locate(command.configPath, process.cwd())
-    const none = command._tag === "tools" ? undefined : ProtocolConfig.noServers(located)
+    const located = yield* ConfigFile.locate(command.configPath, process.cwd())
+    const none = command._tag === "tools" ? undefined : ConfigFile.noServers(located)
     if (none !== undefined) {
       yield* Console.error(`mcp-resources: ${none}`)
       return 2

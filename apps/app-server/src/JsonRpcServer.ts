@@ -3,7 +3,7 @@
  * initialized, method, params), per-thread ordering, `$/cancelRequest`, graceful shutdown, and the one
  * mapping from failures to JSON-RPC errors. Transports (stdio, WebSocket) feed it framed text.
  */
-import { AppServer } from "@mcp-resources/protocol"
+import { AppServer, Wire } from "@mcp-resources/protocol"
 import { ServerRequests } from "@mcp-resources/resource-client"
 import {
   Cause,
@@ -22,10 +22,10 @@ import {
   List,
   LogSpan,
   Option,
-  type ParseResult,
   Schema,
   type Scope
 } from "effect"
+import { isRecord } from "@mcp-resources/protocol/Records"
 import { Connections, type RequestId } from "./Connections.js"
 import { type Environment, methods } from "./handlers/index.js"
 import { initializeResult } from "./handlers/initialize.js"
@@ -33,7 +33,7 @@ import { type QueueTicket, ThreadQueues, free, withStartPoint } from "./internal
 import { codes, type Method, MethodError, messages, type Prepared, requestIdInFlight } from "./Method.js"
 
 /** The largest accepted message: 8 MiB, not counting the newline. */
-export const maxMessageBytes = AppServer.maxLineBytes
+export const maxMessageBytes = Wire.maxLineBytes
 
 /** A JSON-RPC error object. */
 export interface WireError {
@@ -52,34 +52,16 @@ export const toWireError = (cause: Cause.Cause<unknown>): WireError => {
   return { code: codes.internalError, message: error === undefined ? "internal error" : String(error) }
 }
 
-/** The fast encoders of the hottest results (exactly their schemas' encodings where they answer). */
-const fastEncoders = new Map<object, (value: unknown) => unknown>([
-  [AppServer.results["mcp/resource/read"], AppServer.fastEncodeReadResult]
-])
-
-/** One compiled encoder per result schema (`errors: "first"`). */
-const encoders = new WeakMap<object, (u: unknown) => Either.Either<unknown, ParseResult.ParseError>>()
-
 /**
  * Encodes a method's result through its result schema (`AppServer.results`), the one place results
- * are checked before they are sent: the encoded value has the schema's fields, in the schema's order.
- * A result of another shape is a bug of its handler; it becomes a `-32603` naming the method and the
- * first offending field, never a malformed answer.
+ * are checked before they are sent (`Wire.encodeResult`, with the schemas' compiled encoders and the
+ * fast encoders of the hottest results). A result of another shape becomes a `-32603`.
  */
-export const encodeResult = (
+export const encodeResult: (
   method: string,
   schema: Schema.Schema<unknown, unknown>,
   value: unknown
-): Either.Either<unknown, string> => {
-  const fast = fastEncoders.get(schema)?.(value)
-  if (fast !== undefined) return Either.right(fast)
-  let encode = encoders.get(schema)
-  if (encode === undefined) {
-    encode = Schema.encodeUnknownEither(schema, { errors: "first" })
-    encoders.set(schema, encode)
-  }
-  return Either.mapLeft(encode(value), (error) => messages.invalidResult(method, AppServer.formatParamsError(error)))
-}
+) => Either.Either<unknown, string> = Wire.encodeResult
 
 const initializeResultSchema = AppServer.results.initialize as unknown as Schema.Schema<unknown, unknown>
 
@@ -111,7 +93,6 @@ interface InFlight {
   readonly state: { reason: StopReason | undefined; done: boolean }
 }
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 /** The message of an unexpected failure, as the `-32603` answer carries it. */
 const defectMessage = (defect: unknown): string => (defect instanceof Error ? defect.message : String(defect))
 const isValidId = (u: unknown): u is RequestId => typeof u === "string" || (typeof u === "number" && Number.isFinite(u))
@@ -299,7 +280,7 @@ export const makeWith = <R>(
           if (!initialized && method !== "initialize") return fail(id, codes.invalidRequest, messages.notInitialized)
           if (method === "initialize") {
             if (initialized) return fail(id, codes.invalidRequest, messages.alreadyInitialized)
-            const decoded = AppServer.decodeParams("initialize", params)
+            const decoded = Wire.decodeParams("initialize", params)
             if (Either.isLeft(decoded)) return fail(id, codes.invalidRequest, messages.invalidParams(decoded.left))
             const result = encodeResult(method, initializeResultSchema, initializeResult(decoded.right))
             if (Either.isLeft(result)) return fail(id, codes.internalError, result.left)

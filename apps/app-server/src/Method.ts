@@ -4,7 +4,7 @@
  * Handlers fail with {@link MethodError} for protocol-level refusals and with the packages' errors
  * otherwise; `JsonRpcServer` maps every failure to a JSON-RPC error in one place.
  */
-import { AppServer } from "@mcp-resources/protocol"
+import { AppServer, Wire } from "@mcp-resources/protocol"
 import type { ServerRequests } from "@mcp-resources/resource-client"
 import { type Effect, Either, Schema } from "effect"
 import type { Connection } from "./Connections.js"
@@ -103,7 +103,7 @@ export const method = <M extends AppServer.Method, R>(
     result: AppServer.results[name] as unknown as Schema.Schema<unknown, unknown>,
     prepare: (params) =>
       Either.map(
-        Either.mapLeft(AppServer.decodeParams(name, params), messages.invalidParams),
+        Either.mapLeft(Wire.decodeParams(name, params), messages.invalidParams),
         (decoded): Prepared<R> => ({
           threadId: ordering === "none" ? undefined : definition.threadId?.(decoded),
           requestContext: definition.requestContext?.(decoded),

@@ -5,7 +5,7 @@
  * `--max-send-buffer`). Requests that arrive while the server shuts down are answered
  * `server shutting down`, as on WebSocket.
  */
-import { type Frame, LineSplitter, WriteBatcher } from "@mcp-resources/app-server-client/LineFramer"
+import { Wire } from "@mcp-resources/protocol"
 import { Effect, Fiber, Layer, Option, Queue, Runtime } from "effect"
 import { AppOptions } from "./AppOptions.js"
 import { JsonRpcServer, maxMessageBytes } from "./JsonRpcServer.js"
@@ -33,7 +33,7 @@ export const layerStreams = (streams: Streams): Layer.Layer<never, never, JsonRp
       output.on("error", ignore)
       // Messages are buffered and written once per event-loop turn (one write for every response that
       // turn produced), in order, one JSON object per line. Closing the transport writes what is left.
-      const batcher = new WriteBatcher((text) => output.write(text))
+      const batcher = new Wire.WriteBatcher((text) => output.write(text))
       // Set once the client stopped reading: nothing more is queued for it and the server stops.
       let abandoned = false
       yield* Effect.addFinalizer(() => Effect.sync(() => batcher.flush()))
@@ -58,8 +58,8 @@ export const layerStreams = (streams: Streams): Layer.Layer<never, never, JsonRp
         }
         batcher.push(text)
       })
-      const frames = yield* Queue.unbounded<Frame | { readonly _tag: "end" }>()
-      const splitter = new LineSplitter(maxMessageBytes)
+      const frames = yield* Queue.unbounded<Wire.Frame | { readonly _tag: "end" }>()
+      const splitter = new Wire.LineSplitter(maxMessageBytes)
       const onData = (chunk: Buffer | string) => {
         for (const frame of splitter.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk))
           frames.unsafeOffer(frame)

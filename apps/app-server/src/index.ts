@@ -2,6 +2,7 @@
 export * as AppOptions from "./AppOptions.js"
 export * as CliCommands from "./CliCommands.js"
 export * as CommandLine from "./CommandLine.js"
+export * as ConfigFile from "./ConfigFile.js"
 export * as Connections from "./Connections.js"
 export * as JsonRpcServer from "./JsonRpcServer.js"
 export * as MainLayer from "./MainLayer.js"

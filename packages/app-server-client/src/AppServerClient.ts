@@ -6,7 +6,7 @@
  * {@link Service.initialize}). Interrupting a request, or its timeout, sends `$/cancelRequest`. Closing
  * the scope closes the connection and fails what is still waiting.
  */
-import { AppServer } from "@mcp-resources/protocol"
+import { AppServer, Wire } from "@mcp-resources/protocol"
 import {
   Context,
   Deferred,
@@ -16,12 +16,12 @@ import {
   Fiber,
   FiberSet,
   Layer,
-  type ParseResult,
   Queue,
-  Schema,
+  type Schema,
   type Scope,
   Stream
 } from "effect"
+import { isRecord as isObject } from "@mcp-resources/protocol/Records"
 import { ClientError, ResponseError } from "./Errors.js"
 import * as Transport from "./Transport.js"
 
@@ -186,8 +186,6 @@ const settle = (entry: Pending, answer: Answer): void => {
 
 type Json = Record<string, unknown>
 
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value)
-
 const responseError = (method: string, error: unknown): ResponseError => {
   const e = isObject(error) ? error : {}
   return new ResponseError({
@@ -200,31 +198,9 @@ const responseError = (method: string, error: unknown): ResponseError => {
 
 const describe = (duration: Duration.Duration): string => Duration.format(duration)
 
-/** One compiled decoder per schema; unknown fields of a newer server are kept. */
-const decoders = new Map<unknown, (u: unknown) => Either.Either<unknown, ParseResult.ParseError>>()
-const decoderOf = (schema: Schema.Schema.Any) => {
-  let decoder = decoders.get(schema)
-  if (decoder === undefined) {
-    decoder = Schema.decodeUnknownEither(schema as Schema.Schema<unknown, unknown>, {
-      errors: "first",
-      onExcessProperty: "preserve"
-    })
-    decoders.set(schema, decoder)
-  }
-  return decoder
-}
-const encoders = new Map<unknown, (u: unknown) => Either.Either<unknown, ParseResult.ParseError>>()
-const encoderOf = (schema: Schema.Schema.Any) => {
-  let encoder = encoders.get(schema)
-  if (encoder === undefined) {
-    encoder = Schema.encodeUnknownEither(schema as Schema.Schema<unknown, unknown>, {
-      errors: "first",
-      onExcessProperty: "preserve"
-    })
-    encoders.set(schema, encoder)
-  }
-  return encoder
-}
+/** The wire's compiled codecs; fields of a newer server (or a newer answer) are kept. */
+const decoderOf = (schema: Schema.Schema.Any) => Wire.decoder(schema, "preserve")
+const encoderOf = (schema: Schema.Schema.Any) => Wire.encoder(schema, "preserve")
 
 /** Encodes a method's params with its schema; a failure with reason `params` names the first offending field. */
 export const encodeParams = <M extends Method>(

@@ -5,10 +5,10 @@
  * ended, then SIGKILL after a grace) or closes the socket. Every wait is bounded.
  */
 import { type ChildProcess, spawn } from "node:child_process"
+import { Wire } from "@mcp-resources/protocol"
 import { Deferred, Duration, Effect, Queue, type Scope } from "effect"
 import { ClientError } from "./Errors.js"
 import { socketTransport } from "./internal/socket.js"
-import { LineSplitter, WriteBatcher } from "./LineFramer.js"
 
 /** What a transport delivers: each message's JSON text in order, then one `closed` with the reason. */
 export type Incoming =
@@ -154,8 +154,8 @@ export const stdio = (options: StdioOptions): Effect.Effect<StdioTransport, Clie
         })
     )
     const peer = `process ${started.pid}`
-    const batcher = new WriteBatcher((text) => started.stdin?.write(text))
-    const splitter = new LineSplitter(maxBytes)
+    const batcher = new Wire.WriteBatcher((text) => started.stdin?.write(text))
+    const splitter = new Wire.LineSplitter(maxBytes)
     const stderr = options.stderr ?? "inherit"
     const keepBlank = options.keepBlankLines ?? false
     started.stdin?.on("error", () => {}) // a child that exited: its close is reported below

@@ -3,13 +3,10 @@
  * another host's JSON file (a top-level `mcpServers` object as desktop hosts, Claude Code and Cursor
  * write it, or VS Code's `servers`), whose `${VAR}` references are expanded and whose other
  * top-level keys are left unread. A bad file is refused with a {@link ConfigError} naming the file,
- * the key path and what is wrong.
+ * the key path and what is wrong. Reading the file is the app's (`ConfigFile` of the app-server).
  */
-import { Effect, Either, ParseResult, Schema } from "effect"
-import * as NodeFs from "node:fs"
-import * as NodePath from "node:path"
+import { Either, ParseResult, Schema } from "effect"
 import { parse as parseToml } from "smol-toml"
-import * as Messages from "./Messages.js"
 import * as ServerUrl from "./ServerUrl.js"
 import { TruncationPolicy, defaultPolicy } from "./Truncation.js"
 import { type Environment, expandEntry, hostServerKeys, unreadKeys } from "./internal/hostFiles.js"
@@ -897,61 +894,3 @@ export const parseRead = (text: string, file: string, options: Options = {}): Ei
   }
   return decodeRead(raw, file, options)
 }
-
-/**
- * Reads and parses a config file. Top-level keys of another host's file that were left unread are
- * named in one warning.
- */
-export const load = (file: string, options: Options = {}): Effect.Effect<Config, ConfigError> =>
-  Effect.tryPromise({
-    try: () => NodeFs.promises.readFile(file, "utf8"),
-    catch: (e) =>
-      new ConfigError({
-        file,
-        path: "",
-        problem: `cannot read the file: ${(e as NodeJS.ErrnoException).code ?? String(e)}`
-      })
-  }).pipe(
-    Effect.flatMap((text) => parseRead(text, file, options)),
-    Effect.tap((read) =>
-      read.unreadKeys.length === 0 ? Effect.void : Effect.logWarning(Messages.config.unreadKeys(file, read.unreadKeys))
-    ),
-    Effect.map((read) => read.config)
-  )
-
-/** The file read when no config is named: `mcp-resources.toml` in the working directory. */
-export const defaultFileName = "mcp-resources.toml"
-
-/** A config and where it came from. */
-export interface Located {
-  readonly config: Config
-  /** The file read, or the default file looked for (absolute). */
-  readonly file: string
-  /** False when no file was named and the default file does not exist: the config is {@link empty}. */
-  readonly found: boolean
-}
-
-/**
- * The config of a command line: the file named (`--config`, read as given), else {@link defaultFileName}
- * in `cwd` when it exists, else the empty config; {@link noServers} says which when no server is configured.
- */
-export const locate = (
-  named: string | undefined,
-  cwd: string,
-  options: Options = {}
-): Effect.Effect<Located, ConfigError> => {
-  if (named !== undefined) {
-    return Effect.map(load(named, options), (config) => ({ config, file: NodePath.resolve(named), found: true }))
-  }
-  const file = NodePath.join(cwd, defaultFileName)
-  return Effect.suspend(
-    (): Effect.Effect<Located, ConfigError> =>
-      NodeFs.existsSync(file)
-        ? Effect.map(load(file, options), (config) => ({ config, file, found: true }))
-        : Effect.succeed({ config: empty, file, found: false })
-  )
-}
-
-/** The one line that says no MCP server is configured and which file was read or looked for; undefined when one is. */
-export const noServers = (located: Located): string | undefined =>
-  located.config.mcpServers.length > 0 ? undefined : Messages.config.noServers(located.file, located.found)

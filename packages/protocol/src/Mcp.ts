@@ -5,10 +5,10 @@
  */
 import { Arbitrary, Either, Schema } from "effect"
 import { opt } from "./internal/schema.js"
+import { isRecord } from "./Records.js"
 
 /** What {@link JsonObject} accepts: an object that is not an array (the fast decoders and encoders check with it too). */
-export const isJsonObject = (u: unknown): u is { readonly [x: string]: unknown } =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+export const isJsonObject: (u: unknown) => u is { readonly [x: string]: unknown } = isRecord
 
 /** A plain object (of parsed JSON or an object literal), not an array: the shape the fast paths accept. */
 export const isPlainObject = (u: unknown): u is Readonly<Record<string, unknown>> => {

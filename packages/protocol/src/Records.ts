@@ -18,8 +18,8 @@ export const setOwn = (target: Record<string, unknown>, key: string, value: unkn
   }
 }
 
-/** An object whose keys can be read as a record (not an array, not null). */
-const isObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
+/** An object whose keys can be read as a record (not an array, not null): the one such check of the project. */
+export const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** Parses every value of a record with `parse`, building the result with own properties only. */
@@ -30,7 +30,7 @@ const parseEntries =
   ) =>
   (input: unknown, options: SchemaAST.ParseOptions): Either.Either<Record<string, unknown>, ParseResult.ParseIssue> => {
     // Refused as `Schema.Record` refuses it, with the same message (`expected { readonly [x: string]: … }`).
-    if (!isObject(input)) return Either.left(new ParseResult.Type(shape, input))
+    if (!isRecord(input)) return Either.left(new ParseResult.Type(shape, input))
     const out: Record<string, unknown> = {}
     const issues: Array<ParseResult.ParseIssue> = []
     for (const key of Object.keys(input)) {

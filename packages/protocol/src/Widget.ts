@@ -6,6 +6,7 @@
 import { Schema } from "effect"
 import { JsonObject } from "./Mcp.js"
 import { opt } from "./internal/schema.js"
+import { isRecord } from "./Records.js"
 
 /** The extension's identifier in client capabilities (`capabilities.extensions`). */
 export const extensionId = "io.modelcontextprotocol/ui"
@@ -38,9 +39,6 @@ export const WidgetUiMeta = Schema.Struct({
 }).annotations({ identifier: "WidgetUiMeta" })
 /** `_meta.ui` of a widget resource. */
 export type WidgetUiMeta = typeof WidgetUiMeta.Type
-
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 const stringArray = (u: unknown): ReadonlyArray<string> | undefined =>
   Array.isArray(u) && u.every((s) => typeof s === "string") ? (u as ReadonlyArray<string>) : undefined

@@ -1,8 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either } from "effect"
+import { Either } from "effect"
 import * as Config from "../src/Config.js"
 
 const errorOf = (text: string, file: string): string => {
@@ -523,17 +520,4 @@ describe("Config", () => {
     assert.match(errorOf("not toml [[", "c.toml"), /^c\.toml: not valid TOML: /)
     assert.match(errorOf("{", "c.json"), /^c\.json: not valid JSON: /)
   })
-
-  it.effect("load reads a file and reports a missing one with the file named", () =>
-    Effect.gen(function* () {
-      const dir = mkdtempSync(join(tmpdir(), "protocol-config-"))
-      yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
-      const file = join(dir, "c.toml")
-      writeFileSync(file, '[mcp_servers.srv]\ncommand = "node"\n')
-      const config = yield* Config.load(file)
-      assert.strictEqual(config.mcpServers[0]?.name, "srv")
-      const missing = yield* Effect.flip(Config.load(join(dir, "none.toml")))
-      assert.strictEqual(missing.message, `${join(dir, "none.toml")}: cannot read the file: ENOENT`)
-    }).pipe(Effect.scoped)
-  )
 })

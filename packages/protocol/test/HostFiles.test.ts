@@ -4,12 +4,10 @@
  * `claude_desktop_config.json`, VS Code's `.vscode/mcp.json`, Claude Code's `.mcp.json` and Cursor's
  * `mcp.json`.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either, Logger } from "effect"
+import { Either } from "effect"
 import * as Config from "../src/Config.js"
 
 const hostFile = (name: string) => fileURLToPath(new URL(`./fixtures/hosts/${name}`, import.meta.url))
@@ -193,49 +191,4 @@ describe("other hosts' files", () => {
       httpHeaders: {}
     })
   })
-
-  it.effect("load names the unread keys of a host's file in one warning", () =>
-    Effect.gen(function* () {
-      const dir = mkdtempSync(join(tmpdir(), "protocol-hosts-"))
-      yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
-      const file = join(dir, "claude_desktop_config.json")
-      writeFileSync(file, readFileSync(hostFile("claude_desktop_config.json")))
-      const logged: Array<{ level: string; message: unknown }> = []
-      const collect = Logger.make(({ logLevel, message }) => {
-        logged.push({ level: logLevel.label, message })
-      })
-      const config = yield* Config.load(file).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, collect)))
-      assert.strictEqual(config.mcpServers.length, 3)
-      assert.deepStrictEqual(logged, [
-        {
-          level: "WARN",
-          message: [
-            `${file}: another host's file: only its MCP servers are read; ignored top-level keys: globalShortcut, preferences`
-          ]
-        }
-      ])
-    }).pipe(Effect.scoped)
-  )
-
-  it.effect(
-    "locate: the named file, else mcp-resources.toml in the directory, else the empty config; noServers says which",
-    () =>
-      Effect.gen(function* () {
-        const dir = mkdtempSync(join(tmpdir(), "protocol-locate-"))
-        yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
-        const none = yield* Config.locate(undefined, dir)
-        assert.deepStrictEqual(none, { config: Config.empty, file: join(dir, "mcp-resources.toml"), found: false })
-        assert.strictEqual(
-          Config.noServers(none),
-          `no MCP server is configured: no config file at ${join(dir, "mcp-resources.toml")} (pass --config PATH)`
-        )
-        writeFileSync(join(dir, "mcp-resources.toml"), '[tools]\nprofile = "extended"\n')
-        const found = yield* Config.locate(undefined, dir)
-        assert.strictEqual(Config.noServers(found), `no MCP server is configured in ${join(dir, "mcp-resources.toml")}`)
-        writeFileSync(join(dir, "c.json"), '{"mcpServers":{"s":{"command":"node"}}}')
-        const named = yield* Config.locate(join(dir, "c.json"), "/elsewhere")
-        assert.strictEqual(named.file, join(dir, "c.json"))
-        assert.strictEqual(Config.noServers(named), undefined)
-      }).pipe(Effect.scoped)
-  )
 })

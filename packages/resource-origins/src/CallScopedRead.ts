@@ -6,6 +6,7 @@
 import { Errors, type Mcp } from "@mcp-resources/protocol"
 import { AppPolicy, ResourceClient } from "@mcp-resources/resource-client"
 import { Effect, Option } from "effect"
+import { isRecord } from "@mcp-resources/protocol/Records"
 import { OriginStore } from "./OriginStore.js"
 import { notFoundMessage } from "./OriginState.js"
 
@@ -63,9 +64,6 @@ export const plainReadMeta = (connectorId: string, options: Options = {}): Resou
 })
 
 const deny = (message: string) => Effect.fail(new Errors.AccessError({ message }))
-
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 const field = (u: unknown, key: string): unknown => (isRecord(u) && Object.hasOwn(u, key) ? u[key] : undefined)
 

@@ -3,6 +3,7 @@
  * state. `OriginStore` wraps it in a service; nothing here performs effects.
  */
 import { Errors, OriginCheckpoint, type ThreadEvent } from "@mcp-resources/protocol"
+import { byteLength } from "@mcp-resources/protocol/Utf8"
 import { Either, Option, ParseResult, Schema } from "effect"
 
 /** At most this many origins are kept per thread. */
@@ -66,23 +67,8 @@ export interface RestoreResult {
 /** The state with no origins, no turns and no current turn. */
 export const empty: State = { origins: [], turns: [] }
 
-/** The byte length of the UTF-8 encoding of `s` (a lone surrogate counts as U+FFFD, 3 bytes, as `TextEncoder` writes it). */
-export const byteLength = (s: string): number => {
-  let bytes = 0
-  for (let i = 0; i < s.length; i++) {
-    const unit = s.charCodeAt(i)
-    if (unit < 0x80) bytes += 1
-    else if (unit < 0x800) bytes += 2
-    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < s.length) {
-      const next = s.charCodeAt(i + 1)
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 4
-        i++
-      } else bytes += 3
-    } else bytes += 3
-  }
-  return bytes
-}
+/** The byte length of the UTF-8 encoding of `s` (`Utf8.byteLength` of protocol). */
+export { byteLength }
 
 const isBlank = (s: string): boolean => s.trim() === ""
 

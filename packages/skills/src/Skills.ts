@@ -5,6 +5,7 @@
 import { Errors, type Mcp } from "@mcp-resources/protocol"
 import { ResourceClient } from "@mcp-resources/resource-client"
 import { Context, Duration, Effect, Fiber, HashMap, Layer, Option, SynchronizedRef } from "effect"
+import { byteLength } from "@mcp-resources/protocol/Utf8"
 import * as Catalog from "./Catalog.js"
 import * as Discovery from "./Discovery.js"
 import * as SkillMessages from "./SkillMessages.js"
@@ -68,8 +69,6 @@ const cacheFor = (threads: HashMap.HashMap<string, ThreadCache>, threadId: strin
 
 // URIs never contain white space, so a space separates the two parts unambiguously.
 const readKey = (pkg: string, resource: string): string => `${pkg} ${resource}`
-
-const byteLength = (text: string): number => Buffer.byteLength(text, "utf8")
 
 const toReadFailure = (error: Errors.ResourceFailure): ReadFailure =>
   error._tag === "ParameterError" ? new Errors.TransportError({ kind: "other", message: error.message }) : error

@@ -4,6 +4,7 @@
  */
 import { createHash } from "node:crypto"
 import type { Mcp } from "@mcp-resources/protocol"
+import { compareBytewise } from "@mcp-resources/protocol/Utf8"
 import { Option } from "effect"
 
 /** One tool of the catalog with its assigned function name. */
@@ -37,8 +38,8 @@ export const maxNameLength = 64
 /** Replaces every character outside `[A-Za-z0-9_-]` (a code point, not a UTF-16 unit) with `_`. */
 export const sanitize = (s: string): string => s.replace(/[^A-Za-z0-9_-]/gu, "_")
 
-/** Ascending comparison of UTF-8 byte sequences. */
-export const compareBytewise = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b))
+/** Ascending comparison of UTF-8 byte sequences (`Utf8.compareBytewise` of protocol). */
+export { compareBytewise }
 
 /** `{first 55 characters}_{first 8 hex digits of sha256(server + U+0000 + tool)}` */
 const hashedName = (base: string, server: string, tool: string): string =>

@@ -4,6 +4,7 @@
  * so the work beyond `Buffer.byteLength` is bounded by the budget (linear on 64 MiB payloads).
  */
 import { Truncation } from "@mcp-resources/protocol"
+import { byteLength } from "@mcp-resources/protocol/Utf8"
 
 /** `{mode: "bytes" | "tokens", limit}`: protocol's Truncation owns the policy and its effective limit. */
 type TruncationPolicy = Truncation.TruncationPolicy
@@ -38,8 +39,8 @@ const wellFormed = (s: string, from: number, to: number, lone: boolean): string 
   return lone ? (part as unknown as { toWellFormed(): string }).toWellFormed() : part
 }
 
-/** The UTF-8 byte length of `s`. */
-export const byteLength = (s: string): number => Buffer.byteLength(s, "utf8")
+/** The UTF-8 byte length of `s` (`Utf8.byteLength` of protocol). */
+export { byteLength }
 
 /** One token is estimated as 4 bytes: `ceil(byteLength(s) / 4)`. */
 export const approxTokens = (s: string): number => Math.ceil(byteLength(s) / 4)

@@ -10,7 +10,7 @@
  * Run: `MINIMAL_PROXY_SERVER='{"command":"node","args":[...]}' node dist/minimalProxy.js`
  */
 import { spawn } from "node:child_process"
-import { LineSplitter, WriteBatcher } from "@mcp-resources/app-server-client/LineFramer"
+import { LineSplitter, WriteBatcher } from "@mcp-resources/protocol/LineFramer"
 
 interface Message {
   readonly id?: number | string

@@ -2,15 +2,16 @@
  * What the CLI's commands share: the config they load, the data dir they use, and the connection set
  * they start (only the named server when a command names one that is configured).
  */
-import { Config as ProtocolConfig } from "@mcp-resources/protocol"
+import type { Config as ProtocolConfig } from "@mcp-resources/protocol"
 import { McpTransport, ResourceClient, type ServerEntry, TokenStore } from "@mcp-resources/resource-client"
 import { Effect, Layer } from "effect"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
+import * as ConfigFile from "../ConfigFile.js"
 
 /** `--config`, else `./mcp-resources.toml` when it exists, else the empty config. */
 export const loadConfig = (configPath: string | undefined) =>
-  Effect.map(ProtocolConfig.locate(configPath, process.cwd()), (located) => located.config)
+  Effect.map(ConfigFile.locate(configPath, process.cwd()), (located) => located.config)
 
 /** `--data-dir`, else `$MCP_RESOURCES_HOME`, else `~/.mcp-resources` (as the app-server). */
 export const dataDirOf = (dataDir: string | undefined): string => {

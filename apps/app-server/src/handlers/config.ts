@@ -3,12 +3,13 @@ import { Config } from "@mcp-resources/protocol"
 import { OAuth, ResourceClient, ServerEntry, TokenStore } from "@mcp-resources/resource-client"
 import { Effect, Option } from "effect"
 import { AppOptions } from "../AppOptions.js"
+import * as ConfigFile from "../ConfigFile.js"
 import { method } from "../Method.js"
 import { ResourceSubscriptions } from "../ResourceSubscriptions.js"
 
 /** Reads the config file the server was started with (the empty config when there is none). */
 export const loadConfig = (path: string | undefined): Effect.Effect<Config.Config, Config.ConfigError> =>
-  path === undefined ? Effect.succeed(Config.empty) : Config.load(path)
+  path === undefined ? Effect.succeed(Config.empty) : ConfigFile.load(path)
 
 /** The config methods. */
 export const configMethods = {

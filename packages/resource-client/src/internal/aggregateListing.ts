@@ -7,12 +7,10 @@ import { type Errors, Messages } from "@mcp-resources/protocol"
 import { Effect, Fiber, Option } from "effect"
 import * as Pagination from "../Pagination.js"
 import type { AggregateResult } from "../ResourceClient.js"
+import { compareBytewise } from "@mcp-resources/protocol/Utf8"
 import type { ServerEntry } from "../ServerEntry.js"
 import type { Connection } from "./connection.js"
 import * as Server from "./server.js"
-
-/** Bytewise comparison of two strings (UTF-8 byte order). */
-export const compareBytewise = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b))
 
 /** The servers of `handles` passing `include`, every one fully paginated with `fetch`. */
 export const aggregate = <A>(

@@ -16,7 +16,8 @@ import type {
   ServerStatus
 } from "../ResourceClient.js"
 import type { ServerEntry, Setup } from "../ServerEntry.js"
-import { aggregate, compareBytewise } from "./aggregateListing.js"
+import { compareBytewise } from "@mcp-resources/protocol/Utf8"
+import { aggregate } from "./aggregateListing.js"
 import * as Cache from "./cache.js"
 import { type Connection, decodeResult, decodeResultEither, type Hold, transportKind } from "./connection.js"
 import { keptRead } from "./keptRead.js"

@@ -5,6 +5,7 @@
  */
 import { Errors, Messages, ServerUrl } from "@mcp-resources/protocol"
 import type { ProtocolError, SdkErrorCode } from "@modelcontextprotocol/client"
+import { isRecord } from "@mcp-resources/protocol/Records"
 import type { ServerEntry } from "../ServerEntry.js"
 import { invalidResponseMessage } from "./responseGuard.js"
 import * as Sdk from "./sdk.js"
@@ -169,9 +170,6 @@ export const sseConnectionLost = (error: unknown): string | undefined => {
   }
   return httpConnectionLost(error, undefined)
 }
-
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 const parseJson = (text: string): unknown => {
   try {

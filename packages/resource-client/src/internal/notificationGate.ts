@@ -18,6 +18,7 @@
  *   reaches the SDK as it is.
  */
 import type { Transport } from "@modelcontextprotocol/client"
+import { isRecord } from "@mcp-resources/protocol/Records"
 import type { ChangeQueue } from "./notifications.js"
 import type { Signal } from "./onDemand.js"
 import { type Receive, wrapOnMessage } from "./onMessage.js"
@@ -49,9 +50,6 @@ export const droppableLine = (line: string): boolean => {
     line.includes('"jsonrpc":"2.0"')
   )
 }
-
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** Where a connection's change notifications go: its own coalescing queue and signal. */
 export interface Sink {

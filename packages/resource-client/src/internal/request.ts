@@ -14,6 +14,7 @@ import type { Sdk } from "./sdk.js"
 import type { HttpTrace } from "./transports.js"
 import { restoreResultType } from "./responseGuard.js"
 import { type Attributable, Budget, fulfil, maxInputRounds } from "./serverRequests.js"
+import { isRecord } from "@mcp-resources/protocol/Records"
 
 /** The longest delay a timer can have (a longer one would fire at once); also the SDK's timer, which is thereby off. */
 const maxTimerMillis = 2 ** 31 - 1
@@ -146,9 +147,6 @@ export const asWire = (value: unknown): unknown => {
   }
   return copy ?? value
 }
-
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 const isInputRequired = (raw: unknown): raw is Readonly<Record<string, unknown>> =>
   isRecord(raw) && raw.resultType === "input_required"

@@ -8,6 +8,7 @@
  */
 import { Messages, Records } from "@mcp-resources/protocol"
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client"
+import { isRecord } from "@mcp-resources/protocol/Records"
 import { type Receive, wrapOnMessage } from "./onMessage.js"
 
 /** The key of the error data that marks an error response made by the guard. */
@@ -43,9 +44,6 @@ export interface Guard {
 
 /** At most this many unanswered requests are remembered per connection. */
 const maxPending = 4096
-
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 const kindOf = (value: unknown): string =>
   value === null

@@ -7,6 +7,7 @@ import { Messages } from "@mcp-resources/protocol"
 import { Cause, Clock, Effect } from "effect"
 import type * as ServerRequests from "../ServerRequests.js"
 import { transportError } from "./failures.js"
+import { isRecord } from "@mcp-resources/protocol/Records"
 
 /** The rounds of `input_required` one request may go through before it fails (as the SDK's driver). */
 export const maxInputRounds = 10
@@ -97,9 +98,6 @@ export const pausing = <A, E>(budgets: ReadonlyArray<Budget>, effect: Effect.Eff
             })
           )
       )
-
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 const validActions = new Set(["accept", "decline", "cancel"])
 

@@ -1,5 +1,6 @@
 import { ThreadEvent } from "@mcp-resources/protocol"
 import { Either, ParseResult, Schema } from "effect"
+import { isRecord as isObject } from "@mcp-resources/protocol/Records"
 import type { StoredRecord } from "../ThreadStore.js"
 import { storage, type ThreadStoreError } from "./error.js"
 
@@ -22,7 +23,6 @@ export const encode = (threadId: string, event: ThreadEvent.ThreadEvent): Either
 
 type Json = Record<string, unknown>
 
-const isObject = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
 const optString = (u: unknown): boolean => u === undefined || typeof u === "string"
 /** Every own key of `o` is in `allowed` (JSON.parse gives plain objects with own enumerable keys only). */
 const onlyKeys = (o: Json, allowed: ReadonlySet<string>): boolean => {

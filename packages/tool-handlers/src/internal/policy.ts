@@ -15,6 +15,7 @@ import type { ToolCall, ToolContext, ToolOutput } from "./context.js"
 import * as Lifecycle from "./lifecycle.js"
 import * as Route from "./route.js"
 import * as Rules from "./rules.js"
+import { isRecord as isObject } from "@mcp-resources/protocol/Records"
 
 /** JSON text parsed for a hook: `null` when blank, the text itself when it is not JSON. */
 export const parseLoose = (text: string): unknown => {
@@ -25,9 +26,6 @@ export const parseLoose = (text: string): unknown => {
     return text
   }
 }
-
-const isObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** The server the hook input names: an MCP tool's, a resource tool's `server` argument (none for an aggregate list). */
 export const hookServer = (call: ToolCall, route: Route.Route): string | undefined => {

@@ -1,9 +1,7 @@
 /** Reading a tool's `_meta`: visibility, connector and link, app resource (resource-tools.md 11.1, 11.3). */
 import { type Mcp, Widget } from "@mcp-resources/protocol"
+import { isRecord } from "@mcp-resources/protocol/Records"
 import type { AppFields } from "./lifecycle.js"
-
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 const stringOrUndefined = (u: unknown): string | undefined => (typeof u === "string" ? u : undefined)
 

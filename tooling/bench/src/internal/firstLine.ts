@@ -4,7 +4,7 @@
  * spawn and one line read with the shared line framer, so the client adds nothing to what is timed.
  */
 import { spawn } from "node:child_process"
-import { LineSplitter } from "@mcp-resources/app-server-client/LineFramer"
+import { LineSplitter } from "@mcp-resources/protocol/LineFramer"
 
 /**
  * Spawns a process and resolves with the milliseconds until its first stdout line (which must pass

@@ -12,6 +12,7 @@ import * as Lifecycle from "../lifecycle.js"
 import { escapeControls, escapeControlsJson } from "./hygiene.js"
 import { messages, minWindowBytes, windowReserveBytes } from "./messages.js"
 import * as Templates from "./templates.js"
+import { isRecord } from "@mcp-resources/protocol/Records"
 
 /** The output budget in bytes: the effective truncation limit (tokens count 4 bytes). */
 export const budgetBytes = (policy: ProtocolTruncation.TruncationPolicy): number => {
@@ -75,9 +76,6 @@ export const renderedOutcome = (
     contentItems
   }
 }
-
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** A template entry with `variables` (the names its expressions use) after its `uriTemplate`. */
 const withVariables = (entry: unknown): unknown => {

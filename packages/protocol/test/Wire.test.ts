@@ -1,7 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import fc from "fast-check"
-import { LineSplitter, WriteBatcher } from "../src/LineFramer.js"
+import * as AppServer from "../src/AppServer.js"
+import * as Wire from "../src/Wire.js"
+import { LineSplitter, WriteBatcher } from "../src/Wire.js"
 
 describe("LineSplitter", () => {
   it("splits chunks into lines across chunk boundaries and drops a trailing \\r", () => {
@@ -66,4 +68,55 @@ describe("WriteBatcher", () => {
       assert.deepStrictEqual(writes, ['{"id":1}\n{"id":2}\n', '{"id":3}\n'])
     })
   )
+})
+
+describe("Wire codecs", () => {
+  it("compiles each schema once per direction and mode", () => {
+    const schema = AppServer.results["thread/list"]
+    assert.strictEqual(Wire.decoder(schema), Wire.decoder(schema))
+    assert.strictEqual(Wire.encoder(schema, "preserve"), Wire.encoder(schema, "preserve"))
+    assert.notStrictEqual(Wire.decoder(schema), Wire.decoder(schema, "preserve"))
+    assert.notStrictEqual(Wire.decoder(schema), Wire.encoder(schema))
+  })
+
+  it("strict drops the fields a schema does not name; preserve keeps them", () => {
+    const value = { threads: [], extra: 1 }
+    const schema = AppServer.results["thread/list"]
+    assert.deepStrictEqual(Either.getOrThrow(Wire.encoder(schema)(value)), { threads: [] })
+    assert.deepStrictEqual(Either.getOrThrow(Wire.decoder(schema, "preserve")(value)), value)
+  })
+
+  it("encodeResult encodes through the result schema, in the schema's order", () => {
+    const encoded = Wire.encodeResult("thread/start", AppServer.results["thread/start"], {
+      thread: { ephemeral: false, id: "t1" },
+      extra: true
+    })
+    assert.strictEqual(JSON.stringify(Either.getOrThrow(encoded)), '{"thread":{"id":"t1","ephemeral":false}}')
+  })
+
+  it("encodeResult names the method and the first offending field of a result of another shape", () => {
+    const encoded = Wire.encodeResult("thread/start", AppServer.results["thread/start"], { thread: { id: 5 } })
+    assert.deepStrictEqual(
+      encoded,
+      Either.left(
+        "internal error: the result of thread/start does not match its schema: thread.id: expected string, got 5"
+      )
+    )
+  })
+
+  it("encodeResult answers a read result through its fast encoder exactly as the schema encodes it", () => {
+    const schema = AppServer.results["mcp/resource/read"]
+    const value = { originCallId: null, contents: [{ text: "hi", uri: "file:///a", mimeType: "text/plain" }] }
+    const fast = Either.getOrThrow(Wire.encodeResult("mcp/resource/read", schema, value))
+    assert.strictEqual(JSON.stringify(fast), JSON.stringify(Either.getOrThrow(Wire.encoder(schema)(value))))
+  })
+
+  it("decodeWith refuses params nested deeper than the guard before decoding", () => {
+    let deep: unknown = 1
+    for (let i = 0; i < Wire.maxParamsDepth + 1; i++) deep = { a: deep }
+    assert.deepStrictEqual(
+      Wire.decodeWith(AppServer.methods["thread/list"], deep),
+      Either.left(`a.a.a: nested deeper than ${Wire.maxParamsDepth} levels`)
+    )
+  })
 })
