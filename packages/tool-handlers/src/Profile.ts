@@ -42,7 +42,8 @@ export const codex: Profile = {
     { spec: ToolSpecs.listMcpResourceTemplates, run: List.listTool("templates", codexList) },
     { spec: ToolSpecs.readMcpResource, run: CodexRead.callReadTool }
   ],
-  render: codexRender
+  render: codexRender,
+  followsReads: false
 }
 
 const extendedRender: Renderers = {
@@ -69,7 +70,8 @@ export const extended: Profile = {
     { spec: ToolSpecs.extended.readMcpResource, run: ExtendedRead.callReadTool }
   ],
   completion: { spec: ToolSpecs.completeMcpResourceArgument, run: Complete.callCompleteTool },
-  render: extendedRender
+  render: extendedRender,
+  followsReads: true
 }
 
 const byName: Readonly<Record<Config.ToolProfile, Profile>> = { codex, extended }

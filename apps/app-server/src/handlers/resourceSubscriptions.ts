@@ -5,6 +5,7 @@
  */
 import { Messages } from "@mcp-resources/protocol"
 import { ResourceClient } from "@mcp-resources/resource-client"
+import { Profile } from "@mcp-resources/tool-handlers"
 import { Effect } from "effect"
 import { invalidRequest, messages, method } from "../Method.js"
 import { ResourceSubscriptions } from "../ResourceSubscriptions.js"
@@ -17,7 +18,7 @@ const target = (p: { readonly threadId: string; readonly server: string }, threa
   Effect.gen(function* () {
     const client = yield* ResourceClient.ResourceClient
     const config = yield* client.config
-    if (profileOf(thread, config) !== "extended")
+    if (!Profile.of(profileOf(thread, config)).followsReads)
       return yield* Effect.fail(invalidRequest(messages.subscriptionsNeedExtended(thread.id)))
     const set = yield* client.latest
     if (!set.hasServer(p.server)) return yield* Effect.fail(invalidRequest(Messages.unknownServer(p.server)))

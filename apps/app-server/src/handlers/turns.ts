@@ -1,5 +1,6 @@
 /** `turn/start`: rebinds the thread, records the turn and, on extended threads, hands over the resource changes. */
 import { ResourceClient } from "@mcp-resources/resource-client"
+import { Profile } from "@mcp-resources/tool-handlers"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { method } from "../Method.js"
@@ -24,7 +25,7 @@ export const turnMethods = {
         )
         // extended threads: the resources they read that changed since the previous turn (none on codex)
         const config = yield* Effect.flatMap(ResourceClient.ResourceClient, (client) => client.config)
-        if (profileOf(thread, config) !== "extended") return { turn: { id: turnId } }
+        if (!Profile.of(profileOf(thread, config)).followsReads) return { turn: { id: turnId } }
         const subscriptions = yield* ResourceSubscriptions
         yield* subscriptions.follow
         return { turn: { id: turnId }, resourceChanges: yield* subscriptions.take(thread.id) }

@@ -77,6 +77,11 @@ export interface Profile {
   /** Offered right after them when a ready, accessible server of the binding declares `completions`. */
   readonly completion?: ProfileTool
   readonly render: Renderers
+  /**
+   * Whether a thread on this profile follows the resources its reads returned (a host subscribes it
+   * and hands the changes over at the next turn); a profile that does not ignores `resourceChanges`.
+   */
+  readonly followsReads: boolean
 }
 
 /** `canAccess(server)`: the access gate of the resource tools (section 6). */
