@@ -11,6 +11,7 @@ import { ToolSpec } from "./ToolPayload.js"
 import { TruncationPolicy } from "./Truncation.js"
 import { WidgetUiMeta } from "./Widget.js"
 import { opt } from "./internal/schema.js"
+import { McpResourceSearchParams, McpResourceSearchResult } from "./internal/resourceSearch.js"
 import { record } from "./Records.js"
 
 /** JSON-RPC error codes used by the app-server. */
@@ -408,6 +409,12 @@ export const McpResourceCompleteResult = Schema.Struct({
   total: opt(Schema.Number.annotations({ description: "Candidates in all, when the server says." })),
   hasMore: Schema.Boolean
 })
+export {
+  McpResourceSearchParams,
+  McpResourceSearchResult,
+  ResourceSearchFailure,
+  ResourceSearchMatch
+} from "./internal/resourceSearch.js"
 /** `mcp/widget/list` params. */
 export const WidgetListParams = ThreadIdParams
 /** One widget of `mcp/widget/list`: a completed MCP tool call whose tool names a `ui://` resource. */
@@ -704,6 +711,7 @@ export const methods = {
   "mcp/resource/read": McpResourceReadParams,
   "mcpServer/resource/read": McpResourceReadParams,
   "mcp/resource/complete": McpResourceCompleteParams,
+  "mcp/resource/search": McpResourceSearchParams,
   "mcp/resource/subscribe": McpResourceSubscribeParams,
   "mcp/resource/unsubscribe": McpResourceUnsubscribeParams,
   "thread/rollback": ThreadRollbackParams,
@@ -739,6 +747,7 @@ export const results = {
   "mcp/resource/read": McpResourceReadResult,
   "mcpServer/resource/read": McpResourceReadResult,
   "mcp/resource/complete": McpResourceCompleteResult,
+  "mcp/resource/search": McpResourceSearchResult,
   "mcp/resource/subscribe": McpResourceSubscribeResult,
   "mcp/resource/unsubscribe": McpResourceUnsubscribeResult,
   "thread/rollback": ThreadRollbackResult,
