@@ -125,7 +125,8 @@ const measure = async (ctx: Context, total: number): Promise<Array<Result>> => {
   }
 }
 
+/** (99,900: the catalog's planted entries and templates stay within the default `[search] max_resources`.) */
 export const run = async (ctx: Context): Promise<Output> => {
-  const results = [...(await measure(ctx, 10_000)), ...(ctx.quick ? [] : await measure(ctx, 100_000))]
+  const results = [...(await measure(ctx, 10_000)), ...(ctx.quick ? [] : await measure(ctx, 99_900))]
   return { rows: [], results, notes: [] }
 }
