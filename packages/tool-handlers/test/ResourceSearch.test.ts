@@ -64,6 +64,18 @@ describe("ResourceSearch", () => {
     })
   )
 
+  it.scoped("URIs and names are split on / : . _ - ? = & and camelCase", () =>
+    Effect.gen(function* () {
+      const { ctx, search } = yield* searching(catalogServers())
+      const top = (query: string) =>
+        Effect.map(search.search(ctx, { query, limit: 1 }), (r) => (r.matches[0] ? keyOf(r.matches[0]) : ""))
+      assert.strictEqual(yield* top("dashboards"), "files file:///srv/exports/grafana_dashboards.json")
+      assert.strictEqual(yield* top("exports grafana"), "files file:///srv/exports/grafana_dashboards.json")
+      assert.strictEqual(yield* top("brand"), "files file:///srv/design/brandGuidelines.pdf")
+      assert.strictEqual(yield* top("forecast days"), "metrics weather://forecast/{city}?days={days}")
+    })
+  )
+
   it.scoped("limit defaults to 10, server and mimeType filter, scores never increase", () =>
     Effect.gen(function* () {
       const { ctx, search } = yield* searching(catalogServers())
