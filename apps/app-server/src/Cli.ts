@@ -16,6 +16,7 @@ import * as ConfigFile from "./ConfigFile.js"
 import * as CommandLine from "./CommandLine.js"
 import * as Audit from "./cli/audit.js"
 import { dataDirOf, loadConfig } from "./cli/setup.js"
+import * as Search from "./cli/search.js"
 import * as ToolCommands from "./cli/tools.js"
 import * as Warnings from "./cli/warnings.js"
 import * as Watch from "./cli/watch.js"
@@ -136,6 +137,7 @@ export const run = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
     }
     const config = located.config
     if (command._tag === "watch") return yield* Watch.run(command, config)
+    if (command._tag === "search") return yield* Search.run(command, config)
     return yield* ToolCommands.run(command as CliCommands.ToolCommand, config)
   }).pipe(
     Effect.catchAll((error) =>

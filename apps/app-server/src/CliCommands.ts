@@ -38,6 +38,11 @@ export const options = {
   }),
   server: option({ name: "--server", value: "S", description: "List one server only (and only start that one)." }),
   cursor: option({ name: "--cursor", value: "C", description: "The page to list, from a previous `next cursor`." }),
+  limit: option({
+    name: "--limit",
+    value: "N",
+    description: "`search`: the most matches to print (default 10, at most 50)."
+  }),
   offset: option({
     name: "--offset",
     value: "N",
@@ -143,6 +148,16 @@ export const commands: ReadonlyArray<CommandSpec> = [
       }
     ],
     options: [...toolOptions, options.arg, options.argsJson, options.imageDir]
+  },
+  {
+    name: "search",
+    forms: [
+      {
+        args: "QUERY [--server S] [--limit N]",
+        summary: "search every server's resources and templates by name, title, description and URI"
+      }
+    ],
+    options: [options.config, options.json, options.dataDir, options.server, options.limit]
   },
   {
     name: "watch",
@@ -260,6 +275,15 @@ export type Command =
       readonly dataDir: string | undefined
       readonly server: string
       readonly timeoutSec: number
+    }
+  | {
+      readonly _tag: "search"
+      readonly configPath: string | undefined
+      readonly dataDir: string | undefined
+      readonly json: boolean
+      readonly query: string
+      readonly server?: string
+      readonly limit?: number
     }
   | {
       readonly _tag: "watch"
@@ -397,6 +421,23 @@ export const parseCommand = (argv: ReadonlyArray<string>): Command => {
       none()
       if (configPath === undefined) throw usageError("widgets requires --config PATH")
       return { _tag: "widgets", configPath, ...(dataDir !== undefined ? { dataDir } : {}) }
+    }
+    case "search": {
+      if (positional.length !== 1) throw usageError("search takes QUERY (quote a query of several words)")
+      const server = value(options.server)
+      const text = value(options.limit)
+      if (text !== undefined && !/^\d+$/.test(text)) {
+        throw usageError(`--limit: expected a whole number from 1 to 50, got ${JSON.stringify(text)}`)
+      }
+      return {
+        _tag: "search",
+        configPath,
+        dataDir,
+        json,
+        query: positional[0]!,
+        ...(server !== undefined ? { server } : {}),
+        ...(text !== undefined ? { limit: Number(text) } : {})
+      }
     }
     case "watch":
       if (positional.length !== 2) throw usageError("watch takes SERVER and URI")

@@ -6,6 +6,7 @@ import { ResourceClient, ScopeChallenges, ServerEntry, TokenStore } from "@mcp-r
 import { OriginStore } from "@mcp-resources/resource-origins"
 import { ExtensionSkills, Skills } from "@mcp-resources/skills"
 import { ThreadStore } from "@mcp-resources/thread-store"
+import { ResourceSearch } from "@mcp-resources/tool-handlers"
 import { Effect, Layer } from "effect"
 import * as AppOptions from "./AppOptions.js"
 import * as CommandHooks from "./CommandHooks.js"
@@ -64,7 +65,8 @@ export const layer = (
         Skills.layer,
         persistence,
         AppOptions.layer(options),
-        StopSignal.layer
+        StopSignal.layer,
+        ResourceSearch.layer
       ).pipe(Layer.provideMerge(client))
       const extension = Layer.merge(subscribersLayer, scopeRequiredLayer).pipe(
         Layer.provideMerge(ExtensionSkills.layer),

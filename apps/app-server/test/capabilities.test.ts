@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { ResourceClient } from "@mcp-resources/resource-client"
 import { OriginStore } from "@mcp-resources/resource-origins"
 import { ExtensionSkills, Skills } from "@mcp-resources/skills"
+import { ResourceSearch } from "@mcp-resources/tool-handlers"
 import { type Context, Effect, Layer, Option } from "effect"
 import { AppOptions } from "../src/AppOptions.js"
 import * as Connections from "../src/Connections.js"
@@ -31,6 +32,7 @@ const dispatcher = JsonRpcServer.layer.pipe(
       unused(Threads),
       unused(ToolHost),
       unused(ResourceClient.ResourceClient),
+      unused(ResourceSearch.ResourceSearch),
       unused(OriginStore.OriginStore),
       unused(Skills.Skills),
       unused(ExtensionSkills.ExtensionSkills),

@@ -70,6 +70,7 @@ describe("the published JSON Schema matches what the server sends", () => {
         yield* request("mcp/widget/callTool", { threadId, callId: "c4", name: "show", arguments: {} })
         yield* request("mcp/resource/read", { threadId, server: "srv", uri: "test://x", connectorId: "c" })
         yield* request("mcpServer/resource/read", { server: "srv", uri: "test://x" })
+        yield* request("mcp/resource/search", { threadId, query: "x" })
         yield* request("thread/list", {})
         yield* request("mcpServer/list", {})
         yield* request("skills/list", { threadId })

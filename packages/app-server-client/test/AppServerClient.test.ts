@@ -1,6 +1,6 @@
 import { createServer } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
-import { exampleSpec, startSse, stdioCommand } from "@mcp-resources/fixtures"
+import { catalogSpec, exampleSpec, searchCatalog, startSse, stdioCommand } from "@mcp-resources/fixtures"
 import { AppServer } from "@mcp-resources/protocol"
 import { Deferred, Effect, Exit, Fiber, Option, Queue, TestClock } from "effect"
 import { AppServerClient, Errors, PromiseClient, Transport } from "../src/index.js"
@@ -85,6 +85,23 @@ describe("AppServerClient against the app-server over stdio", () => {
         ["legacy", "sse"],
         ["local", undefined]
       ])
+    }).pipe(bounded)
+  )
+
+  it.scopedLive("mcp/resource/search is typed: ranked matches decoded, a refused query is -32600", () =>
+    Effect.gen(function* () {
+      const docs = stdioCommand(catalogSpec("docs", searchCatalog(45, 0.05).docs!, 20))
+      const client = yield* AppServerClient.stdio(
+        yield* appServer({ config: { mcpServers: { docs: { command: docs.command, args: docs.args } } } })
+      )
+      yield* client.initialize({ name: "test", version: "1" })
+      const found = yield* client.request("mcp/resource/search", { query: "kubernets drain", limit: 2 })
+      assert.strictEqual(found.matches[0]?.uri, "runbook://ops/kubernetes-node-drain")
+      assert.strictEqual(found.matches[0]?.server, "docs")
+      assert.isAbove(found.matches[0]?.score ?? 0, 0)
+      assert.deepStrictEqual(found.indexing, [])
+      const refused = yield* Effect.flip(client.request("mcp/resource/search", { query: "" }))
+      assert.strictEqual(refused.message, "query must be provided")
     }).pipe(bounded)
   )
 

@@ -174,7 +174,20 @@ export interface Config {
   readonly skills?: { readonly extension: boolean }
   /** `[widgets]`: the MCP Apps widget host (`mcp/widget/*`, `mcp-resources widgets`); absent means the defaults. */
   readonly widgets?: WidgetsConfig
+  /** `[search]`: the resource search index of each connection set; absent means {@link searchDefaults}. */
+  readonly search?: SearchConfig
 }
+
+/** `[search] max_resources`, `[search] build_timeout_sec`: the bounds of one connection set's search index. */
+export interface SearchConfig {
+  /** The most resources and templates indexed per connection set (the servers' lists are walked up to it). */
+  readonly maxResources: number
+  /** How long one build of a server's part of the index may take; a search never waits longer. */
+  readonly buildTimeoutSec: number
+}
+
+/** The `[search]` defaults: 100,000 entries per set, 30 seconds per build. */
+export const searchDefaults: SearchConfig = { maxResources: 100_000, buildTimeoutSec: 30 }
 
 /** `[widgets]`: the widget methods and the ports of `mcp-resources widgets` (0: any free port). */
 export interface WidgetsConfig {
@@ -284,6 +297,15 @@ const ImageBytes = Schema.Number.pipe(
     (n) =>
       (Number.isInteger(n) && n >= 0 && n <= maxImageBytes) ||
       `must be a whole number of bytes with 0 <= n <= ${maxImageBytes}`
+  )
+)
+/** At most 10,000,000 entries. */
+const maxSearchResources = 10_000_000
+const SearchResources = Schema.Number.pipe(
+  Schema.filter(
+    (n) =>
+      (Number.isInteger(n) && n >= 1 && n <= maxSearchResources) ||
+      `must be a whole number with 1 <= n <= ${maxSearchResources}`
   )
 )
 const Concurrency = Schema.Number.pipe(
@@ -407,7 +429,8 @@ export const RawConfig = Schema.Struct({
     Schema.Struct({ before_tool: opt(Schema.Array(RawHookCommand)), after_tool: opt(Schema.Array(RawHookCommand)) })
   ),
   skills: opt(Schema.Struct({ extension: opt(Schema.Boolean) })),
-  widgets: opt(Schema.Struct({ enabled: opt(Schema.Boolean), page_port: opt(Port), sandbox_port: opt(Port) }))
+  widgets: opt(Schema.Struct({ enabled: opt(Schema.Boolean), page_port: opt(Port), sandbox_port: opt(Port) })),
+  search: opt(Schema.Struct({ max_resources: opt(SearchResources), build_timeout_sec: opt(Seconds) }))
 })
 /** The raw file, keys as written. */
 export type RawConfig = typeof RawConfig.Type
@@ -847,6 +870,14 @@ export const decodeRead = (raw: unknown, file: string, options: Options = {}): E
       profile: r.tools?.profile ?? toolsDefaults.profile,
       maxImageBytes: r.tools?.max_image_bytes ?? toolsDefaults.maxImageBytes
     },
+    ...(r.search === undefined
+      ? {}
+      : {
+          search: {
+            maxResources: r.search.max_resources ?? searchDefaults.maxResources,
+            buildTimeoutSec: r.search.build_timeout_sec ?? searchDefaults.buildTimeoutSec
+          }
+        }),
     ...(r.resources !== undefined ? { resources: rulesOf(r.resources) } : {}),
     ...(hooks !== undefined ? { hooks: hooks.right } : {}),
     ...(r.widgets === undefined

@@ -37,6 +37,7 @@ describe("AppServer schemas", () => {
       "mcp/resource/read",
       "mcpServer/resource/read",
       "mcp/resource/complete",
+      "mcp/resource/search",
       "mcp/resource/subscribe",
       "mcp/resource/unsubscribe",
       "thread/rollback",

@@ -40,6 +40,10 @@ export interface Options<A, E, R> {
    * bounded by the request path's timer.
    */
   readonly pagesBounded?: boolean
+  /** At most this many items in total ({@link maxItems} when not given), e.g. a search index's own bound. */
+  readonly maxItems?: number
+  /** At most this many pages ({@link maxPages} when not given). */
+  readonly maxPages?: number
 }
 
 const guardError = (message: string) => new Errors.TransportError({ kind: "pagination", message })
@@ -50,6 +54,8 @@ export const collectPaginated = <A, E, R>(
 ): Effect.Effect<ReadonlyArray<A>, E | Errors.TransportError, R> =>
   Effect.gen(function* () {
     const { method, fetchPage } = options
+    const itemLimit = options.maxItems ?? maxItems
+    const pageLimit = options.maxPages ?? maxPages
     const timeoutMillis = Duration.toMillis(Duration.decode(options.timeout ?? defaultTimeout))
     // built only when the deadline passes (an error captures a stack trace)
     const deadlineError = () => guardError(Messages.pagination.timedOut(method, timeoutMillis))
@@ -74,7 +80,7 @@ export const collectPaginated = <A, E, R>(
         if (now >= deadline) return yield* Effect.fail(deadlineError())
         const page = yield* fetch(cursor, now)
         pages += 1
-        if (page.items.length > maxItems - items.length) {
+        if (page.items.length > itemLimit - items.length) {
           return yield* Effect.fail(guardError(Messages.pagination.itemLimit(method)))
         }
         items.push(...page.items)
@@ -86,7 +92,7 @@ export const collectPaginated = <A, E, R>(
         if (seen.has(next)) {
           return yield* Effect.fail(guardError(Messages.pagination.repeatedCursor(method)))
         }
-        if (pages >= maxPages) {
+        if (pages >= pageLimit) {
           return yield* Effect.fail(guardError(Messages.pagination.pageLimit(method)))
         }
         seen.add(next)

@@ -171,6 +171,20 @@ export const keys: Readonly<Record<string, KeyDoc>> = {
     default: `${json(Config.toolsDefaults.maxImageBytes)} (5 MiB)`,
     meaning: "Extended profile: the largest image (decoded bytes) sent as an image; a larger one is described."
   },
+  search: {
+    default: "—",
+    meaning: "The resource search index of each connection set ([tools.md](tools.md#search_mcp_resources))."
+  },
+  "search.max_resources": {
+    default: json(Config.searchDefaults.maxResources),
+    meaning:
+      "The most resources and templates one connection set's search index holds; the servers' lists are walked up to it, and a search says what was left out."
+  },
+  "search.build_timeout_sec": {
+    default: json(Config.searchDefaults.buildTimeoutSec),
+    meaning:
+      "How long building one server's part of the search index may take (every list page included); a search never waits longer and names the servers still indexing."
+  },
   resources: {
     default: "no rules",
     meaning: "Resource rules of every server ([policy.md](policy.md)); a server's own table adds to them."

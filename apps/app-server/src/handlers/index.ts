@@ -1,5 +1,6 @@
 /** The method table: every method of app-server-protocol.md section 3 except `initialize` (handled per connection). */
 import type { ResourceClient } from "@mcp-resources/resource-client"
+import type { ResourceSearch } from "@mcp-resources/tool-handlers"
 import type { OriginStore } from "@mcp-resources/resource-origins"
 import type { ExtensionSkills, Skills } from "@mcp-resources/skills"
 import type { AppOptions } from "../AppOptions.js"
@@ -10,6 +11,7 @@ import type { ToolHost } from "../ToolHost.js"
 import { configMethods } from "./config.js"
 import { oauthMethods } from "./oauth.js"
 import { resourceMethods } from "./resources.js"
+import { resourceSearchMethods } from "./resourceSearch.js"
 import { resourceSubscriptionMethods } from "./resourceSubscriptions.js"
 import { resourceTemplateMethods } from "./resourceTemplates.js"
 import { skillMethods } from "./skills.js"
@@ -25,6 +27,7 @@ const table = {
   ...toolMethods,
   ...resourceMethods,
   ...resourceTemplateMethods,
+  ...resourceSearchMethods,
   ...resourceSubscriptionMethods,
   ...configMethods,
   ...skillMethods,
@@ -38,6 +41,7 @@ export type Environment =
   | Threads
   | ToolHost
   | ResourceClient.ResourceClient
+  | ResourceSearch.ResourceSearch
   | OriginStore.OriginStore
   | Skills.Skills
   | ExtensionSkills.ExtensionSkills

@@ -23,6 +23,7 @@ import {
   McpResourceUnsubscribeParams,
   McpResourceUnsubscribeResult
 } from "./resources.js"
+import { McpResourceSearchParams, McpResourceSearchResult } from "./resourceSearch.js"
 import {
   SkillsExtensionChangedNotification,
   SkillsExtensionListParams,
@@ -112,6 +113,7 @@ export const methods = {
   "mcp/resource/read": McpResourceReadParams,
   "mcpServer/resource/read": McpResourceReadParams,
   "mcp/resource/complete": McpResourceCompleteParams,
+  "mcp/resource/search": McpResourceSearchParams,
   "mcp/resource/subscribe": McpResourceSubscribeParams,
   "mcp/resource/unsubscribe": McpResourceUnsubscribeParams,
   "thread/rollback": ThreadRollbackParams,
@@ -147,6 +149,7 @@ export const results = {
   "mcp/resource/read": McpResourceReadResult,
   "mcpServer/resource/read": McpResourceReadResult,
   "mcp/resource/complete": McpResourceCompleteResult,
+  "mcp/resource/search": McpResourceSearchResult,
   "mcp/resource/subscribe": McpResourceSubscribeResult,
   "mcp/resource/unsubscribe": McpResourceUnsubscribeResult,
   "thread/rollback": ThreadRollbackResult,
