@@ -81,7 +81,11 @@ const scopedCase = (
   name: string,
   skipped: string | undefined,
   body: () => Effect.Effect<void, unknown, Scope.Scope>
-) => (skipped === undefined ? it.scoped(name, body) : it.scoped.skip(`${name} (skipped: ${skipped})`, body))
+) => {
+  if (skipped === undefined) return it.scoped(name, body)
+  process.stderr.write(`skipped: ${name}: ${skipped}\n`)
+  return it.scoped.skip(`${name} (skipped: ${skipped})`, body)
+}
 
 /** Registers the contract suite for one TokenStore layer. */
 export const tokenStoreSuite = (name: string, backend: Effect.Effect<Backend, never, Scope.Scope>, options: Options) =>

@@ -199,7 +199,10 @@ export const transportSuite = (transport: Transport, era: Era) =>
     const skipped = (id: Case) => transport.skip?.[era]?.[id]
     for (const { id, title } of entries) {
       const reason = skipped(id)
-      if (reason !== undefined) it.scoped.skip(`${title} (skipped: ${reason})`, () => Effect.void)
+      if (reason !== undefined) {
+        process.stderr.write(`skipped: ${title}: ${reason}\n`)
+        it.scoped.skip(`${title} (skipped: ${reason})`, () => Effect.void)
+      }
     }
     const shared = entries.filter(({ id }) => sharing.has(id) && skipped(id) === undefined)
     if (shared.length > 0) {
