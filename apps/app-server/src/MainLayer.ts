@@ -13,7 +13,7 @@ import * as CommandHooks from "./CommandHooks.js"
 import * as Connections from "./Connections.js"
 import * as Elicitation from "./Elicitation.js"
 import { loadConfig } from "./handlers/config.js"
-import { scopeRequiredLayer } from "./handlers/oauth.js"
+import { OAuthLogins, scopeRequiredLayer } from "./handlers/oauth.js"
 import { subscribersLayer } from "./handlers/skillsExtension.js"
 import * as JsonRpcServer from "./JsonRpcServer.js"
 import { loggerLayer } from "./Logging.js"
@@ -66,7 +66,8 @@ export const layer = (
         persistence,
         AppOptions.layer(options),
         StopSignal.layer,
-        ResourceSearch.layer
+        ResourceSearch.layer,
+        OAuthLogins.layer
       ).pipe(Layer.provideMerge(client))
       const extension = Layer.merge(subscribersLayer, scopeRequiredLayer).pipe(
         Layer.provideMerge(ExtensionSkills.layer),

@@ -7,6 +7,7 @@ import { type Context, Effect, Layer, Option } from "effect"
 import { AppOptions } from "../src/AppOptions.js"
 import * as Connections from "../src/Connections.js"
 import { SkillsExtensionSubscribers } from "../src/handlers/skillsExtension.js"
+import { OAuthLogins } from "../src/handlers/oauth.js"
 import * as JsonRpcServer from "../src/JsonRpcServer.js"
 import { ResourceSubscriptions } from "../src/ResourceSubscriptions.js"
 import { Threads } from "../src/Threads.js"
@@ -38,7 +39,8 @@ const dispatcher = JsonRpcServer.layer.pipe(
       unused(ExtensionSkills.ExtensionSkills),
       unused(SkillsExtensionSubscribers),
       unused(AppOptions),
-      unused(ResourceSubscriptions)
+      unused(ResourceSubscriptions),
+      unused(OAuthLogins)
     )
   )
 )

@@ -9,7 +9,7 @@ import type { ResourceSubscriptions } from "../ResourceSubscriptions.js"
 import type { Threads } from "../Threads.js"
 import type { ToolHost } from "../ToolHost.js"
 import { configMethods } from "./config.js"
-import { oauthMethods } from "./oauth.js"
+import { type OAuthLogins, oauthMethods } from "./oauth.js"
 import { resourceMethods } from "./resources.js"
 import { resourceSearchMethods } from "./resourceSearch.js"
 import { resourceSubscriptionMethods } from "./resourceSubscriptions.js"
@@ -47,6 +47,7 @@ export type Environment =
   | ExtensionSkills.ExtensionSkills
   | SkillsExtensionSubscribers
   | ResourceSubscriptions
+  | OAuthLogins
   | AppOptions
 
 /** Every method by name (each entry's key is its definition's name: checked when the module loads). */

@@ -12,7 +12,7 @@
  */
 import { type AppServer, Messages } from "@mcp-resources/protocol"
 import { OAuth, ResourceClient, ScopeChallenges, ServerEntry, TokenStore } from "@mcp-resources/resource-client"
-import { Cause, Deferred, Effect, Exit, Layer, Option, Queue, Scope } from "effect"
+import { Cause, Context, Deferred, Effect, Exit, Layer, Option, Queue, Scope } from "effect"
 import { Connections } from "../Connections.js"
 import { invalidRequest, type MethodError, method } from "../Method.js"
 
@@ -54,8 +54,16 @@ interface Pending {
   readonly connections: Set<number>
 }
 
-/** The logins in progress of this process, by server name and URL. */
-const pending = new Map<string, Pending>()
+/**
+ * The logins in progress of one app-server, by server name and URL: a service (one per
+ * {@link OAuthLogins.layer}), so that two app-servers in one process (tests, embedders) never share one.
+ */
+export class OAuthLogins extends Context.Tag("@mcp-resources/app-server/OAuthLogins")<
+  OAuthLogins,
+  Map<string, Pending>
+>() {
+  static readonly layer: Layer.Layer<OAuthLogins> = Layer.sync(OAuthLogins, () => new Map())
+}
 
 /** The OAuth methods. */
 export const oauthMethods = {
@@ -69,6 +77,7 @@ export const oauthMethods = {
         const store = yield* Effect.serviceOption(TokenStore.TokenStore)
         if (Option.isNone(store)) return yield* Effect.fail(invalidRequest("this server keeps no OAuth tokens"))
         const key = `${entry.name}\u0000${entry.transport._tag === "http" ? entry.transport.url : ""}`
+        const pending = yield* OAuthLogins
         const running = pending.get(key)
         if (running !== undefined) {
           running.connections.add(context.connection.id)
