@@ -1,6 +1,6 @@
 /**
- * Host resource rules (docs/policy.md): which resource URIs of which server the model, the direct
- * read and the call-scoped widget read may see. One matcher for every reader.
+ * Host resource rules (docs/policy.md): which resource URIs of which server the model, the direct and
+ * threadless reads, the widget reads and the skills reads may see. One matcher for every reader.
  *
  * `*` matches within one path segment (no `/`), `**` across segments (anything). A URI template
  * expression in a pattern matches what it can expand to: `{var}`, `{.var}`, `{;var}`, `{?var}`,
