@@ -1,6 +1,6 @@
 /**
- * Host resource rules (docs/policy.md): which resource URIs of which server the model, the direct
- * read and the call-scoped widget read may see. One matcher for every reader.
+ * Host resource rules (docs/policy.md): which resource URIs of which server the model, the direct and
+ * threadless reads, the widget reads and the skills reads may see. One matcher for every reader.
  *
  * `*` matches within one path segment (no `/`), `**` across segments (anything). A URI template
  * expression in a pattern matches what it can expand to: `{var}`, `{.var}`, `{;var}`, `{?var}`,
@@ -13,8 +13,15 @@
  * it (an encoded `/`, an empty segment, a `..` above the root …) is refused and the refusal says why.
  * A deny pattern also applies to the URI without its query, fragment or trailing `/`. Matching runs
  * without backtracking: at most (URI length) × (pattern length) steps.
+ *
+ * Every reader asks one question, {@link access}: what may this principal (the config in force, with a
+ * thread's deny patterns when the read is on a thread) see of this server. The model tools (their lists
+ * and reads), the direct and threadless `mcp/resource/read`, the widget reads, the skills reads and the
+ * search all go through it; {@link guardRead} is the refusal of a read, before any request.
  */
+import { Effect } from "effect"
 import type { Config } from "./Config.js"
+import * as Errors from "./Errors.js"
 import * as UriNormal from "./internal/uriNormal.js"
 import * as UriPattern from "./internal/uriPattern.js"
 import * as Messages from "./Messages.js"
@@ -150,12 +157,60 @@ export const hasRules = (config: Config, threadDeny: ReadonlyArray<string> = [])
   config.mcpServers.some((entry) => entry.resources?.allow !== undefined || (entry.resources?.deny?.length ?? 0) > 0)
 
 /** The decision for `uri` of `server` under the config and the thread's deny rules (allowed without rules). */
-export const check = (
-  config: Config,
+export const check = (config: Config, server: string, uri: string, threadDeny: ReadonlyArray<string> = []): Decision =>
+  access({ config, threadDeny }, server).read(uri)
+
+/**
+ * Who reads or lists: the config in force and, for a read or list on a thread, the thread's own deny
+ * patterns (`thread/start` `config.resources.deny`).
+ */
+export interface Principal {
+  readonly config: Config
+  readonly threadDeny?: ReadonlyArray<string> | undefined
+}
+
+/** What is listed: a resource (judged by its URI) or a template (judged by its text taken as a URI). */
+export type EntryKind = "resource" | "template"
+
+/** What one principal may see of one server, its rules compiled once. */
+export interface Access {
+  /** The rules in force; `undefined` when none applies (every output exactly as without policy). */
+  readonly rules: Rules | undefined
+  /** The decision on a read of `uri` (normalized first; refused unjudged when it cannot be normalized). */
+  readonly read: (uri: string) => Decision
+  /**
+   * Whether a listed entry stays: a resource when its URI is allowed, a template when its text taken
+   * as a URI is (every expansion of a denied template text is denied; see {@link isTemplateListed}).
+   */
+  readonly listed: (kind: EntryKind, key: string) => boolean
+}
+
+const unruled: Access = { rules: undefined, read: () => ({ allowed: true }), listed: () => true }
+
+/** The one owner of the rules' answer: what `principal` may read and list of `server`. */
+export const access = (principal: Principal, server: string): Access => {
+  const rules = forServer(principal.config, server, principal.threadDeny ?? [])
+  if (rules === undefined) return unruled
+  const compiled = matcher(rules)
+  return {
+    rules,
+    read: compiled.decide,
+    listed: (kind, key) => (kind === "resource" ? compiled.decide(key) : compiled.decideTemplate(key)).allowed
+  }
+}
+
+/** True when any rule may apply to what `principal` reads or lists (any server's rules, or a thread deny). */
+export const applies = (principal: Principal): boolean => hasRules(principal.config, principal.threadDeny ?? [])
+
+/**
+ * A read of `uri` of `server` by `principal`: refused with the {@link refusal} message (an
+ * `AccessError`) when the rules deny it or cannot judge it, before any request.
+ */
+export const guardRead = (
+  principal: Principal,
   server: string,
-  uri: string,
-  threadDeny: ReadonlyArray<string> = []
-): Decision => {
-  const rules = forServer(config, server, threadDeny)
-  return rules === undefined ? { allowed: true } : decide(rules, uri)
+  uri: string
+): Effect.Effect<void, Errors.AccessError> => {
+  const decision = access(principal, server).read(uri)
+  return decision.allowed ? Effect.void : Effect.fail(new Errors.AccessError({ message: refusal(uri, decision) }))
 }

@@ -16,7 +16,7 @@
  * - `allowed-tools` of the frontmatter is shown (`allowedTools`), never applied.
  */
 import { createHash } from "node:crypto"
-import { Errors, type Mcp, McpSkills } from "@mcp-resources/protocol"
+import { Errors, type Mcp, McpSkills, ResourcePolicy } from "@mcp-resources/protocol"
 import { ResourceClient } from "@mcp-resources/resource-client"
 import {
   Clock,
@@ -115,7 +115,7 @@ export type ReadFailure = Errors.ResourceFailure
 export interface Service {
   /** The catalog of the latest generation (one discovery shared by concurrent callers); never fails. */
   readonly list: Effect.Effect<Catalog>
-  /** Reads one listed file of a skill of `server`, verified against the held entry. */
+  /** Reads one listed file of a skill of `server`, verified against the held entry (a file the resource rules deny is refused first). */
   readonly read: (server: string, uri: string) => Effect.Effect<FileRead, ReadFailure>
   /** The direct children of a skill directory (`skill://path` or a subdirectory), within the held manifest. */
   readonly readDirectory: (server: string, uri: string) => Effect.Effect<DirectoryListing, ReadFailure>
@@ -205,7 +205,9 @@ export const make = Effect.gen(function* () {
   const events = yield* PubSub.unbounded<Changed>()
   const state = yield* SynchronizedRef.make(emptyState(""))
 
-  const enabled = Effect.map(client.config, (config) => config.skills?.extension ?? true)
+  const enabledIn = (config: { readonly skills?: { readonly extension?: boolean } | undefined }) =>
+    config.skills?.extension ?? true
+  const enabled = Effect.map(client.config, enabledIn)
 
   /** The state of the current generation (a new generation starts empty). */
   const current = Effect.flatMap(client.cacheKey, (generation) =>
@@ -372,7 +374,10 @@ export const make = Effect.gen(function* () {
     skill.resources === "dynamic" ? "dynamic" : (skill.resources.find((f) => f.uri === uri)?.digest ?? "")
 
   const read = Effect.fn("ExtensionSkills.read")(function* (server: string, uri: string) {
-    if (!(yield* enabled)) return yield* new Errors.AccessError({ message: ExtensionMessages.disabled })
+    const config = yield* client.config
+    if (!enabledIn(config)) return yield* new Errors.AccessError({ message: ExtensionMessages.disabled })
+    // the host's resource rules (docs/policy.md) before the catalog, the cache or any request
+    yield* ResourcePolicy.guardRead({ config }, server, uri)
     yield* list
     let s = yield* current
     const generation = s.generation

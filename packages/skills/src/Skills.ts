@@ -2,7 +2,7 @@
  * The skills service (skills.md sections 1, 2, 4 and 5): a per-thread catalog and read cache over the
  * apps server's `mcp/skill` resources, through the `ResourceClient` facade (the latest connection set).
  */
-import { Errors, type Mcp } from "@mcp-resources/protocol"
+import { Errors, type Mcp, ResourcePolicy } from "@mcp-resources/protocol"
 import { ResourceClient } from "@mcp-resources/resource-client"
 import { Context, Duration, Effect, Fiber, HashMap, Layer, Option, SynchronizedRef } from "effect"
 import { byteLength } from "@mcp-resources/protocol/Utf8"
@@ -25,8 +25,17 @@ export type ReadFailure = Errors.AccessError | Errors.TransportError | Errors.Se
 export interface Service {
   /** The thread's catalog for the latest generation; never fails (failures become warnings). */
   readonly list: (threadId: string) => Effect.Effect<Catalog.Catalog>
-  /** Reads one resource of a skill package from the apps server (or the thread's cache). */
-  readonly read: (threadId: string, pkg: string, resource: string) => Effect.Effect<ReadResult, ReadFailure>
+  /**
+   * Reads one resource of a skill package from the apps server (or the thread's cache). The host's
+   * resource rules (`ResourcePolicy.guardRead`, with the thread's deny patterns when given) refuse a
+   * denied resource before the cache or any request.
+   */
+  readonly read: (
+    threadId: string,
+    pkg: string,
+    resource: string,
+    threadDeny?: ReadonlyArray<string>
+  ) => Effect.Effect<ReadResult, ReadFailure>
   /** Drops the thread's cache. */
   readonly forget: (threadId: string) => Effect.Effect<void>
 }
@@ -133,12 +142,18 @@ export const make = Effect.gen(function* () {
       })
     )
 
-  const read = Effect.fn("Skills.read")(function* (threadId: string, pkg: string, resource: string) {
+  const read = Effect.fn("Skills.read")(function* (
+    threadId: string,
+    pkg: string,
+    resource: string,
+    threadDeny?: ReadonlyArray<string>
+  ) {
     const config = yield* client.config
     if (!config.orchestrator.skillsEnabled) {
       return yield* new Errors.AccessError({ message: SkillMessages.disabled })
     }
     if (!resourceBelongsToPackage(pkg, resource)) return yield* mismatch()
+    yield* ResourcePolicy.guardRead({ config, threadDeny }, config.apps.serverName, resource)
     const generation = yield* client.cacheKey
     const key = readKey(pkg, resource)
     const hit = yield* SynchronizedRef.modify(state, (threads) => {

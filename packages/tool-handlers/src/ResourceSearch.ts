@@ -6,7 +6,7 @@
  * and after the list TTL, and dropped with its set. A search applies the access gate and the resource
  * rules of listing: what a rule hides is never found.
  */
-import { Config, Errors, type Mcp, Messages, ResourcePolicy } from "@mcp-resources/protocol"
+import { Config, Errors, type Mcp, Messages, type ResourcePolicy } from "@mcp-resources/protocol"
 import { Pagination, ResourceClient } from "@mcp-resources/resource-client"
 import { Context, Deferred, Duration, Effect, Layer, Queue, type Scope } from "effect"
 import * as Index from "./internal/searchIndex.js"
@@ -336,23 +336,19 @@ export const make = (options: Options): Effect.Effect<Service, never, Scope.Scop
         )
       }
       const covered = new Set(servers)
-      // the rules of listing, compiled once per server and search
-      const matchers = new Map<string, ResourcePolicy.Matcher | undefined>()
-      const matcherOf = (server: string) => {
-        if (matchers.has(server)) return matchers.get(server)
-        const rules = Rules.rulesFor(ctx, server)
-        const matcher = rules === undefined ? undefined : ResourcePolicy.matcher(rules)
-        matchers.set(server, matcher)
-        return matcher
+      // the rules of listing (ResourcePolicy.access), compiled once per server and search
+      const accesses = new Map<string, ResourcePolicy.Access>()
+      const accessOf = (server: string) => {
+        const known = accesses.get(server)
+        if (known !== undefined) return known
+        const access = Rules.accessFor(ctx, server)
+        accesses.set(server, access)
+        return access
       }
       const keep = (entry: Index.Entry): boolean => {
         if (!covered.has(entry.server)) return false
         if (request.mimeType !== undefined && entry.mimeType !== request.mimeType) return false
-        const matcher = matcherOf(entry.server)
-        if (matcher === undefined) return true
-        return entry.kind === "resource"
-          ? Rules.resourceListed(matcher, entry.key)
-          : Rules.templateListed(matcher, entry.key)
+        return accessOf(entry.server).listed(entry.kind, entry.key)
       }
       const hits = target.index.search(request.query, keep)
       const indexing: Array<string> = []

@@ -341,7 +341,7 @@ export const runtimeAndTools: ReadonlyArray<MessageDoc> = [
   m(
     "policy.readDenied",
     Messages.policy.readDenied("{uri}"),
-    "a read (model tool, `mcp/resource/read`, call-scoped widget read) of a URI the resource rules deny, before any request, whether or not it exists ([policy.md](policy.md))"
+    "a read (model tool, `mcp/resource/read`, widget read, skills read) of a URI the resource rules deny, before any request, whether or not it exists ([policy.md](policy.md))"
   ),
   m(
     "policy.readUnjudgeable",

@@ -2,14 +2,14 @@
 import { ResourceClient } from "@mcp-resources/resource-client"
 import { CallScopedRead } from "@mcp-resources/resource-origins"
 import { Context, Effect } from "effect"
-import { type AppServer, Errors, ResourcePolicy } from "@mcp-resources/protocol"
+import { type AppServer, type Errors, ResourcePolicy } from "@mcp-resources/protocol"
 import { invalidRequest, messages, method } from "../Method.js"
 import type { Connection } from "../Connections.js"
 import { Threads } from "../Threads.js"
 
 /**
- * The resource rules before any request (docs/policy.md): a denied URI is refused with the same
- * message whether or not it exists; a thread's deny rules apply to reads on that thread.
+ * The resource rules before any request (docs/policy.md, `ResourcePolicy.guardRead`): a denied URI is
+ * refused with the same message whether or not it exists; a thread's deny rules apply to reads on that thread.
  */
 const policed = <A, E, R>(
   client: ResourceClient.Service,
@@ -17,12 +17,9 @@ const policed = <A, E, R>(
   threadDeny: ReadonlyArray<string> | undefined,
   read: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | Errors.AccessError, R> =>
-  Effect.flatMap(client.config, (config): Effect.Effect<A, E | Errors.AccessError, R> => {
-    const decision = ResourcePolicy.check(config, p.server, p.uri, threadDeny)
-    return decision.allowed
-      ? read
-      : Effect.fail(new Errors.AccessError({ message: ResourcePolicy.refusal(p.uri, decision) }))
-  })
+  Effect.flatMap(client.config, (config) =>
+    Effect.zipRight(ResourcePolicy.guardRead({ config, threadDeny }, p.server, p.uri), read)
+  )
 
 /** The result of a read. */
 const answer = <C>(contents: C, originCallId: string | null) => ({ contents, originCallId })

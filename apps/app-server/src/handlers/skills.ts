@@ -18,7 +18,7 @@ export const skillMethods = {
     run: (p, { connection }) =>
       Effect.gen(function* () {
         const thread = yield* (yield* Threads).get(connection, p.threadId)
-        return yield* (yield* Skills.Skills).read(thread.id, p.package, p.resource)
+        return yield* (yield* Skills.Skills).read(thread.id, p.package, p.resource, thread.config.resources?.deny)
       })
   })
 }

@@ -48,15 +48,16 @@ const readFor = (
   uri: string
 ) => {
   // host policy first, as for every read: a denied URI is refused before any request
-  const decision = ResourcePolicy.check(config, item.server, uri, thread.config.resources?.deny)
-  return !decision.allowed
-    ? Effect.fail(new Errors.AccessError({ message: ResourcePolicy.refusal(uri, decision) }))
-    : item.server === config.apps.serverName && uri === item.mcpAppResourceUri
+  const principal = { config, threadDeny: thread.config.resources?.deny }
+  return Effect.zipRight(
+    ResourcePolicy.guardRead(principal, item.server, uri),
+    item.server === config.apps.serverName && uri === item.mcpAppResourceUri
       ? CallScopedRead.readForCall({ threadId: thread.id, callId: item.id, uri })
       : Effect.map(
           threads.withToolContext(thread, (context) => context.set.readResource(item.server, uri)),
           (result) => result.contents
         )
+  )
 }
 
 /** The list entry of `uri`, when the server lists it in its first {@link maxListPages} pages (a `ui://` resource need not be listed). */

@@ -48,11 +48,11 @@ const listOperation = (
         ctx,
         kind === "resources"
           ? Effect.map(ctx.set.listAllResources(include), (result) => {
-              const filtered = Rules.filterAggregate(ctx, result, (r) => r.uri, Rules.resourceListed)
+              const filtered = Rules.filterAggregate(ctx, result, (r) => r.uri, "resource")
               return [hiddenCount(Payloads.aggregateResources(filtered.result), filtered.hidden)]
             })
           : Effect.map(allTemplates(ctx, include, style), (result) => {
-              const filtered = Rules.filterAggregate(ctx, result, (t) => t.uriTemplate, Rules.templateListed)
+              const filtered = Rules.filterAggregate(ctx, result, (t) => t.uriTemplate, "template")
               return [hiddenCount(Payloads.aggregateResourceTemplates(filtered.result), filtered.hidden)]
             })
       )

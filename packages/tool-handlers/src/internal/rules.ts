@@ -1,4 +1,8 @@
-/** The resource rules inside the model tools: lists leave out what is denied, reads of it are refused. */
+/**
+ * The resource rules inside the model tools: lists leave out what is denied, reads of it are refused.
+ * Every decision is `ResourcePolicy.access` (the one owner for every reader); this module adds the
+ * call's audit trace and the hidden counts.
+ */
 import { type Mcp, ResourcePolicy } from "@mcp-resources/protocol"
 import type { ResourceClient } from "@mcp-resources/resource-client"
 import { Effect } from "effect"
@@ -28,18 +32,24 @@ export interface Traced extends ToolContext {
 /** The trace of a call, when it runs on the policy path. */
 export const traceOf = (ctx: ToolContext): Trace | undefined => (ctx as Traced).trace
 
-/** The effective rules of one server for this call; `undefined` without any. */
-export const rulesFor = (ctx: ToolContext, server: string): ResourcePolicy.Rules | undefined =>
-  ResourcePolicy.forServer(ctx.config, server, ctx.resourceDeny)
+/** Who reads in this call: the config and the thread's deny rules (ResourcePolicy's one question). */
+export const principalOf = (ctx: ToolContext): ResourcePolicy.Principal => ({
+  config: ctx.config,
+  threadDeny: ctx.resourceDeny
+})
+
+/** What this call may see of one server (ResourcePolicy.access). */
+export const accessFor = (ctx: ToolContext, server: string): ResourcePolicy.Access =>
+  ResourcePolicy.access(principalOf(ctx), server)
 
 /**
  * The refusal of a read of `uri` (denied, or a URI the rules cannot judge), recorded in the trace;
  * `undefined` when allowed.
  */
 export const refusedRead = (ctx: ToolContext, server: string, uri: string): string | undefined => {
-  const rules = rulesFor(ctx, server)
-  if (rules === undefined) return undefined
-  const decision = ResourcePolicy.decide(rules, uri)
+  const access = accessFor(ctx, server)
+  if (access.rules === undefined) return undefined
+  const decision = access.read(uri)
   traceOf(ctx)?.rules.push({
     uri,
     allowed: decision.allowed,
@@ -49,30 +59,20 @@ export const refusedRead = (ctx: ToolContext, server: string, uri: string): stri
   return decision.allowed ? undefined : ResourcePolicy.refusal(uri, decision)
 }
 
-/** Whether a listed entry stays: resources by their URI, templates by their text (patterns compiled once per list). */
-export type Listed = (matcher: ResourcePolicy.Matcher, key: string) => boolean
-
-/** A listed resource stays when its URI is allowed. */
-export const resourceListed: Listed = (matcher, uri) => matcher.decide(uri).allowed
-
-/** A listed template stays when its text, taken as a URI, is allowed (ResourcePolicy.isTemplateListed). */
-export const templateListed: Listed = (matcher, uriTemplate) => matcher.decideTemplate(uriTemplate).allowed
-
 const filterItems = <A>(
   ctx: ToolContext,
   server: string,
   items: ReadonlyArray<A>,
   key: (item: A) => string,
-  allowed: Listed
+  kind: ResourcePolicy.EntryKind
 ): { readonly items: ReadonlyArray<A>; readonly hidden: number } => {
-  const rules = rulesFor(ctx, server)
+  const access = accessFor(ctx, server)
   const trace = traceOf(ctx)
-  if (rules === undefined) {
+  if (access.rules === undefined) {
     if (trace !== undefined) for (const item of items) trace.listed.push(key(item))
     return { items, hidden: 0 }
   }
-  const matcher = ResourcePolicy.matcher(rules)
-  const kept = items.filter((item) => allowed(matcher, key(item)))
+  const kept = items.filter((item) => access.listed(kind, key(item)))
   const hidden = items.length - kept.length
   if (trace !== undefined) {
     trace.hidden += hidden
@@ -83,13 +83,13 @@ const filterItems = <A>(
 
 /** A page of resources without the denied ones, and how many were hidden. */
 export const filterResources = (ctx: ToolContext, server: string, page: Mcp.ListResourcesResult) => {
-  const { items, hidden } = filterItems(ctx, server, page.resources, (r) => r.uri, resourceListed)
+  const { items, hidden } = filterItems(ctx, server, page.resources, (r) => r.uri, "resource")
   return { page: hidden === 0 ? page : { ...page, resources: items }, hidden }
 }
 
 /** A page of templates without the denied ones, and how many were hidden. */
 export const filterTemplates = (ctx: ToolContext, server: string, page: Mcp.ListResourceTemplatesResult) => {
-  const { items, hidden } = filterItems(ctx, server, page.resourceTemplates, (t) => t.uriTemplate, templateListed)
+  const { items, hidden } = filterItems(ctx, server, page.resourceTemplates, (t) => t.uriTemplate, "template")
   return { page: hidden === 0 ? page : { ...page, resourceTemplates: items }, hidden }
 }
 
@@ -98,11 +98,11 @@ export const filterAggregate = <A>(
   ctx: ToolContext,
   result: ResourceClient.AggregateResult<A>,
   key: (item: A) => string,
-  allowed: Listed
+  kind: ResourcePolicy.EntryKind
 ): { readonly result: ResourceClient.AggregateResult<A>; readonly hidden: number } => {
   let hidden = 0
   const servers = result.servers.map(({ server, items }) => {
-    const filtered = filterItems(ctx, server, items, key, allowed)
+    const filtered = filterItems(ctx, server, items, key, kind)
     hidden += filtered.hidden
     return filtered.hidden === 0 ? { server, items } : { server, items: filtered.items }
   })
@@ -110,7 +110,7 @@ export const filterAggregate = <A>(
 }
 
 /** True when this call has to look at rules at all (any rule for any server, or a thread deny). */
-export const active = (ctx: ToolContext): boolean => ResourcePolicy.hasRules(ctx.config, ctx.resourceDeny)
+export const active = (ctx: ToolContext): boolean => ResourcePolicy.applies(principalOf(ctx))
 
 /** `{…}` JSON text with `"hiddenByPolicy":n` as its last member (extended profile, n > 0). */
 export const withHiddenCount = (json: string, hidden: number): string =>
