@@ -20,7 +20,6 @@
 import { createHash } from "node:crypto"
 import { type AppServer, Config, Mcp, Records, Truncation as ProtocolTruncation } from "@mcp-resources/protocol"
 import { isRecord } from "@mcp-resources/protocol/Records"
-import { ResourceClient } from "@mcp-resources/resource-client"
 import { Either } from "effect"
 import * as Lifecycle from "./internal/lifecycle.js"
 import * as Payloads from "./internal/payloads.js"
@@ -238,7 +237,63 @@ export const blobPart = (
   return Either.right(part)
 }
 
-/** A text kept by the resource client as its UTF-8 bytes: those bytes are used, no other copy is made. */
+// ---------------------------------------------------------------------------------------------------
+// The kept form: how a read kept for windows is held in the result cache
+// ---------------------------------------------------------------------------------------------------
+
+/** A text content at least this long (UTF-16 units) is kept as its UTF-8 bytes by {@link keptRead}. */
+export const bytesFormMinLength = 64 * 1024
+
+const keptBytes = new WeakMap<object, Buffer>()
+
+/** The UTF-8 bytes a content of a {@link keptRead} result holds its text in; undefined for any other content. */
+export const textBytesOf = (contents: object): Buffer | undefined => keptBytes.get(contents)
+
+const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? "", "utf8")
+
+/**
+ * The form a read kept for windows is cached in (the resource client's `ReadOptions.keptForm`):
+ * every text content of at least {@link bytesFormMinLength} becomes a copy whose `text` is read from
+ * its UTF-8 bytes (the only copy kept: a JavaScript string of non-Latin-1 text takes two bytes a unit
+ * beside them); windows use those bytes ({@link contentsPart}). Fields and key order stay as they
+ * were, so the JSON text is the same. `size` is what the value holds: its JSON without the kept
+ * texts, plus their bytes.
+ */
+export const keptRead = <A extends { readonly contents: ReadonlyArray<object> }>(
+  result: A
+): { readonly value: A; readonly size: number } => {
+  let kept = 0
+  let changed = false
+  const contents = result.contents.map((item) => {
+    const text = (item as { readonly text?: unknown }).text
+    if (typeof text !== "string" || text.length < bytesFormMinLength) return item
+    const bytes = Buffer.from(text, "utf8")
+    const copy = {}
+    for (const [name, value] of Object.entries(item)) {
+      Object.defineProperty(
+        copy,
+        name,
+        name === "text"
+          ? { enumerable: true, get: () => bytes.toString("utf8") }
+          : { enumerable: true, writable: false, value }
+      )
+    }
+    keptBytes.set(copy, bytes)
+    kept += bytes.length
+    changed = true
+    return copy
+  })
+  if (!changed) return { value: result, size: jsonBytes(result) }
+  const value = { ...result, contents } as A
+  // the JSON of the rest: the kept texts measured as empty strings
+  const rest = {
+    ...result,
+    contents: result.contents.map((item, i) => (contents[i] === item ? item : { ...item, text: "" }))
+  }
+  return { value, size: jsonBytes(rest) + kept }
+}
+
+/** A text kept in the {@link keptRead} form: its UTF-8 bytes are used, no other copy is made. */
 const keptTextPart = (bytes: Buffer): TextPart => ({
   _tag: "text",
   get text() {
@@ -251,7 +306,7 @@ const keptTextPart = (bytes: Buffer): TextPart => ({
 /** The part of a read result's content item (a text kept as UTF-8 bytes uses those bytes). */
 export const contentsPart = (item: Mcp.ResourceContents, options: Options): Either.Either<Part, string> => {
   if (!Mcp.isTextContents(item)) return blobPart(item, item.blob, item.mimeType, options)
-  const kept = ResourceClient.textBytes(item)
+  const kept = textBytesOf(item)
   return Either.right(kept === undefined ? textPart(item, item.text) : keptTextPart(kept))
 }
 

@@ -3,6 +3,7 @@
  * result rendered by the content pipeline's extended entry (Content.ts: windows under the budget).
  */
 import { type Errors, Messages, type Mcp } from "@mcp-resources/protocol"
+import type { ResourceClient } from "@mcp-resources/resource-client"
 import { Effect, Either } from "effect"
 import * as Arguments from "../../Arguments.js"
 import * as Content from "../../Content.js"
@@ -13,6 +14,9 @@ import * as Rules from "../rules.js"
 import { escapeControls } from "./hygiene.js"
 import { defaultWindowTtlMs, messages, notFoundCodes } from "./messages.js"
 import * as Templates from "./templates.js"
+
+/** A read for windows: kept for the window time when the server says nothing, in the pipeline's kept form. */
+const windowRead: ResourceClient.ReadOptions = { defaultTtlMs: defaultWindowTtlMs, keptForm: Content.keptRead }
 
 const readFailure = (server: string, uri: string, error: Errors.ResourceFailure): Lifecycle.Outcome =>
   Lifecycle.failure(
@@ -76,7 +80,7 @@ export const callReadTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<To
     const refused = Rules.refusedRead(ctx, server, uri)
     return refused !== undefined
       ? Effect.succeed(Lifecycle.failure(escapeControls(refused)))
-      : Rules.requested(ctx, ctx.set.readResource(server, uri, undefined, { defaultTtlMs: defaultWindowTtlMs })).pipe(
+      : Rules.requested(ctx, ctx.set.readResource(server, uri, undefined, windowRead)).pipe(
           Effect.flatMap(watched(uri)),
           Effect.catchAll((error) => Effect.succeed(readFailure(server, uri, error)))
         )
@@ -87,10 +91,7 @@ export const callReadTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<To
     if (refused !== undefined) {
       return Lifecycle.runWith(invocation, Effect.fail(escapeControls(refused)), Lifecycle.failure, Lifecycle.failure)
     }
-    const request = Rules.requested(
-      ctx,
-      ctx.set.readResource(server, uri, undefined, { defaultTtlMs: defaultWindowTtlMs })
-    )
+    const request = Rules.requested(ctx, ctx.set.readResource(server, uri, undefined, windowRead))
     if (ctx.resourceChanges === undefined)
       return Lifecycle.runWith(invocation, request, success(uri), (error) => readFailure(server, uri, error))
     return Lifecycle.runWith(
