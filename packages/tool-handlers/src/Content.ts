@@ -14,8 +14,8 @@
  * - extended: parts as lines (hygiene.ts escapes bidi and control characters), a read's text in
  *   windows (byte ranges: internal/extended/window.ts) under the budget, images as content items.
  *
- * A new content type: its part here ({@link blobPart} or the block switch of `extendedToolResult`),
- * its lines in the extended entry.
+ * A new content type: its part here ({@link blobPart}, or the block switch of
+ * {@link renderToolResult}), its lines in the extended entry.
  */
 import { createHash } from "node:crypto"
 import { type AppServer, Config, Mcp, Records, Truncation as ProtocolTruncation } from "@mcp-resources/protocol"
@@ -389,7 +389,7 @@ const textOutcome = (output: string): Lifecycle.Outcome => ({
 })
 
 /** The codex outcome of a payload given as pieces of one JSON text: that text, truncated. */
-export const codexPayload = (budget: Budget, pieces: ReadonlyArray<string>): Lifecycle.Outcome =>
+const codexPayload = (budget: Budget, pieces: ReadonlyArray<string>): Lifecycle.Outcome =>
   textOutcome(Truncation.truncatePiecesOutput(pieces, budget.truncation))
 
 const codexToolResult = (budget: Budget, _server: string, result: Mcp.CallToolResult): Lifecycle.Outcome => {
@@ -421,7 +421,7 @@ const label = (uri: string, mimeType: string | undefined): string =>
   mimeType === undefined ? escapeControls(uri) : `${escapeControls(uri)} (${escapeControls(mimeType)})`
 
 /** The extended outcome of a rendering: output text, content items, and an item result without image bytes. */
-export const renderedOutcome = (
+const renderedOutcome = (
   output: string,
   images: Rendered["images"],
   isError: boolean,
@@ -694,7 +694,7 @@ const marked = (entry: unknown, budget: number): unknown =>
  * The output of a list tool in the extended profile: the codex payload with `"large": true` on every
  * resource whose listed `size` is over the output budget, template variables, bidi controls escaped.
  */
-export const listOutput = (budget: Budget, pieces: ReadonlyArray<string>): string => {
+const listOutput = (budget: Budget, pieces: ReadonlyArray<string>): string => {
   const json = pieces.join("")
   let text = json
   if (json.includes(`"size":`)) {
