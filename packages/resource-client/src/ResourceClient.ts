@@ -7,7 +7,6 @@
 import { type Config, Errors, type Mcp, type McpSkills, Messages } from "@mcp-resources/protocol"
 import { Context, Effect, Layer, type Option, PubSub, type Queue, type Scope } from "effect"
 import * as Cache from "./internal/cache.js"
-import * as KeptRead from "./internal/keptRead.js"
 import * as Lifetimes from "./internal/lifetimes.js"
 import * as Server from "./internal/server.js"
 import * as Threadless from "./internal/threadless.js"
@@ -179,14 +178,17 @@ export interface ReadOptions {
    * server as before. Used by the extended tool profile's windows.
    */
   readonly defaultTtlMs?: number
+  /**
+   * With {@link defaultTtlMs}: the form the result is kept (and answered) in, and the bytes that form
+   * holds, which are what `[cache] max_bytes` counts. The caller owns the form (the extended tool
+   * profile keeps large texts as their UTF-8 bytes only: tool-handlers' `Content.keptRead`). Without
+   * it the result is kept as it came, counted by its JSON text.
+   */
+  readonly keptForm?: (result: Mcp.ReadResourceResult) => {
+    readonly value: Mcp.ReadResourceResult
+    readonly size: number
+  }
 }
-
-/**
- * The UTF-8 bytes of a text content of a read made with {@link ReadOptions.defaultTtlMs}, when it is
- * kept in that form (a large text: the bytes are the only copy held, its `text` is decoded from them
- * on each access); `undefined` for any other content. Windows over the text use these bytes.
- */
-export const textBytes = (contents: Mcp.ResourceContents): Buffer | undefined => KeptRead.textBytesOf(contents)
 
 /** Counters of the result cache: entries, bytes accounted against `[cache] max_bytes`, hits, misses, evictions. */
 export type CacheStats = Cache.Stats

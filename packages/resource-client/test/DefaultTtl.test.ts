@@ -1,6 +1,6 @@
 /** `readResource(…, {defaultTtlMs})`: a read kept for a default time when the server sends no `ttlMs`. */
 import { assert, layer } from "@effect/vitest"
-import { Config } from "@mcp-resources/protocol"
+import { Config, type Mcp } from "@mcp-resources/protocol"
 import { Effect, TestClock } from "effect"
 import { McpTransport, ResourceClient } from "../src/index.js"
 import { entry, fixture, setupOf } from "./utils/memory.js"
@@ -53,37 +53,49 @@ const largeText = (bytes: number) => {
   return unit.repeat(Math.ceil(bytes / Buffer.byteLength(unit)))
 }
 
-layer(McpTransport.layerMemory)("a read kept for windows and the cache bound", (it) => {
-  it.scoped("a large text is kept as its UTF-8 bytes only, and those bytes are what the bound counts", () =>
+/**
+ * A caller's form for the tests: a copy of the read, remembered as formed, that says it holds its
+ * JSON text and `extra` bytes more (the extended profile's own form is tool-handlers' `Content.keptRead`).
+ */
+const formOf = (extra: number) => {
+  const formed = new WeakSet<object>()
+  const keptForm = (result: Mcp.ReadResourceResult) => {
+    const value = { ...result }
+    formed.add(value)
+    return { value, size: Buffer.byteLength(JSON.stringify(result)) + extra }
+  }
+  return { formed, options: { ...kept, keptForm } }
+}
+
+layer(McpTransport.layerMemory)("a read kept in the caller's form and the cache bound", (it) => {
+  it.scoped("the read is answered in the form, and the bytes the form holds are what the bound counts", () =>
     Effect.gen(function* () {
       const maxBytes = 1024 * 1024
+      const extra = 256 * 1024
       const body = largeText(300 * 1024)
-      const bodyBytes = Buffer.byteLength(body)
       const f = yield* fixture({ reads: [text("x://big", { contents: [{ uri: "x://big", text: body }] })] })
       const client = yield* ResourceClient.make({
         config: { ...Config.empty, cache: { enabled: true, maxBytes } },
         servers: [entry("srv", f)]
       })
       yield* Effect.flatMap(client.latest, (set) => set.awaitAllSettled)
+      const form = formOf(extra)
+      const jsonBytes = Buffer.byteLength(JSON.stringify({ contents: [{ uri: "x://big", text: body }] }))
       for (let i = 0; i < 5; i++) {
-        const read = yield* client.readResource("srv", "x://big", undefined, kept)
-        const item = read.contents[0]!
-        // the bytes the windows use are the kept ones; the text reads the same
-        const bytes = ResourceClient.textBytes(item)
-        assert.isDefined(bytes)
-        assert.strictEqual(bytes!.length, bodyBytes)
-        assert.strictEqual("text" in item ? item.text : undefined, body)
+        const read = yield* client.readResource("srv", "x://big", undefined, form.options)
+        // the answer is the kept form; its JSON text is the server's
+        assert.isTrue(form.formed.has(read))
         assert.strictEqual(JSON.stringify(read), JSON.stringify({ contents: [{ uri: "x://big", text: body }] }))
         const stats = yield* client.cacheStats
         assert.isAtMost(stats.bytes, maxBytes)
-        // accounted: the body's bytes (the one copy kept) and a small rest, not its JSON text twice
-        assert.isAtLeast(stats.bytes, bodyBytes)
-        assert.isBelow(stats.bytes, bodyBytes + 1024)
+        // accounted: the size the form says it holds (and a small rest), not the JSON text alone
+        assert.isAtLeast(stats.bytes, jsonBytes + extra)
+        assert.isBelow(stats.bytes, jsonBytes + extra + 1024)
       }
       assert.strictEqual(count(f.requests), 1)
       // a read without the option keeps its plain form
       const plain = yield* client.readResource("srv", "x://big")
-      assert.isUndefined(ResourceClient.textBytes(plain.contents[0]!))
+      assert.isFalse(form.formed.has(plain))
     })
   )
 
@@ -100,14 +112,14 @@ layer(McpTransport.layerMemory)("a read kept for windows and the cache bound", (
         servers: [entry("srv", f)]
       })
       yield* Effect.flatMap(client.latest, (set) => set.awaitAllSettled)
+      const form = formOf(0)
       // windows over a, b, c, then a again: two bodies fit, the third evicts the least recently used
       for (const uri of [...uris, "x://a", "x://c"]) {
         for (let window = 0; window < 3; window++) {
-          const read = yield* client.readResource("srv", uri, undefined, kept)
-          assert.strictEqual(
-            ResourceClient.textBytes(read.contents[0]!)?.toString("utf8"),
-            bodies.find((b) => b.uri === uri)!.body
-          )
+          const read = yield* client.readResource("srv", uri, undefined, form.options)
+          assert.isTrue(form.formed.has(read))
+          const item = read.contents[0]!
+          assert.strictEqual("text" in item ? item.text : undefined, bodies.find((b) => b.uri === uri)!.body)
           assert.isAtMost((yield* client.cacheStats).bytes, maxBytes)
         }
       }
@@ -116,7 +128,7 @@ layer(McpTransport.layerMemory)("a read kept for windows and the cache bound", (
     })
   )
 
-  it.scoped("a body whose kept bytes exceed the bound is not kept: every window reads it again", () =>
+  it.scoped("a body whose kept form exceeds the bound is not kept: every window reads it again", () =>
     Effect.gen(function* () {
       const body = largeText(200 * 1024)
       const f = yield* fixture({ reads: [text("x://big", { contents: [{ uri: "x://big", text: body }] })] })
@@ -125,9 +137,10 @@ layer(McpTransport.layerMemory)("a read kept for windows and the cache bound", (
         servers: [entry("srv", f)]
       })
       yield* Effect.flatMap(client.latest, (set) => set.awaitAllSettled)
+      const form = formOf(0)
       for (let i = 0; i < 3; i++) {
-        const read = yield* client.readResource("srv", "x://big", undefined, kept)
-        assert.strictEqual(ResourceClient.textBytes(read.contents[0]!)?.length, Buffer.byteLength(body))
+        const read = yield* client.readResource("srv", "x://big", undefined, form.options)
+        assert.isTrue(form.formed.has(read))
       }
       assert.strictEqual(count(f.requests), 3)
       assert.deepStrictEqual((yield* client.cacheStats).entries, 0)

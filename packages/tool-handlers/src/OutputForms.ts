@@ -5,7 +5,7 @@
  * type, size and URI. Outputs without `contentItems` (the codex profile) are their text.
  */
 import type { AppServer } from "@mcp-resources/protocol"
-import { base64Size } from "./ContentPolicy.js"
+import { base64Size } from "./Content.js"
 
 /** What the forms are built from: a tool output (`ToolHandlers.ToolOutput`) or a `tool/call` result. */
 export interface OutputLike {

@@ -1,37 +1,31 @@
 /**
  * Tool profiles as values: each holds its resource tools (spec and what runs a call), its completion
- * tool and its renderers. {@link codex} is resource-tools.md byte for byte; {@link extended} derives
- * its specs from codex's by override and adds windows, templates, completion and the content policy.
+ * tool and its entry into the content pipeline (Content.ts). {@link codex} is resource-tools.md byte
+ * for byte; {@link extended} derives its specs from codex's by override and adds windows, templates,
+ * completion and content as parts (images as images, text-like blobs decoded, other binary described).
  * A host's own profile is a value of the same shape, usually one of these with a field replaced
  * ({@link withTool}, {@link withoutCompletion}); put it in `ToolContext.profile`.
  */
 import type { Config, ToolPayload } from "@mcp-resources/protocol"
+import * as Content from "./Content.js"
 import * as CodexRead from "./internal/codex/read.js"
-import * as CodexRender from "./internal/codex/render.js"
 import type * as Context from "./internal/context.js"
 import * as Complete from "./internal/extended/complete.js"
 import * as ExtendedRead from "./internal/extended/read.js"
-import * as ExtendedRender from "./internal/extended/render.js"
-import * as Lifecycle from "./internal/lifecycle.js"
 import * as List from "./internal/list.js"
 import * as ToolSpecs from "./ToolSpecs.js"
 
-/** A tool profile: its resource tools, its completion tool (offered when a server declares `completions`), its renderers. */
+/** A tool profile: its resource tools, its completion tool (offered when a server declares `completions`), its content pipeline entry. */
 export type Profile = Context.Profile
 
 /** A tool of a profile: the spec the model sees and what runs a call of it. */
 export type ProfileTool = Context.ProfileTool
 
-/** How a profile shows MCP tool results and failures. */
-export type Renderers = Context.Renderers
-
-const codexRender: Renderers = { toolResult: CodexRender.toolResultOutcome, failure: Lifecycle.failure }
-
 const codexList: List.ListStyle = {
   hiddenCount: false,
   optionalTemplates: false,
-  outcome: CodexRender.succeeded,
-  failure: Lifecycle.failure
+  outcome: (ctx, pieces) => Content.codex.list(Content.budgetOf(ctx), pieces),
+  failure: Content.codex.failure
 }
 
 /** The codex profile: the three resource tools of resource-tools.md, MCP results as their JSON text. */
@@ -42,20 +36,15 @@ export const codex: Profile = {
     { spec: ToolSpecs.listMcpResourceTemplates, run: List.listTool("templates", codexList) },
     { spec: ToolSpecs.readMcpResource, run: CodexRead.callReadTool }
   ],
-  render: codexRender,
+  content: Content.codex,
   followsReads: false
-}
-
-const extendedRender: Renderers = {
-  toolResult: ExtendedRender.toolResultOutcome,
-  failure: ExtendedRender.failureOutcome
 }
 
 const extendedList: List.ListStyle = {
   hiddenCount: true,
   optionalTemplates: true,
-  outcome: ExtendedRender.listOutcome,
-  failure: ExtendedRender.failureOutcome
+  outcome: (ctx, pieces) => Content.extended.list(Content.budgetOf(ctx), pieces),
+  failure: Content.extended.failure
 }
 
 /**
@@ -70,7 +59,7 @@ export const extended: Profile = {
     { spec: ToolSpecs.extended.readMcpResource, run: ExtendedRead.callReadTool }
   ],
   completion: { spec: ToolSpecs.completeMcpResourceArgument, run: Complete.callCompleteTool },
-  render: extendedRender,
+  content: Content.extended,
   followsReads: true
 }
 

@@ -6,11 +6,11 @@
  */
 import { Messages, type Mcp, ToolPayload } from "@mcp-resources/protocol"
 import { type Context, Effect } from "effect"
+import * as Content from "./Content.js"
 import type { LifecycleSink } from "./LifecycleSink.js"
 import type * as McpToolNames from "./McpToolNames.js"
 import * as Profile from "./Profile.js"
 import * as ToolContexts from "./internal/context.js"
-import * as CodexRender from "./internal/codex/render.js"
 import * as List from "./internal/list.js"
 import * as Policy from "./internal/policy.js"
 import * as Registry from "./internal/registry.js"
@@ -31,7 +31,7 @@ export type ToolOutput = ToolContexts.ToolOutput
 export const defaultAggregateServerLabel = List.defaultAggregateServerLabel
 
 /** A result whose JSON text is over this many bytes is stored in its item with truncated content (codex profile). */
-export const maxItemResultBytes = CodexRender.maxItemResultBytes
+export const maxItemResultBytes = Content.maxItemResultBytes
 
 /** The exported tool forms. */
 export interface ExportForms {

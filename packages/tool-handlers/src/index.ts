@@ -1,6 +1,6 @@
-/** @mcp-resources/tool-handlers: the model's resource tools, MCP tool calls (also widgets'), lifecycle items, host policy and truncation. */
+/** @mcp-resources/tool-handlers: the model's resource tools, MCP tool calls (also widgets'), lifecycle items, host policy, the content pipeline and truncation. */
 export * as Arguments from "./Arguments.js"
-export * as ContentPolicy from "./ContentPolicy.js"
+export * as Content from "./Content.js"
 export * as Extended from "./Extended.js"
 export * as LifecycleSink from "./LifecycleSink.js"
 export * as McpToolNames from "./McpToolNames.js"

@@ -9,7 +9,7 @@ import { type FixtureSpec, startHttp } from "@mcp-resources/fixtures"
 import { Config } from "@mcp-resources/protocol"
 import { McpTransport, ResourceClient, type ServerEntry } from "@mcp-resources/resource-client"
 import { ConfigProvider, Effect, Either } from "effect"
-import { ContentPolicy, Extended, LifecycleSink, ToolHandlers } from "../src/index.js"
+import { Content, Extended, LifecycleSink, ToolHandlers } from "../src/index.js"
 import { harness } from "./utils/harness.js"
 
 const read = (ctx: ToolHandlers.ToolContext, args: Record<string, unknown>) =>
@@ -81,11 +81,12 @@ describe("extended profile: windows within the cache bound", () => {
       assert.strictEqual(readRequests(fixtures.srv!.requests), 1)
       // the windows render from the cached bytes themselves: no second copy of the body is made
       const cached = yield* ctx.set.readResource("srv", "big://t", undefined, {
-        defaultTtlMs: Extended.defaultWindowTtlMs
+        defaultTtlMs: Extended.defaultWindowTtlMs,
+        keptForm: Content.keptRead
       })
-      const part = ContentPolicy.contentsPart(cached.contents[0]!, { maxImageBytes: 0 })
+      const part = Content.contentsPart(cached.contents[0]!, { maxImageBytes: 0 })
       assert.isTrue(Either.isRight(part) && part.right._tag === "text")
-      const kept = ResourceClient.textBytes(cached.contents[0]!)
+      const kept = Content.textBytesOf(cached.contents[0]!)
       assert.isDefined(kept)
       assert.strictEqual(Either.isRight(part) && part.right._tag === "text" ? part.right.bytes() : undefined, kept)
       assert.strictEqual(readRequests(fixtures.srv!.requests), 1)

@@ -116,7 +116,7 @@ export const isPublic = (raw: unknown): boolean =>
 export const sizeOf = (value: unknown, keyText: string): number =>
   Buffer.byteLength(JSON.stringify(value) ?? "", "utf8") + Buffer.byteLength(keyText, "utf8") + 64
 
-/** The bytes accounted for a value whose held size is known (a form such as `keptRead.ts`'s): that size, its key and the overhead. */
+/** The bytes accounted for a value whose held size is known (a caller's form, `ReadOptions.keptForm`): that size, its key and the overhead. */
 export const sizeOfKept = (size: number, keyText: string): number => size + Buffer.byteLength(keyText, "utf8") + 64
 
 /** The cache. One per resource client; shared by every set of it. */

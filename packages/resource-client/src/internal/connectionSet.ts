@@ -20,7 +20,6 @@ import { compareBytewise } from "@mcp-resources/protocol/Utf8"
 import { aggregate } from "./aggregateListing.js"
 import * as Cache from "./cache.js"
 import { type Connection, decodeResult, decodeResultEither, type Hold, transportKind } from "./connection.js"
-import { keptRead } from "./keptRead.js"
 import { type DecodedPage, readResourceOn, resourcesPageOn, templatesPageOn } from "./resourceRequests.js"
 import * as Server from "./server.js"
 import { httpTransportOf, status } from "./status.js"
@@ -132,11 +131,11 @@ export const make = (options: Options): SetImpl => {
     options?: ReadOptions
   ): Effect.Effect<Mcp.ReadResourceResult, Errors.TransportError | Errors.ServerError> => {
     const read = readResourceOn(connection, entry, uri, meta, requestHold)
-    // a read kept for windows keeps its large texts as UTF-8 bytes only, counted against the bound
+    // a read kept for windows is kept in the caller's form, counted by the bytes that form holds
     return cache.through(
       entry.name,
       connection,
-      Cache.readRequest(uri, meta, options?.defaultTtlMs ?? 0, keptRead),
+      Cache.readRequest(uri, meta, options?.defaultTtlMs ?? 0, options?.keptForm),
       read
     )
   }

@@ -2,12 +2,12 @@
  * What every module of a tool call shares: the thread's tool context, the model's call and what it
  * gets back, and the shape of a tool profile (its values are in Profile.ts). Nothing here runs.
  */
-import type { AppServer, Config, Mcp, ToolPayload, Truncation } from "@mcp-resources/protocol"
+import type { AppServer, Config, ToolPayload, Truncation } from "@mcp-resources/protocol"
 import type { ResourceClient } from "@mcp-resources/resource-client"
 import type { Effect } from "effect"
+import type * as Content from "../Content.js"
 import type { LifecycleSink } from "../LifecycleSink.js"
 import type * as ResourceChanges from "../ResourceChanges.js"
-import type { Outcome } from "./lifecycle.js"
 
 /** What a thread's tools run against. */
 export interface ToolContext {
@@ -60,15 +60,7 @@ export interface ProfileTool {
   readonly run: RunTool
 }
 
-/** How a profile shows the results of MCP tools and the failures of its tools. */
-export interface Renderers {
-  /** The outcome of an MCP tool's result. */
-  readonly toolResult: (ctx: ToolContext, server: string, result: Mcp.CallToolResult) => Outcome
-  /** The outcome of a failure with this model-facing message. */
-  readonly failure: (message: string) => Outcome
-}
-
-/** A tool profile: its resource tools, its completion tool, and its renderers (Profile.ts). */
+/** A tool profile: its resource tools, its completion tool, and its content pipeline entry (Profile.ts). */
 export interface Profile {
   /** The profile's name (in spans, logs and tests). */
   readonly name: string
@@ -76,7 +68,8 @@ export interface Profile {
   readonly resourceTools: ReadonlyArray<ProfileTool>
   /** Offered right after them when a ready, accessible server of the binding declares `completions`. */
   readonly completion?: ProfileTool
-  readonly render: Renderers
+  /** How its outputs (reads, MCP tool results, lists, failures) become the model's text and items (Content.ts). */
+  readonly content: Content.Pipeline
   /**
    * Whether a thread on this profile follows the resources its reads returned (a host subscribes it
    * and hands the changes over at the next turn); a profile that does not ignores `resourceChanges`.

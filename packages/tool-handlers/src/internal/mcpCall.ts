@@ -1,10 +1,11 @@
-/** A model's call of one `mcp__…` tool (resource-tools.md section 11.3): the server's result through the profile's renderers. */
+/** A model's call of one `mcp__…` tool (resource-tools.md section 11.3): the server's result through the profile's content pipeline entry. */
 import { Messages } from "@mcp-resources/protocol"
 import { Effect, Either } from "effect"
 import * as Arguments from "../Arguments.js"
 import type { LifecycleSink } from "../LifecycleSink.js"
 import type * as McpToolNames from "../McpToolNames.js"
-import type { Renderers, ToolCall, ToolContext, ToolOutput } from "./context.js"
+import * as Content from "../Content.js"
+import type { ToolCall, ToolContext, ToolOutput } from "./context.js"
 import * as Lifecycle from "./lifecycle.js"
 import * as Rules from "./rules.js"
 import * as ToolMeta from "./toolMeta.js"
@@ -14,7 +15,7 @@ export const callMcpTool = (
   ctx: ToolContext,
   call: ToolCall,
   named: McpToolNames.NamedTool,
-  render: Renderers
+  content: Content.Pipeline
 ): Effect.Effect<ToolOutput, never, LifecycleSink> => {
   const parsed = Arguments.parseRaw(call.arguments)
   if (Either.isLeft(parsed)) return Effect.succeed({ output: parsed.left.message, success: false })
@@ -25,8 +26,8 @@ export const callMcpTool = (
     args === null ? ctx.set.callTool(server, tool.name) : ctx.set.callTool(server, tool.name, args)
   )
   const operation = request.pipe(
-    Effect.map((result): Lifecycle.Outcome => render.toolResult(ctx, server, result)),
-    Effect.catchAll((error) => Effect.succeed(render.failure(Messages.toolFailure.call(error.message))))
+    Effect.map((result): Lifecycle.Outcome => content.toolResult(Content.budgetOf(ctx), server, result)),
+    Effect.catchAll((error) => Effect.succeed(content.failure(Messages.toolFailure.call(error.message))))
   )
   return Lifecycle.run(
     {

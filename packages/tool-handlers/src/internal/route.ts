@@ -7,7 +7,8 @@ import { Messages } from "@mcp-resources/protocol"
 import { Effect, Option } from "effect"
 import type { LifecycleSink } from "../LifecycleSink.js"
 import type * as McpToolNames from "../McpToolNames.js"
-import type { Profile, Renderers, RunTool, ToolCall, ToolContext, ToolOutput } from "./context.js"
+import type * as Content from "../Content.js"
+import type { Profile, RunTool, ToolCall, ToolContext, ToolOutput } from "./context.js"
 import { callMcpTool } from "./mcpCall.js"
 import { isModelToolEnabled, toolRegistry } from "./registry.js"
 
@@ -17,8 +18,8 @@ export type Route =
   | { readonly _tag: "resource"; readonly run: RunTool }
   /** The profile's completion tool (no hooks: it is not on the policy path). */
   | { readonly _tag: "completion"; readonly run: RunTool }
-  /** A registered, enabled `mcp__…` tool, its result shown by the profile's renderers. */
-  | { readonly _tag: "mcp"; readonly named: McpToolNames.NamedTool; readonly render: Renderers }
+  /** A registered, enabled `mcp__…` tool, its result shown by the profile's content pipeline entry. */
+  | { readonly _tag: "mcp"; readonly named: McpToolNames.NamedTool; readonly content: Content.Pipeline }
   /** Anything else: refused without items. */
   | { readonly _tag: "unsupported" }
 
@@ -38,7 +39,7 @@ export const classify = (ctx: ToolContext, profile: Profile, call: ToolCall): Ef
   if (!name.startsWith("mcp__")) return Effect.succeed(unsupported)
   return Effect.map(toolRegistry(ctx), (registry): Route => {
     const named = Option.filter(registry.lookup(name), (named) => isModelToolEnabled(ctx, named.server, named.tool))
-    return Option.isNone(named) ? unsupported : { _tag: "mcp", named: named.value, render: profile.render }
+    return Option.isNone(named) ? unsupported : { _tag: "mcp", named: named.value, content: profile.content }
   })
 }
 
@@ -53,7 +54,7 @@ export const run = (
     case "completion":
       return route.run(ctx, call)
     case "mcp":
-      return callMcpTool(ctx, call, route.named, route.render)
+      return callMcpTool(ctx, call, route.named, route.content)
     case "unsupported":
       return Effect.succeed({ output: Messages.unsupportedCall(call.name), success: false })
   }

@@ -1,15 +1,20 @@
 /** `read_mcp_resource` of the codex profile (resource-tools.md section 8): one `resources/read`, one JSON text. */
-import { Messages } from "@mcp-resources/protocol"
+import { type Mcp, Messages } from "@mcp-resources/protocol"
 import { Effect, Either } from "effect"
 import * as Arguments from "../../Arguments.js"
+import * as Content from "../../Content.js"
 import type { LifecycleSink } from "../../LifecycleSink.js"
 import { canAccess, type ToolCall, type ToolContext, type ToolOutput } from "../context.js"
 import * as Lifecycle from "../lifecycle.js"
-import * as Payloads from "../payloads.js"
 import * as Rules from "../rules.js"
-import { succeeded } from "./render.js"
 
 const absurd = (never: never): Lifecycle.Outcome => never
+
+/** The read's outcome through the codex content entry (which never refuses a result). */
+const readOutcome = (ctx: ToolContext, server: string, uri: string, result: Mcp.ReadResourceResult) => {
+  const rendered = Content.codex.read(Content.budgetOf(ctx), server, uri, result)
+  return Either.isRight(rendered) ? Content.codex.outcome(rendered.right, false) : Content.codex.failure(rendered.left)
+}
 
 /** Runs one codex read: arguments, the access gate, the resource rules, the read. */
 export const callReadTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<ToolOutput, never, LifecycleSink> => {
@@ -31,7 +36,7 @@ export const callReadTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<To
   return Lifecycle.runWith(
     invocation,
     Rules.requested(ctx, ctx.set.readResource(server, uri)),
-    (result) => succeeded(ctx, Payloads.readPieces(server, uri, result)),
+    (result) => readOutcome(ctx, server, uri, result),
     (error) => Lifecycle.failure(Messages.toolFailure.read(error.message))
   )
 }

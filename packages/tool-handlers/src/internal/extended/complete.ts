@@ -6,13 +6,13 @@ import { Messages } from "@mcp-resources/protocol"
 import type { ResourceClient } from "@mcp-resources/resource-client"
 import { Effect, Either } from "effect"
 import * as Arguments from "../../Arguments.js"
+import * as Content from "../../Content.js"
 import type { LifecycleSink } from "../../LifecycleSink.js"
 import * as Truncation from "../../Truncation.js"
 import { canAccess, type ToolCall, type ToolContext, type ToolOutput } from "../context.js"
 import * as Lifecycle from "../lifecycle.js"
 import { escapeControls, escapeControlsJson } from "./hygiene.js"
 import { messages } from "./messages.js"
-import { failureOutcome } from "./render.js"
 import { listedTemplate } from "./templates.js"
 
 /** `complete_mcp_resource_argument` of the extended profile: one `completion/complete` (`ref/resource`). */
@@ -38,7 +38,7 @@ export const callCompleteTool = (ctx: ToolContext, call: ToolCall): Effect.Effec
         success: true
       }
     },
-    failureOutcome
+    Content.extended.failure
   )
 }
 
