@@ -12,6 +12,7 @@ import type * as Context from "./internal/context.js"
 import * as Complete from "./internal/extended/complete.js"
 import * as ExtendedRead from "./internal/extended/read.js"
 import * as ExtendedRender from "./internal/extended/render.js"
+import * as Search from "./internal/extended/search.js"
 import * as Lifecycle from "./internal/lifecycle.js"
 import * as List from "./internal/list.js"
 import * as ToolSpecs from "./ToolSpecs.js"
@@ -59,15 +60,17 @@ const extendedList: List.ListStyle = {
 }
 
 /**
- * The extended profile: reads in windows and by template, a completion tool, images as images and
- * other binary described, bidi controls escaped, hidden entries counted, optional templates.
+ * The extended profile: reads in windows and by template, search across every server's resources, a
+ * completion tool, images as images and other binary described, bidi controls escaped, hidden entries
+ * counted, optional templates, an aggregate list too long for one output pointing to the search.
  */
 export const extended: Profile = {
   name: "extended",
   resourceTools: [
     { spec: ToolSpecs.extended.listMcpResources, run: List.listTool("resources", extendedList) },
     { spec: ToolSpecs.extended.listMcpResourceTemplates, run: List.listTool("templates", extendedList) },
-    { spec: ToolSpecs.extended.readMcpResource, run: ExtendedRead.callReadTool }
+    { spec: ToolSpecs.extended.readMcpResource, run: ExtendedRead.callReadTool },
+    { spec: ToolSpecs.searchMcpResources, run: Search.callSearchTool }
   ],
   completion: { spec: ToolSpecs.completeMcpResourceArgument, run: Complete.callCompleteTool },
   render: extendedRender,

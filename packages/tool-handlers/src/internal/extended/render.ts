@@ -93,9 +93,15 @@ const marked = (entry: unknown, budget: number): unknown =>
 
 /**
  * The output of a list tool in the extended profile: the codex payload with `"large": true` on every
- * resource whose listed `size` is over the output budget, and bidi controls escaped.
+ * resource whose listed `size` is over the output budget, and bidi controls escaped. An aggregate
+ * resource list over the budget is cut shorter and ends with a line that counts the resources and
+ * points to `search_mcp_resources`.
  */
-export const listOutput = (ctx: ToolContext, pieces: ReadonlyArray<string>): string => {
+export const listOutput = (
+  ctx: ToolContext,
+  pieces: ReadonlyArray<string>,
+  aggregate?: { readonly total: number; readonly servers: number }
+): string => {
   const json = pieces.join("")
   let text = json
   if (json.includes(`"size":`)) {
@@ -111,12 +117,38 @@ export const listOutput = (ctx: ToolContext, pieces: ReadonlyArray<string>): str
       text = JSON.stringify({ ...payload, resourceTemplates: payload.resourceTemplates.map(withVariables) })
     }
   }
-  return Truncation.truncateOutput(escapeControlsJson(text), ctx.truncation)
+  const escaped = escapeControlsJson(text)
+  if (aggregate !== undefined) {
+    const budget = budgetBytes(ctx.truncation)
+    if (Truncation.byteLength(escaped) > budget) return overflowed(escaped, budget, ctx.truncation, aggregate)
+  }
+  return Truncation.truncateOutput(escaped, ctx.truncation)
+}
+
+/** The list cut to the budget less its last line, then that line (the count and the search tool). */
+const overflowed = (
+  text: string,
+  budget: number,
+  policy: ProtocolTruncation.TruncationPolicy,
+  aggregate: { readonly total: number; readonly servers: number }
+): string => {
+  const note = messages.aggregateOverflow(aggregate.total, aggregate.servers)
+  const room = Math.max(0, budget - Truncation.byteLength(note) - 1)
+  const effective = ProtocolTruncation.effective(policy)
+  const cut = Truncation.truncateText(
+    text,
+    effective.mode === "bytes" ? { mode: "bytes", limit: room } : { mode: "tokens", limit: Math.floor(room / 4) }
+  )
+  return `${cut}\n${note}`
 }
 
 /** The outcome of a list tool in the extended profile. */
-export const listOutcome = (ctx: ToolContext, pieces: ReadonlyArray<string>): Lifecycle.Outcome => {
-  const output = listOutput(ctx, pieces)
+export const listOutcome = (
+  ctx: ToolContext,
+  pieces: ReadonlyArray<string>,
+  aggregate?: { readonly total: number; readonly servers: number }
+): Lifecycle.Outcome => {
+  const output = listOutput(ctx, pieces, aggregate)
   return {
     status: "completed",
     result: { content: [{ type: "text", text: output }], isError: false },
