@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto"
 import { type AppServer, Config, type ToolPayload } from "@mcp-resources/protocol"
 import { McpTransport, ResourceClient, ServerEntry } from "@mcp-resources/resource-client"
-import { LifecycleSink, ToolHandlers } from "@mcp-resources/tool-handlers"
+import { LifecycleSink, ResourceSearch, ToolHandlers } from "@mcp-resources/tool-handlers"
 import { Effect, Either, Exit, type Layer, Scope } from "effect"
 import { abortReason } from "./internal/abort.js"
 
@@ -127,7 +127,8 @@ export interface Connected extends Binding {
 /**
  * Connects to the MCP servers of a config (a loaded `Config.Config`, or the text of a `config.toml`)
  * for hosts without an Effect runtime: starts every enabled server, waits until their startup
- * settled, and returns the thread binding the adapters take. Rejects with the config error (file, key
+ * settled, and returns the thread binding the adapters take (with the index `search_mcp_resources`
+ * keeps between calls). Rejects with the config error (file, key
  * path, what is wrong) when the text is not a valid config.
  */
 export const connect = async (config: Config.Config | string, options: ConnectOptions = {}): Promise<Connected> => {
@@ -140,9 +141,11 @@ export const connect = async (config: Config.Config | string, options: ConnectOp
     const client = yield* ResourceClient.make(setup).pipe(Effect.provide(McpTransport.layer))
     const set = yield* client.acquire
     yield* set.awaitAllSettled
-    return set
+    // the index of `search_mcp_resources` (extended profile), built at its first call and kept for the next
+    const search = yield* ResourceSearch.make({ updates: client.updates })
+    return { set, search }
   }).pipe(Scope.extend(scope))
-  const set = await Effect.runPromise(open).catch(async (error: unknown) => {
+  const { set, search } = await Effect.runPromise(open).catch(async (error: unknown) => {
     await close()
     throw error
   })
@@ -151,7 +154,8 @@ export const connect = async (config: Config.Config | string, options: ConnectOp
     config: setup.config,
     orchestratorMcpEnabled: options.orchestratorMcpEnabled ?? true,
     truncation: setup.config.truncation,
-    profile: options.profile ?? setup.config.tools.profile
+    profile: options.profile ?? setup.config.tools.profile,
+    search
   }
   return options.onLifecycle === undefined ? { context, close } : { context, close, onLifecycle: options.onLifecycle }
 }
