@@ -6,9 +6,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { catalogSpec, labelledQueries, searchCatalog } from "@mcp-resources/fixtures"
-import { Messages } from "@mcp-resources/protocol"
-import { Effect, Fiber, TestClock } from "effect"
-import { Extended, LifecycleSink, ResourceSearch, ToolHandlers } from "../src/index.js"
+import { Messages, type ToolHook } from "@mcp-resources/protocol"
+import { Effect, Fiber, Layer, Ref, TestClock } from "effect"
+import { Extended, LifecycleSink, ResourceSearch, ToolHandlers, ToolHooks } from "../src/index.js"
 import { type HarnessOptions, harness, resources, type ServerSetup, settle } from "./utils/harness.js"
 
 const catalog = searchCatalog()
@@ -174,6 +174,36 @@ describe("search_mcp_resources", () => {
       const { ctx } = yield* harness(catalogServers())
       const output = yield* search({ ...ctx, profile: "extended" }, { query: "disk space alerts", limit: 1 })
       assert.strictEqual(output.matches[0]?.uri, "runbook://ops/disk-space-alerts")
+    })
+  )
+
+  it.scoped("hooks run around it as around a list: a deny refuses it, the audit lists its matches", () =>
+    Effect.gen(function* () {
+      const { ctx } = yield* searching(catalogServers())
+      const audits = yield* Ref.make<ReadonlyArray<ToolHook.ToolAudit>>([])
+      const hooked = (before: ToolHooks.Service["before"]) =>
+        ToolHandlers.callTool(ctx, {
+          callId: "h1",
+          name: "search_mcp_resources",
+          arguments: '{"query":"disk space alerts","limit":1}'
+        }).pipe(
+          Effect.provide(
+            Layer.mergeAll(
+              LifecycleSink.layerNoop,
+              ToolHooks.layer(before === undefined ? {} : { before }),
+              Layer.succeed(ToolHooks.ToolAudit, { record: (a) => Ref.update(audits, (all) => [...all, a]) })
+            )
+          )
+        )
+      const denied = yield* hooked(() => Effect.succeed({ decision: "deny", reason: "no searching" }))
+      assert.deepStrictEqual(denied, { output: Messages.policy.hookDenied("no searching"), success: false })
+      const allowed = yield* hooked(() => Effect.succeed({ decision: "allow" }))
+      assert.isTrue(allowed.success)
+      const [deniedAudit, allowedAudit] = yield* Ref.get(audits)
+      assert.strictEqual(deniedAudit?.tool, "search_mcp_resources")
+      assert.isFalse(deniedAudit?.serverRequest)
+      assert.deepStrictEqual(allowedAudit?.listed, ["runbook://ops/disk-space-alerts"])
+      assert.isTrue(allowedAudit?.serverRequest)
     })
   )
 
