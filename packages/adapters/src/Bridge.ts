@@ -71,8 +71,9 @@ export const callTool = (
 }
 
 /**
- * The binding's current tools (nothing without an enabled server): the three resource tools of its
- * profile, then every model-visible, enabled MCP tool of the ready servers. Call it again for each
+ * The binding's current tools (nothing without an enabled server): the resource tools of its profile
+ * (on `extended` with `search_mcp_resources` and the completion tool), then every model-visible,
+ * enabled MCP tool of the ready servers. Call it again for each
  * run or step: it reflects the catalog as refreshed by `notifications/tools/list_changed`.
  */
 export const listTools = (binding: Binding): Promise<ReadonlyArray<BridgeTool>> =>
