@@ -8,7 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { catalogSpec, labelledQueries, searchCatalog } from "@mcp-resources/fixtures"
 import { Messages, type ToolHook } from "@mcp-resources/protocol"
 import { Effect, Fiber, Layer, Ref, TestClock } from "effect"
-import { Extended, LifecycleSink, ResourceSearch, ToolHandlers, ToolHooks } from "../src/index.js"
+import { Extended, LifecycleSink, Profile, ResourceSearch, ToolHandlers, ToolHooks } from "../src/index.js"
 import { type HarnessOptions, harness, resources, type ServerSetup, settle } from "./utils/harness.js"
 
 const catalog = searchCatalog()
@@ -244,6 +244,22 @@ describe("an aggregate list_mcp_resources over the budget points to search_mcp_r
       // one server's page, and a list that fits, end as before
       const one = yield* call({ ...ctx, profile: "extended" }, { server: "beta" }, "list_mcp_resources")
       assert.notInclude(one.output, "search_mcp_resources")
+    })
+  )
+
+  it.scoped("a host's profile without the search tool ends where the truncation cuts", () =>
+    Effect.gen(function* () {
+      const { ctx } = yield* harness(servers, { config: { truncation } })
+      const withoutSearch: Profile.Profile = {
+        ...Profile.extended,
+        resourceTools: Profile.extended.resourceTools.filter((tool) => tool.spec.name !== "search_mcp_resources")
+      }
+      const out = yield* call({ ...ctx, profile: withoutSearch }, {}, "list_mcp_resources")
+      assert.isTrue(out.success)
+      assert.notInclude(out.output, "search_mcp_resources")
+      assert.match(out.output, /chars truncated…/)
+      const unsupported = yield* call({ ...ctx, profile: withoutSearch }, { query: "item" })
+      assert.strictEqual(unsupported.output, Messages.unsupportedCall("search_mcp_resources"))
     })
   )
 

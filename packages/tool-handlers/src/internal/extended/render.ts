@@ -6,6 +6,7 @@
 import { Config, type AppServer, type Mcp, Records, Truncation as ProtocolTruncation } from "@mcp-resources/protocol"
 import { Either } from "effect"
 import * as ContentPolicy from "../../ContentPolicy.js"
+import * as ToolSpecs from "../../ToolSpecs.js"
 import * as Truncation from "../../Truncation.js"
 import type { ToolContext } from "../context.js"
 import * as Lifecycle from "../lifecycle.js"
@@ -118,12 +119,17 @@ export const listOutput = (
     }
   }
   const escaped = escapeControlsJson(text)
-  if (aggregate !== undefined) {
+  if (aggregate !== undefined && offersSearch(ctx)) {
     const budget = budgetBytes(ctx.truncation)
     if (Truncation.byteLength(escaped) > budget) return overflowed(escaped, budget, ctx.truncation, aggregate)
   }
   return Truncation.truncateOutput(escaped, ctx.truncation)
 }
+
+/** The context's profile offers `search_mcp_resources` (a host's profile value may leave it out). */
+const offersSearch = (ctx: ToolContext): boolean =>
+  typeof ctx.profile !== "object" ||
+  ctx.profile.resourceTools.some((tool) => tool.spec.name === ToolSpecs.searchMcpResources.name)
 
 /** The list cut to the budget less its last line, then that line (the count and the search tool). */
 const overflowed = (
