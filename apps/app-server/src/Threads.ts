@@ -13,7 +13,7 @@ import { ResourceClient } from "@mcp-resources/resource-client"
 import { OriginStore } from "@mcp-resources/resource-origins"
 import { Skills } from "@mcp-resources/skills"
 import { ThreadStore } from "@mcp-resources/thread-store"
-import type { ToolHandlers } from "@mcp-resources/tool-handlers"
+import { ResourceSearch, type ToolHandlers } from "@mcp-resources/tool-handlers"
 import { Clock, Context, Duration, Effect, Exit, Layer, Option, Schema, Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppOptions } from "./AppOptions.js"
@@ -152,6 +152,8 @@ export const make = Effect.gen(function* () {
   const connections = yield* Connections
   const subscriptions = yield* ResourceSubscriptions
   const options = yield* Effect.serviceOption(AppOptions)
+  // the search of every server's resources (`search_mcp_resources`, `mcp/resource/search`): one index per set
+  const search = yield* Effect.serviceOption(ResourceSearch.ResourceSearch)
   const idleTimeoutMs = Option.match(options, {
     onNone: () => defaultIdleTimeoutMs,
     onSome: (o) => o.threadIdleTimeoutMs ?? defaultIdleTimeoutMs
@@ -394,7 +396,8 @@ export const make = Effect.gen(function* () {
         orchestratorMcpEnabled: t.config.orchestratorMcpEnabled ?? config.orchestrator.mcpEnabled,
         truncation: t.config.truncation ?? config.truncation,
         profile: profileOf(t, config),
-        ...(t.config.resources?.deny === undefined ? {} : { resourceDeny: t.config.resources.deny })
+        ...(t.config.resources?.deny === undefined ? {} : { resourceDeny: t.config.resources.deny }),
+        ...(Option.isSome(search) ? { search: search.value } : {})
       })
       // the call holds its set for its whole run, also when a rebind lets the binding go meanwhile
       const binding = t.binding

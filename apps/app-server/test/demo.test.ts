@@ -52,6 +52,11 @@ describe("demo", () => {
         // the extended profile on its own thread: a window with its continuation note, an image as an image part
         assert.match(stdout, /\[window: bytes 0-40 of 78; to continue, call read_mcp_resource with offset 40\]/)
         assert.match(stdout, /\(content item: image image\/png, \d+ base64 characters\)/)
+        // a search across every server's resources finds the read document by its words
+        assert.match(
+          stdout,
+          /searches every server's resources by their words[\s\S]*?\{"matches":\[\{"server":"codex_apps","uri":"example:\/\/docs\/readme\.md"/
+        )
         // capabilities at initialize; templates with variables, a completion and a read through a template
         assert.match(stdout, /capabilities: toolProfiles \["codex","extended"\].*widgets/)
         assert.match(

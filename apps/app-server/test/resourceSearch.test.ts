@@ -1,7 +1,8 @@
 /**
  * `mcp/resource/search` in process against stdio catalog servers: ranked matches on the latest set and
  * on a thread's binding (its resource rules apply), argument refusals as `-32600`, and the result
- * valid against the published JSON Schema.
+ * valid against the published JSON Schema; the model tool `search_mcp_resources` on an extended
+ * thread (listed after the other resource tools, not on codex), with its items and the thread's rules.
  */
 import { readFileSync } from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
@@ -69,6 +70,79 @@ describe("mcp/resource/search", () => {
       const unknown = yield* server.request("mcp/resource/search", { query: "disk", server: "nope" })
       assert.deepStrictEqual(unknown.error, { code: -32600, message: "unknown MCP server 'nope'" })
       assert.isFalse(valid("params", { server: "docs" }))
+    })
+  )
+
+  it.scopedLive("search_mcp_resources: listed on extended threads only, ranks, keeps the thread's rules", () =>
+    Effect.gen(function* () {
+      const dataDir = tempDir()
+      const server = yield* startInProcess({
+        dataDir,
+        configPath: writeConfig(dataDir, {
+          mcp_servers: {
+            docs: stdioCommand(catalogSpec("docs", catalog.docs!, 20)),
+            metrics: stdioCommand(catalogSpec("metrics", catalog.metrics!, 20))
+          }
+        })
+      })
+      const thread = (config: Record<string, unknown>) =>
+        Effect.gen(function* () {
+          const threadId = threadIdOf(yield* server.request("thread/start", { config }))
+          resultOf(yield* server.request("turn/start", { threadId, turnId: "t1" }))
+          return threadId
+        })
+      const names = (threadId: string) =>
+        Effect.map(server.request("tool/list", { threadId }), (m) =>
+          (resultOf(m).tools as Array<{ name: string }>).map((t) => t.name)
+        )
+      const extended = yield* thread({ toolProfile: "extended" })
+      const codex = yield* thread({})
+      assert.deepStrictEqual((yield* names(extended)).slice(0, 4), [
+        "list_mcp_resources",
+        "list_mcp_resource_templates",
+        "read_mcp_resource",
+        "search_mcp_resources"
+      ])
+      assert.notInclude(yield* names(codex), "search_mcp_resources")
+
+      const call = (threadId: string, callId: string, args: unknown) =>
+        Effect.map(
+          server.request("tool/call", {
+            threadId,
+            turnId: "t1",
+            callId,
+            name: "search_mcp_resources",
+            arguments: JSON.stringify(args)
+          }),
+          resultOf
+        )
+      const found = yield* call(extended, "s1", { query: "disk space alerts", limit: 2 })
+      assert.isTrue(found.success)
+      const output = JSON.parse(found.output as string) as { matches: Array<Record<string, unknown>>; indexing: [] }
+      assert.strictEqual(output.matches[0]?.uri, "runbook://ops/disk-space-alerts")
+      assert.isAtMost(output.matches.length, 2)
+      assert.deepStrictEqual(output.indexing, [])
+      const completed = yield* server.waitFor(
+        (m) => m.method === "item/completed" && (m.params as { item: { id: string } }).item.id === "s1",
+        "the search's completed item"
+      )
+      assert.strictEqual((completed.params as { item: { tool: string } }).item.tool, "search_mcp_resources")
+
+      const refused = yield* call(extended, "s2", { query: "disk", limit: 51 })
+      assert.deepStrictEqual(
+        { output: refused.output, success: refused.success },
+        { output: "limit must be a whole number from 1 to 50", success: false }
+      )
+      const codexCall = yield* call(codex, "s3", { query: "disk" })
+      assert.deepStrictEqual(
+        { output: codexCall.output, success: codexCall.success },
+        { output: "unsupported call: search_mcp_resources", success: false }
+      )
+
+      const denied = yield* thread({ toolProfile: "extended", resources: { deny: ["runbook://ops/**"] } })
+      const hidden = yield* call(denied, "s4", { query: "disk space alerts", limit: 50 })
+      const hiddenMatches = (JSON.parse(hidden.output as string) as { matches: Array<Record<string, unknown>> }).matches
+      assert.isFalse(hiddenMatches.some((m) => String(m.uri).startsWith("runbook://ops/")))
     })
   )
 })

@@ -34,10 +34,11 @@ describe("resource templates over the app-server", () => {
         Effect.map(app.request("tool/list", { threadId }), (m) =>
           (resultOf(m).tools as Array<{ name: string }>).map((t) => t.name)
         )
-      assert.deepStrictEqual((yield* names(extended.threadId)).slice(0, 4), [
+      assert.deepStrictEqual((yield* names(extended.threadId)).slice(0, 5), [
         "list_mcp_resources",
         "list_mcp_resource_templates",
         "read_mcp_resource",
+        "search_mcp_resources",
         "complete_mcp_resource_argument"
       ])
       assert.notInclude(yield* names(codex.threadId), "complete_mcp_resource_argument")

@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto"
 import { type AppServer, Config, type ToolPayload } from "@mcp-resources/protocol"
 import { McpTransport, ResourceClient, ServerEntry } from "@mcp-resources/resource-client"
-import { LifecycleSink, ToolHandlers } from "@mcp-resources/tool-handlers"
+import { LifecycleSink, ResourceSearch, ToolHandlers } from "@mcp-resources/tool-handlers"
 import { Effect, Either, Exit, type Layer, Scope } from "effect"
 import { abortReason } from "./internal/abort.js"
 
@@ -71,8 +71,9 @@ export const callTool = (
 }
 
 /**
- * The binding's current tools (nothing without an enabled server): the three resource tools of its
- * profile, then every model-visible, enabled MCP tool of the ready servers. Call it again for each
+ * The binding's current tools (nothing without an enabled server): the resource tools of its profile
+ * (on `extended` with `search_mcp_resources` and the completion tool), then every model-visible,
+ * enabled MCP tool of the ready servers. Call it again for each
  * run or step: it reflects the catalog as refreshed by `notifications/tools/list_changed`.
  */
 export const listTools = (binding: Binding): Promise<ReadonlyArray<BridgeTool>> =>
@@ -127,7 +128,8 @@ export interface Connected extends Binding {
 /**
  * Connects to the MCP servers of a config (a loaded `Config.Config`, or the text of a `config.toml`)
  * for hosts without an Effect runtime: starts every enabled server, waits until their startup
- * settled, and returns the thread binding the adapters take. Rejects with the config error (file, key
+ * settled, and returns the thread binding the adapters take (with the index `search_mcp_resources`
+ * keeps between calls). Rejects with the config error (file, key
  * path, what is wrong) when the text is not a valid config.
  */
 export const connect = async (config: Config.Config | string, options: ConnectOptions = {}): Promise<Connected> => {
@@ -140,9 +142,11 @@ export const connect = async (config: Config.Config | string, options: ConnectOp
     const client = yield* ResourceClient.make(setup).pipe(Effect.provide(McpTransport.layer))
     const set = yield* client.acquire
     yield* set.awaitAllSettled
-    return set
+    // the index of `search_mcp_resources` (extended profile), built at its first call and kept for the next
+    const search = yield* ResourceSearch.make({ updates: client.updates })
+    return { set, search }
   }).pipe(Scope.extend(scope))
-  const set = await Effect.runPromise(open).catch(async (error: unknown) => {
+  const { set, search } = await Effect.runPromise(open).catch(async (error: unknown) => {
     await close()
     throw error
   })
@@ -151,7 +155,8 @@ export const connect = async (config: Config.Config | string, options: ConnectOp
     config: setup.config,
     orchestratorMcpEnabled: options.orchestratorMcpEnabled ?? true,
     truncation: setup.config.truncation,
-    profile: options.profile ?? setup.config.tools.profile
+    profile: options.profile ?? setup.config.tools.profile,
+    search
   }
   return options.onLifecycle === undefined ? { context, close } : { context, close, onLifecycle: options.onLifecycle }
 }

@@ -32,7 +32,8 @@ describe("AI SDK adapter", () => {
                 ["c3", "read_mcp_resource", `{"server":"srv","uri":`],
                 ["c4", "read_mcp_resource", `{"server":"srv"}`],
                 ["c5", "read_mcp_resource", `{"server":"srv","uri":"img://pixel.png"}`],
-                ["c6", "mcp__srv__echo", `{"text":"hi"}`]
+                ["c6", "mcp__srv__echo", `{"text":"hi"}`],
+                ["c7", "search_mcp_resources", `{"query":"note"}`]
               ]),
               text("done")
             ])
@@ -48,6 +49,7 @@ describe("AI SDK adapter", () => {
               "list_mcp_resources",
               "list_mcp_resource_templates",
               "read_mcp_resource",
+              "search_mcp_resources",
               "mcp__srv__echo",
               "mcp__srv__slow"
             ])
@@ -68,6 +70,8 @@ describe("AI SDK adapter", () => {
             )
             assert.strictEqual(c5.value[0]?.type, "text")
             assert.include(JSON.stringify(results.c6), "echoed")
+            // the extended profile's search runs through the adapter like the other resource tools
+            assert.include(JSON.stringify(results.c7), "memo://note")
             // the failed calls are the SDK's tool errors in the step's content
             const errors = result.steps[0]!.content.filter((part) => part.type === "tool-error")
             assert.deepStrictEqual(
@@ -76,8 +80,8 @@ describe("AI SDK adapter", () => {
             )
             // lifecycle items: started and completed for each call past argument handling, with the SDK's call ids
             const completed = events.filter((event) => event.phase === "completed").map((event) => event.item.id)
-            assert.sameMembers(completed, ["c1", "c2", "c5", "c6"])
-            assert.strictEqual(events.filter((event) => event.phase === "started").length, 4)
+            assert.sameMembers(completed, ["c1", "c2", "c5", "c6", "c7"])
+            assert.strictEqual(events.filter((event) => event.phase === "started").length, 5)
           }),
         60000
       )

@@ -33,7 +33,8 @@ describe("LangChain adapter", () => {
               toolCall("c3", "read_mcp_resource", { server: "srv", uri: 7 }),
               toolCall("c4", "read_mcp_resource", { server: "srv" }),
               toolCall("c5", "read_mcp_resource", { server: "srv", uri: "img://pixel.png" }),
-              toolCall("c6", "mcp__srv__echo", { text: "hi" })
+              toolCall("c6", "mcp__srv__echo", { text: "hi" }),
+              toolCall("c7", "search_mcp_resources", { query: "note" })
             ])
             const bound = model.bindTools(tools)
             // the model is shown our tool specs' JSON Schemas
@@ -46,6 +47,7 @@ describe("LangChain adapter", () => {
                 "list_mcp_resources",
                 "list_mcp_resource_templates",
                 "read_mcp_resource",
+                "search_mcp_resources",
                 "mcp__srv__echo",
                 "mcp__srv__slow"
               ]
@@ -81,9 +83,11 @@ describe("LangChain adapter", () => {
               [`data:image/png;base64,${pngBase64}`]
             )
             assert.include(ok("c6") as string, "echoed")
+            // the extended profile's search runs through the adapter like the other resource tools
+            assert.include(ok("c7") as string, "memo://note")
             assert.deepStrictEqual(
               events.filter((event) => event.phase === "completed").map((event) => event.item.id),
-              ["c1", "c2", "c5", "c6"]
+              ["c1", "c2", "c5", "c6", "c7"]
             )
             // invoked with plain arguments (no tool call), a failure is thrown with the exact message
             const thrown = await byName

@@ -31,7 +31,8 @@ describe("OpenAI Agents adapter", () => {
                 call("c4", "read_mcp_resource", `{"server":"srv"}`),
                 call("c5", "read_mcp_resource", `{"server":"srv","uri":"img://pixel.png"}`),
                 call("c6", "mcp__srv__echo", `{"text":"hi"}`),
-                call("c7", "read_mcp_resource", `{"server":"srv","uri":`)
+                call("c7", "read_mcp_resource", `{"server":"srv","uri":`),
+                call("c8", "search_mcp_resources", `{"query":"note"}`)
               ],
               [say("done")]
             ])
@@ -42,6 +43,7 @@ describe("OpenAI Agents adapter", () => {
               "list_mcp_resources",
               "list_mcp_resource_templates",
               "read_mcp_resource",
+              "search_mcp_resources",
               "mcp__srv__echo",
               "mcp__srv__slow"
             ])
@@ -63,11 +65,13 @@ describe("OpenAI Agents adapter", () => {
               [`data:image/png;base64,${pngBase64}`]
             )
             assert.include(text("c6"), "echoed")
+            // the extended profile's search runs through the adapter like the other resource tools
+            assert.include(text("c8"), "memo://note")
             // text that is not JSON: the SDK's runner parses it before invoking any tool and answers itself
             assert.isTrue(text("c7").startsWith("An error occurred while parsing tool arguments."))
             const completed = events.filter((event) => event.phase === "completed").map((event) => event.item.id)
-            assert.sameMembers(completed, ["c1", "c2", "c5", "c6"])
-            assert.strictEqual(events.filter((event) => event.phase === "started").length, 4)
+            assert.sameMembers(completed, ["c1", "c2", "c5", "c6", "c8"])
+            assert.strictEqual(events.filter((event) => event.phase === "started").length, 5)
           }),
         60000
       )

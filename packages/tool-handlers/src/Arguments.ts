@@ -261,3 +261,47 @@ export const parseCompleteArguments = (text: string): Either.Either<CompleteArgu
     const context = yield* stringObject(raw, "context")
     return { raw, server, uriTemplate, argument, value, context }
   })
+
+/** The most matches `search_mcp_resources` returns (and its default). */
+export const searchLimits = { default: 10, max: 50 } as const
+
+/** Arguments of `search_mcp_resources`. */
+export interface SearchArguments {
+  /** The parsed JSON object as sent (not normalised). */
+  readonly raw: JsonObject
+  /** The query as sent, not blank. */
+  readonly query: string
+  /** The trimmed server name; absent when missing, `null` or blank. */
+  readonly server?: string
+  /** The trimmed MIME type; absent when missing, `null` or blank. */
+  readonly mimeType?: string
+  /** 1 to {@link searchLimits}`.max`, {@link searchLimits}`.default` when absent or `null`. */
+  readonly limit: number
+}
+
+/** The refusals of `search_mcp_resources`' arguments (also the `ResourceSearch` service's). */
+export const searchMessages = {
+  queryMustBeProvided: "query must be provided",
+  limitOutOfRange: `limit must be a whole number from 1 to ${searchLimits.max}`
+} as const
+
+/** Parses the arguments of `search_mcp_resources`: `query` required and not blank, `limit` 1 to 50. */
+export const parseSearchArguments = (text: string): Either.Either<SearchArguments, Errors.ParameterError> =>
+  Either.gen(function* () {
+    const raw = (yield* parseRaw(text)) ?? {}
+    const query = yield* requiredString(raw, "query", undefined)
+    if (query.trim() === "") return yield* fail(searchMessages.queryMustBeProvided)
+    const server = yield* optionalString(raw, "server")
+    const mimeType = yield* optionalString(raw, "mimeType")
+    const limit = present(raw, "limit") ? raw.limit : searchLimits.default
+    if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > searchLimits.max) {
+      return yield* fail(searchMessages.limitOutOfRange)
+    }
+    return {
+      raw,
+      query,
+      ...(server === undefined ? {} : { server }),
+      ...(mimeType === undefined ? {} : { mimeType }),
+      limit
+    }
+  })

@@ -370,8 +370,11 @@ export interface Pipeline {
   readonly outcome: (rendered: Rendered, isError: boolean) => Lifecycle.Outcome
   /** The outcome of an MCP tool's result. */
   readonly toolResult: (budget: Budget, server: string, result: Mcp.CallToolResult) => Lifecycle.Outcome
-  /** The outcome of a list tool's payload, given as pieces of one JSON text. */
-  readonly list: (budget: Budget, pieces: ReadonlyArray<string>) => Lifecycle.Outcome
+  /**
+   * The outcome of a list tool's payload, given as pieces of one JSON text; `aggregate` (an aggregate
+   * resource list, where the profile offers search) counts what it holds, for an output over the budget.
+   */
+  readonly list: (budget: Budget, pieces: ReadonlyArray<string>, aggregate?: AggregateCount) => Lifecycle.Outcome
   /** The outcome of a failure with this model-facing message. */
   readonly failure: (message: string) => Lifecycle.Outcome
 }
@@ -690,11 +693,19 @@ const withVariables = (entry: unknown): unknown => {
 const marked = (entry: unknown, budget: number): unknown =>
   isRecord(entry) && typeof entry.size === "number" && entry.size > budget ? { ...entry, large: true } : entry
 
+/** What an aggregate `list_mcp_resources` holds: its resources and the servers that listed them. */
+export interface AggregateCount {
+  readonly total: number
+  readonly servers: number
+}
+
 /**
  * The output of a list tool in the extended profile: the codex payload with `"large": true` on every
  * resource whose listed `size` is over the output budget, template variables, bidi controls escaped.
+ * An aggregate resource list over the budget is cut shorter and ends with a line that counts the
+ * resources and points to `search_mcp_resources`.
  */
-const listOutput = (budget: Budget, pieces: ReadonlyArray<string>): string => {
+const listOutput = (budget: Budget, pieces: ReadonlyArray<string>, aggregate?: AggregateCount): string => {
   const json = pieces.join("")
   let text = json
   if (json.includes(`"size":`)) {
@@ -710,7 +721,29 @@ const listOutput = (budget: Budget, pieces: ReadonlyArray<string>): string => {
       text = JSON.stringify({ ...payload, resourceTemplates: payload.resourceTemplates.map(withVariables) })
     }
   }
-  return Truncation.truncateOutput(escapeControlsJson(text), budget.truncation)
+  const escaped = escapeControlsJson(text)
+  if (aggregate !== undefined) {
+    const bytes = budgetBytes(budget.truncation)
+    if (Truncation.byteLength(escaped) > bytes) return overflowed(escaped, bytes, budget.truncation, aggregate)
+  }
+  return Truncation.truncateOutput(escaped, budget.truncation)
+}
+
+/** The list cut to the budget less its last line, then that line (the count and the search tool). */
+const overflowed = (
+  text: string,
+  budget: number,
+  policy: ProtocolTruncation.TruncationPolicy,
+  aggregate: AggregateCount
+): string => {
+  const note = messages.aggregateOverflow(aggregate.total, aggregate.servers)
+  const room = Math.max(0, budget - Truncation.byteLength(note) - 1)
+  const effective = ProtocolTruncation.effective(policy)
+  const cut = Truncation.truncateText(
+    text,
+    effective.mode === "bytes" ? { mode: "bytes", limit: room } : { mode: "tokens", limit: Math.floor(room / 4) }
+  )
+  return `${cut}\n${note}`
 }
 
 /**
@@ -722,6 +755,6 @@ export const extended: Pipeline = {
   read: extendedRead,
   outcome: (rendered, isError) => renderedOutcome(rendered.text, rendered.images, isError),
   toolResult: extendedToolResult,
-  list: (budget, pieces) => textOutcome(listOutput(budget, pieces)),
+  list: (budget, pieces, aggregate) => textOutcome(listOutput(budget, pieces, aggregate)),
   failure: extendedFailure
 }

@@ -12,6 +12,7 @@ import * as CodexRead from "./internal/codex/read.js"
 import type * as Context from "./internal/context.js"
 import * as Complete from "./internal/extended/complete.js"
 import * as ExtendedRead from "./internal/extended/read.js"
+import * as Search from "./internal/extended/search.js"
 import * as List from "./internal/list.js"
 import * as ToolSpecs from "./ToolSpecs.js"
 
@@ -40,23 +41,32 @@ export const codex: Profile = {
   followsReads: false
 }
 
+/** The context's profile offers `search_mcp_resources` (a host's profile value may leave it out). */
+const offersSearch = (ctx: Context.ToolContext): boolean =>
+  typeof ctx.profile !== "object" ||
+  ctx.profile.resourceTools.some((tool) => tool.spec.name === ToolSpecs.searchMcpResources.name)
+
 const extendedList: List.ListStyle = {
   hiddenCount: true,
   optionalTemplates: true,
-  outcome: (ctx, pieces) => Content.extended.list(Content.budgetOf(ctx), pieces),
+  // an aggregate list over the budget points to search_mcp_resources where the profile offers it
+  outcome: (ctx, pieces, aggregate) =>
+    Content.extended.list(Content.budgetOf(ctx), pieces, offersSearch(ctx) ? aggregate : undefined),
   failure: Content.extended.failure
 }
 
 /**
- * The extended profile: reads in windows and by template, a completion tool, images as images and
- * other binary described, bidi controls escaped, hidden entries counted, optional templates.
+ * The extended profile: reads in windows and by template, search across every server's resources, a
+ * completion tool, images as images and other binary described, bidi controls escaped, hidden entries
+ * counted, optional templates, an aggregate list too long for one output pointing to the search.
  */
 export const extended: Profile = {
   name: "extended",
   resourceTools: [
     { spec: ToolSpecs.extended.listMcpResources, run: List.listTool("resources", extendedList) },
     { spec: ToolSpecs.extended.listMcpResourceTemplates, run: List.listTool("templates", extendedList) },
-    { spec: ToolSpecs.extended.readMcpResource, run: ExtendedRead.callReadTool }
+    { spec: ToolSpecs.extended.readMcpResource, run: ExtendedRead.callReadTool },
+    { spec: ToolSpecs.searchMcpResources, run: Search.callSearchTool }
   ],
   completion: { spec: ToolSpecs.completeMcpResourceArgument, run: Complete.callCompleteTool },
   content: Content.extended,

@@ -9,80 +9,43 @@
 import { Config, Errors, type Mcp, Messages, type ResourcePolicy } from "@mcp-resources/protocol"
 import { Pagination, ResourceClient } from "@mcp-resources/resource-client"
 import { Context, Deferred, Duration, Effect, Layer, Queue, type Scope } from "effect"
+import * as Arguments from "./Arguments.js"
+import * as ToolContexts from "./internal/context.js"
 import * as Index from "./internal/searchIndex.js"
 import * as Rules from "./internal/rules.js"
 import * as OptionalTemplates from "./OptionalTemplates.js"
-import * as ToolHandlers from "./ToolHandlers.js"
 
 /** Matches returned when a search gives no `limit`. */
-export const defaultLimit = 10
+export const defaultLimit = Arguments.searchLimits.default
 /** The largest `limit` a search accepts. */
-export const maxLimit = 50
+export const maxLimit = Arguments.searchLimits.max
 /** A search waits at most this long for servers still indexing, then answers with what it has. */
 export const searchWaitMillis = 5_000
 /** Pages of one list walked for the index (the item bound is `[search] max_resources`). */
 export const maxPages = 10_000
 
-/** The refusals of a search's arguments (ParameterError messages). */
+/** The refusals of a search's arguments (ParameterError messages) and the failures of a server's build. */
 export const messages = {
-  queryMustBeProvided: "query must be provided",
-  limitOutOfRange: `limit must be a whole number from 1 to ${maxLimit}`,
+  ...Arguments.searchMessages,
   buildTimedOut: (server: string, seconds: number) => `indexing MCP server '${server}' took longer than ${seconds} s`,
   notReady: (server: string, status: string, error: string | undefined) =>
     `MCP server '${server}' is ${status}${error === undefined ? "" : `: ${error}`}`
 } as const
 
 /** What a search looks for. */
-export interface Request {
-  /** Words of a name, title, description or URI; prefixes and small typos match too. */
-  readonly query: string
-  /** Only this server's entries. */
-  readonly server?: string | undefined
-  /** Only entries with exactly this `mimeType`. */
-  readonly mimeType?: string | undefined
-  /** At most this many matches (default {@link defaultLimit}, at most {@link maxLimit}). */
-  readonly limit?: number | undefined
-}
+export type Request = ToolContexts.SearchRequest
 
 /** One ranked match: a resource (`uri`) or a resource template (`uriTemplate`). */
-export interface Match {
-  readonly server: string
-  readonly uri?: string
-  readonly uriTemplate?: string
-  readonly name: string
-  readonly title?: string
-  readonly mimeType?: string
-  /** A short excerpt of the description (at most 160 characters). */
-  readonly description?: string
-  /** The relevance (BM25+ with field boosts), rounded to 3 decimals; higher is better. */
-  readonly score: number
-}
+export type Match = ToolContexts.SearchMatch
 
 /** A server whose part of the index could not be built (its entries, if any, are from an earlier build). */
-export interface Failure {
-  readonly server: string
-  readonly error: string
-}
+export type Failure = ToolContexts.SearchFailure
 
 /** The answer of a search. */
-export interface Result {
-  /** Best first. */
-  readonly matches: ReadonlyArray<Match>
-  /** Servers whose part of the index is still being built (their matches may be missing or stale). */
-  readonly indexing: ReadonlyArray<string>
-  /** Servers whose last build failed. */
-  readonly failures: ReadonlyArray<Failure>
-  /** Servers whose lists were cut at `[search] max_resources` (or at the pagination guard). */
-  readonly truncated: ReadonlyArray<string>
-}
+export type Result = ToolContexts.SearchResult
 
-/** The ResourceSearch service. */
-export interface Service {
-  /**
-   * Searches the index of the context's set (building what is missing or stale first, waiting at most
-   * {@link searchWaitMillis}). Fails only on its arguments.
-   */
-  readonly search: (ctx: ToolHandlers.ToolContext, request: Request) => Effect.Effect<Result, Errors.ParameterError>
+/** The ResourceSearch service: the search (waiting at most {@link searchWaitMillis}) and the warm-up. */
+export interface Service extends ToolContexts.Search {
   /** Starts building the set's index in the background (e.g. after connect); never waits. */
   readonly warm: (set: ResourceClient.ConnectionSet) => Effect.Effect<void>
 }
@@ -167,13 +130,20 @@ export const make = (options: Options): Effect.Effect<Service, never, Scope.Scop
       Effect.forkScoped
     )
 
-    const indexOf = (set: ResourceClient.ConnectionSet): SetIndex => {
-      const known = indexes.get(set)
-      if (known !== undefined) return known
-      const created: SetIndex = { index: new Index.SearchIndex(), parts: new Map() }
-      indexes.set(set, created)
-      return created
-    }
+    /** The set's index, made at its first use (the first one loads MiniSearch). */
+    const indexOf = (set: ResourceClient.ConnectionSet): Effect.Effect<SetIndex> =>
+      Effect.suspend(() => {
+        const known = indexes.get(set)
+        if (known !== undefined) return Effect.succeed(known)
+        return Effect.map(Index.make, (index) => {
+          // another search may have made it meanwhile
+          const raced = indexes.get(set)
+          if (raced !== undefined) return raced
+          const created: SetIndex = { index, parts: new Map() }
+          indexes.set(set, created)
+          return created
+        })
+      })
 
     /** Walks one list under the pagination guard, keeping the items of every page it got. */
     const walk = <A, E>(
@@ -302,31 +272,31 @@ export const make = (options: Options): Effect.Effect<Service, never, Scope.Scop
       })
 
     /** The servers of the set a search covers: enabled, passing the access gate (and the `server` filter). */
-    const serversOf = (ctx: ToolHandlers.ToolContext, server: string | undefined) =>
+    const serversOf = (ctx: ToolContexts.ToolContext, server: string | undefined) =>
       ctx.set
         .servers()
         .filter(
           (status) =>
             status.status !== "disabled" &&
-            ToolHandlers.canAccess(ctx, status.name) &&
+            ToolContexts.canAccess(ctx, status.name) &&
             (server === undefined || status.name === server)
         )
         .map((status) => status.name)
 
-    const search = Effect.fn("ResourceSearch.search")(function* (ctx: ToolHandlers.ToolContext, request: Request) {
+    const search = Effect.fn("ResourceSearch.search")(function* (ctx: ToolContexts.ToolContext, request: Request) {
       const limit = yield* guard(request)
       if (request.server !== undefined) {
         if (!ctx.set.hasServer(request.server)) {
           return yield* Effect.fail(new Errors.ParameterError({ message: Messages.unknownServer(request.server) }))
         }
-        if (!ToolHandlers.canAccess(ctx, request.server)) {
+        if (!ToolContexts.canAccess(ctx, request.server)) {
           return yield* Effect.fail(
             new Errors.ParameterError({ message: Messages.serverDisabledByOrchestrator(request.server) })
           )
         }
       }
       const servers = serversOf(ctx, request.server)
-      const target = indexOf(ctx.set)
+      const target = yield* indexOf(ctx.set)
       const building = yield* refresh(ctx.set, target, servers)
       if (building.length > 0) {
         const wait = Math.min(searchWaitMillis, boundsOf(ctx.set.config).buildTimeoutSec * 1000)
@@ -370,7 +340,7 @@ export const make = (options: Options): Effect.Effect<Service, never, Scope.Scop
           .servers()
           .filter((status) => status.status !== "disabled")
           .map((status) => status.name)
-        return Effect.asVoid(refresh(set, indexOf(set), names))
+        return Effect.asVoid(Effect.flatMap(indexOf(set), (target) => refresh(set, target, names)))
       })
 
     return { search, warm } satisfies Service

@@ -194,9 +194,38 @@ export const completeMcpResourceArgument: ToolPayload.ToolSpec = {
   }
 }
 
-/** The extended profile's three resource tools, in the order they are offered. */
+/** `search_mcp_resources` (extended profile): ranked matches over every server's resources and templates. */
+export const searchMcpResources: ToolPayload.ToolSpec = {
+  type: "function",
+  name: "search_mcp_resources",
+  description:
+    "Search the resources and resource templates of every MCP server by name, title, description and URI. Prefixes and small typos match. Returns the best matches first, each with its server, uri (or uriTemplate), name, title, mimeType, a short description and a score; read one with read_mcp_resource. Use it instead of paging through list_mcp_resources when you know what you are looking for.",
+  strict: false,
+  parameters: {
+    type: "object",
+    properties: {
+      query: { type: "string", description: "Words to look for in resource names, titles, descriptions and URIs." },
+      server: {
+        type: "string",
+        description: "Only this MCP server's resources (its name exactly as configured)."
+      },
+      mimeType: { type: "string", description: "Only resources with exactly this MIME type." },
+      limit: {
+        type: "integer",
+        minimum: 1,
+        maximum: 50,
+        description: "The most matches to return (default 10, at most 50)."
+      }
+    },
+    required: ["query"],
+    additionalProperties: false
+  }
+}
+
+/** The extended profile's resource tools (the three of codex, then search), in the order they are offered. */
 export const extendedResourceToolSpecs: ReadonlyArray<ToolPayload.ToolSpec> = [
   extended.listMcpResources,
   extended.listMcpResourceTemplates,
-  extended.readMcpResource
+  extended.readMcpResource,
+  searchMcpResources
 ]

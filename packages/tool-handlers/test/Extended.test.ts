@@ -67,7 +67,9 @@ describe("extended profile: the switch", () => {
       const codex = yield* ToolHandlers.listTools(ctx)
       assert.deepStrictEqual(codex.slice(0, 3), [...ToolSpecs.resourceToolSpecs])
       const tools = yield* ToolHandlers.listTools(extended(ctx))
-      assert.deepStrictEqual(tools.slice(0, 3), [...ToolSpecs.extendedResourceToolSpecs])
+      assert.deepStrictEqual(tools.slice(0, 4), [...ToolSpecs.extendedResourceToolSpecs])
+      assert.strictEqual(tools[3]?.name, "search_mcp_resources")
+      assert.isFalse(codex.some((t) => t.name === "search_mcp_resources"))
       const readSpec = tools.find((t) => t.name === "read_mcp_resource")!
       assert.deepStrictEqual(Object.keys(readSpec.parameters.properties as object), [
         "server",

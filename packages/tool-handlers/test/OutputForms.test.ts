@@ -63,15 +63,18 @@ describe("output forms", () => {
   })
 
   it("the exported tool specs fit the official tool types (Anthropic input_schema has type object)", () => {
-    for (const specs of [ToolSpecs.resourceToolSpecs, ToolSpecs.extendedResourceToolSpecs]) {
+    for (const [specs, count] of [
+      [ToolSpecs.resourceToolSpecs, 3],
+      [ToolSpecs.extendedResourceToolSpecs, 4]
+    ] as const) {
       const responses: ReadonlyArray<OpenAI.Responses.FunctionTool> = ToolHandlers.exportTools(specs, "responses")
       const chat: ReadonlyArray<OpenAI.Chat.ChatCompletionFunctionTool> = ToolHandlers.exportTools(
         specs,
         "chatCompletions"
       )
       const anthropic: ReadonlyArray<Anthropic.Tool> = ToolHandlers.exportTools(specs, "anthropic")
-      assert.strictEqual(responses.length, 3)
-      assert.strictEqual(chat.length, 3)
+      assert.strictEqual(responses.length, count)
+      assert.strictEqual(chat.length, count)
       for (const tool of anthropic) assert.strictEqual(tool.input_schema.type, "object")
     }
   })

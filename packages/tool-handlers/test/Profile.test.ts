@@ -52,7 +52,8 @@ describe("profiles as values", () => {
     )
     assert.strictEqual(Profile.extended.completion?.spec, ToolSpecs.completeMcpResourceArgument)
     assert.isUndefined(Profile.codex.completion)
-    const [list, templates, read] = ToolSpecs.extendedResourceToolSpecs
+    const [list, templates, read, search] = ToolSpecs.extendedResourceToolSpecs
+    assert.strictEqual(search, ToolSpecs.searchMcpResources)
     assert.isTrue(list!.description.startsWith(ToolSpecs.listMcpResources.description))
     assert.strictEqual(templates, ToolSpecs.listMcpResourceTemplates)
     assert.deepStrictEqual(Object.keys(read!), Object.keys(ToolSpecs.readMcpResource))
@@ -68,7 +69,7 @@ describe("profiles as values", () => {
       assert.deepStrictEqual(read.parameters, ToolSpecs.extended.readMcpResource.parameters)
       assert.isFalse(tools.some((t) => t.name === ToolSpecs.completeMcpResourceArgument.name))
       const extended = yield* ToolHandlers.listTools({ ...ctx, profile: "extended" })
-      assert.deepStrictEqual(extended.slice(0, 3), [...ToolSpecs.extendedResourceToolSpecs])
+      assert.deepStrictEqual(extended.slice(0, 4), [...ToolSpecs.extendedResourceToolSpecs])
       assert.deepStrictEqual(Profile.extended.completion?.spec, ToolSpecs.completeMcpResourceArgument)
       const codex = yield* ToolHandlers.listTools(ctx)
       assert.deepStrictEqual(codex.slice(0, 3), [...ToolSpecs.resourceToolSpecs])

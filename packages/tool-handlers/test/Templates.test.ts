@@ -179,15 +179,15 @@ layer(setsLayer, { timeout: "120 seconds" })("extended profile: resource templat
   })
 
   describe("complete_mcp_resource_argument", () => {
-    it.effect("listed right after the three resource tools when a ready server offers completions", () =>
+    it.effect("listed right after the resource tools (search last) when a ready server offers completions", () =>
       Effect.gen(function* () {
         const sets = yield* Sets
         const tools = yield* ToolHandlers.listTools(extended(sets.all))
         assert.deepStrictEqual(
-          tools.slice(0, 4).map((t) => t.name),
-          [...ToolSpecs.resourceToolNames, "complete_mcp_resource_argument"]
+          tools.slice(0, 5).map((t) => t.name),
+          [...ToolSpecs.resourceToolNames, "search_mcp_resources", "complete_mcp_resource_argument"]
         )
-        assert.deepStrictEqual(tools[3], ToolSpecs.completeMcpResourceArgument)
+        assert.deepStrictEqual(tools[4], ToolSpecs.completeMcpResourceArgument)
         const without = yield* ToolHandlers.listTools(extended(sets.plainOnly))
         assert.isFalse(without.some((t) => t.name === "complete_mcp_resource_argument"))
         const codex = yield* ToolHandlers.listTools(sets.all)

@@ -384,6 +384,11 @@ const main = async (): Promise<number> => {
       uri: "example://docs/readme.md",
       length: 40
     })
+    // Search across every server's resources (built at the first search, kept for the next ones).
+    await extendedCall("The model searches every server's resources by their words", "search_mcp_resources", {
+      query: "readme docs",
+      limit: 3
+    })
     if (resources.some((r) => r.server === "everything")) {
       await extendedCall(
         "An MCP tool's image reaches the model as an image, not as base64 text",

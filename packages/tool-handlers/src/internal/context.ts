@@ -2,7 +2,7 @@
  * What every module of a tool call shares: the thread's tool context, the model's call and what it
  * gets back, and the shape of a tool profile (its values are in Profile.ts). Nothing here runs.
  */
-import type { AppServer, Config, ToolPayload, Truncation } from "@mcp-resources/protocol"
+import type { AppServer, Config, Errors, ToolPayload, Truncation } from "@mcp-resources/protocol"
 import type { ResourceClient } from "@mcp-resources/resource-client"
 import type { Effect } from "effect"
 import type * as Content from "../Content.js"
@@ -34,6 +34,64 @@ export interface ToolContext {
    * that subscribes the thread to it. The codex profile never calls it.
    */
   readonly resourceChanges?: ResourceChanges.ReadWatch
+  /**
+   * The search of every server's resources `search_mcp_resources` runs on (a `ResourceSearch` service,
+   * whose index of the set is kept between calls). Without it each call builds an index of its own.
+   */
+  readonly search?: Search
+}
+
+/** What a search looks for (ResourceSearch.ts). */
+export interface SearchRequest {
+  /** Words of a name, title, description or URI; prefixes and small typos match too. */
+  readonly query: string
+  /** Only this server's entries. */
+  readonly server?: string | undefined
+  /** Only entries with exactly this `mimeType`. */
+  readonly mimeType?: string | undefined
+  /** At most this many matches (default 10, at most 50). */
+  readonly limit?: number | undefined
+}
+
+/** One ranked match: a resource (`uri`) or a resource template (`uriTemplate`). */
+export interface SearchMatch {
+  readonly server: string
+  readonly uri?: string
+  readonly uriTemplate?: string
+  readonly name: string
+  readonly title?: string
+  readonly mimeType?: string
+  /** A short excerpt of the description (at most 160 characters). */
+  readonly description?: string
+  /** The relevance (BM25+ with field boosts), rounded to 3 decimals; higher is better. */
+  readonly score: number
+}
+
+/** A server whose part of the index could not be built (its entries, if any, are from an earlier build). */
+export interface SearchFailure {
+  readonly server: string
+  readonly error: string
+}
+
+/** The answer of a search. */
+export interface SearchResult {
+  /** Best first. */
+  readonly matches: ReadonlyArray<SearchMatch>
+  /** Servers whose part of the index is still being built (their matches may be missing or stale). */
+  readonly indexing: ReadonlyArray<string>
+  /** Servers whose last build failed. */
+  readonly failures: ReadonlyArray<SearchFailure>
+  /** Servers whose lists were cut at `[search] max_resources` (or at the pagination guard). */
+  readonly truncated: ReadonlyArray<string>
+}
+
+/** A search over the resources of a tool context's set (ResourceSearch.Service is one). */
+export interface Search {
+  /**
+   * Searches the index of the context's set (building what is missing or stale first, waiting a
+   * bounded time). Fails only on its arguments.
+   */
+  readonly search: (ctx: ToolContext, request: SearchRequest) => Effect.Effect<SearchResult, Errors.ParameterError>
 }
 
 /** A model's function call: its id, the function name and the raw argument text. */

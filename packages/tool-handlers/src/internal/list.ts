@@ -4,8 +4,10 @@
  * profile's ({@link ListStyle}).
  */
 import { Messages } from "@mcp-resources/protocol"
+import type { ResourceClient } from "@mcp-resources/resource-client"
 import { Effect, Either } from "effect"
 import * as Arguments from "../Arguments.js"
+import type * as Content from "../Content.js"
 import * as OptionalTemplates from "../OptionalTemplates.js"
 import { canAccess, type RunTool, type ToolContext } from "./context.js"
 import * as Lifecycle from "./lifecycle.js"
@@ -24,18 +26,37 @@ export interface ListStyle {
   readonly hiddenCount: boolean
   /** A server without the optional `resources/templates/list` method lists no templates (else: its failure). */
   readonly optionalTemplates: boolean
-  /** The outcome of the payload's pieces (one JSON text). */
-  readonly outcome: (ctx: ToolContext, pieces: ReadonlyArray<string>) => Lifecycle.Outcome
+  /**
+   * The outcome of the payload's pieces (one JSON text); for an aggregate `list_mcp_resources`, also
+   * how many resources on how many servers it holds.
+   */
+  readonly outcome: (ctx: ToolContext, pieces: ReadonlyArray<string>, aggregate?: AggregateCount) => Lifecycle.Outcome
   /** The outcome of a failure message. */
   readonly failure: (message: string) => Lifecycle.Outcome
 }
+
+/** What an aggregate `list_mcp_resources` holds (its resources and the servers that listed them). */
+export type AggregateCount = Content.AggregateCount
+
+/** A list's payload pieces, and what an aggregate resource list holds. */
+interface Listing {
+  readonly pieces: ReadonlyArray<string>
+  readonly aggregate?: AggregateCount
+}
+
+const countOf = (result: ResourceClient.AggregateResult<unknown>): AggregateCount => ({
+  total: result.servers.reduce((sum, server) => sum + server.items.length, 0),
+  servers: result.servers.length
+})
+
+const pieces = (list: ReadonlyArray<string>): Listing => ({ pieces: list })
 
 const listOperation = (
   ctx: ToolContext,
   kind: ListKind,
   args: Arguments.ListArguments,
   style: ListStyle
-): Effect.Effect<ReadonlyArray<string>, string> => {
+): Effect.Effect<Listing, string> => {
   const { server, cursor } = args
   // without rules and without the policy path: exactly the plain operation
   const policed = Rules.traceOf(ctx) !== undefined || Rules.active(ctx)
@@ -49,26 +70,32 @@ const listOperation = (
         kind === "resources"
           ? Effect.map(ctx.set.listAllResources(include), (result) => {
               const filtered = Rules.filterAggregate(ctx, result, (r) => r.uri, "resource")
-              return [hiddenCount(Payloads.aggregateResources(filtered.result), filtered.hidden)]
+              return {
+                pieces: [hiddenCount(Payloads.aggregateResources(filtered.result), filtered.hidden)],
+                aggregate: countOf(filtered.result)
+              }
             })
           : Effect.map(allTemplates(ctx, include, style), (result) => {
               const filtered = Rules.filterAggregate(ctx, result, (t) => t.uriTemplate, "template")
-              return [hiddenCount(Payloads.aggregateResourceTemplates(filtered.result), filtered.hidden)]
+              return pieces([hiddenCount(Payloads.aggregateResourceTemplates(filtered.result), filtered.hidden)])
             })
       )
     }
     return kind === "resources"
-      ? Effect.map(ctx.set.listAllResources(include), (result) => [Payloads.aggregateResources(result)])
-      : Effect.map(allTemplates(ctx, include, style), (result) => [Payloads.aggregateResourceTemplates(result)])
+      ? Effect.map(ctx.set.listAllResources(include), (result) => ({
+          pieces: [Payloads.aggregateResources(result)],
+          aggregate: countOf(result)
+        }))
+      : Effect.map(allTemplates(ctx, include, style), (result) => pieces([Payloads.aggregateResourceTemplates(result)]))
   }
   if (!canAccess(ctx, server)) return Effect.fail(Messages.serverDisabledByOrchestrator(server))
   if (kind === "resources") {
     const page = cursor === undefined ? ctx.set.listResources(server) : ctx.set.listResources(server, cursor)
     return Rules.requested(ctx, page).pipe(
       Effect.map((result) => {
-        if (!policed) return [Payloads.singleServerResources(server, result)]
+        if (!policed) return pieces([Payloads.singleServerResources(server, result)])
         const filtered = Rules.filterResources(ctx, server, result)
-        return [hiddenCount(Payloads.singleServerResources(server, filtered.page), filtered.hidden)]
+        return pieces([hiddenCount(Payloads.singleServerResources(server, filtered.page), filtered.hidden)])
       }),
       Effect.mapError((error) => Messages.toolFailure.list(error.message))
     )
@@ -78,9 +105,9 @@ const listOperation = (
   const page = style.optionalTemplates ? OptionalTemplates.emptyWhenUnimplemented(server, requested) : requested
   return Rules.requested(ctx, page).pipe(
     Effect.map((result) => {
-      if (!policed) return [Payloads.singleServerResourceTemplates(server, result)]
+      if (!policed) return pieces([Payloads.singleServerResourceTemplates(server, result)])
       const filtered = Rules.filterTemplates(ctx, server, result)
-      return [hiddenCount(Payloads.singleServerResourceTemplates(server, filtered.page), filtered.hidden)]
+      return pieces([hiddenCount(Payloads.singleServerResourceTemplates(server, filtered.page), filtered.hidden)])
     }),
     Effect.mapError((error) => Messages.toolFailure.templates(error.message))
   )
@@ -103,7 +130,7 @@ export const listTool =
     return Lifecycle.runWith(
       { callId: call.callId, server, tool: call.name, arguments: args.raw },
       listOperation(ctx, kind, args, style),
-      (pieces) => style.outcome(ctx, pieces),
+      (listing) => style.outcome(ctx, listing.pieces, listing.aggregate),
       style.failure
     )
   }

@@ -1,10 +1,12 @@
 /**
  * The full-text index of one connection set (MiniSearch: BM25+ ranking, prefix and fuzzy matching)
  * over the names, titles, descriptions and URIs of every server's resources and templates. Plain,
- * synchronous data: the service (ResourceSearch) owns when it is built and refreshed.
+ * synchronous data: the service (ResourceSearch) owns when it is built and refreshed. MiniSearch is
+ * loaded at the first index ({@link make}), so that a host that never searches never loads it.
  */
 import type { Mcp } from "@mcp-resources/protocol"
-import MiniSearch from "minisearch"
+import { Effect } from "effect"
+import type MiniSearch from "minisearch"
 
 /** One indexed entry: a resource (`uri`) or a template (`uriTemplate`) of a server. */
 export interface Entry {
@@ -86,17 +88,21 @@ export const entriesOf = (
 export class SearchIndex {
   private readonly entries = new Map<string, Entry>()
   private readonly byServer = new Map<string, Array<string>>()
-  private readonly mini = new MiniSearch<Entry & { readonly uri: string }>({
-    fields: [...fields],
-    idField: "id",
-    tokenize,
-    processTerm: (term) => term.toLowerCase(),
-    extractField: (document, field) => {
-      if (field === "uri") return document.key
-      const value = (document as unknown as Record<string, unknown>)[field]
-      return typeof value === "string" ? value : ""
-    }
-  })
+  private readonly mini: MiniSearch<Entry & { readonly uri: string }>
+
+  constructor(Mini: typeof MiniSearch) {
+    this.mini = new Mini<Entry & { readonly uri: string }>({
+      fields: [...fields],
+      idField: "id",
+      tokenize,
+      processTerm: (term) => term.toLowerCase(),
+      extractField: (document, field) => {
+        if (field === "uri") return document.key
+        const value = (document as unknown as Record<string, unknown>)[field]
+        return typeof value === "string" ? value : ""
+      }
+    })
+  }
 
   /** Entries held. */
   get size(): number {
@@ -150,6 +156,12 @@ export class SearchIndex {
     )
   }
 }
+
+/** A new, empty index (MiniSearch is imported here, the first time). */
+export const make: Effect.Effect<SearchIndex> = Effect.map(
+  Effect.promise(() => import("minisearch")),
+  (module) => new SearchIndex(module.default)
+)
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 

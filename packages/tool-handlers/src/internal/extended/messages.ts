@@ -55,6 +55,9 @@ export const messages = {
     `resource template '${escapeControls(uriTemplate)}' has no variable "${escapeControls(name)}"; its variables: ${variableList(variables)}`,
   /** `complete_mcp_resource_argument` on a server that did not declare `completions`. */
   noCompletions: (server: string) => `MCP server '${escapeControls(server)}' does not offer argument completion`,
+  /** The last line of an aggregate `list_mcp_resources` cut to the output budget. */
+  aggregateOverflow: (total: number, servers: number) =>
+    `[${total} resources on ${servers} servers do not fit in one output; search_mcp_resources finds one by name, title, description or URI (or list one server with server)]`,
   /** The outer context of a failed completion. */
   completeFailed: (chain: string) => `completion/complete failed: ${chain}`
 } as const
