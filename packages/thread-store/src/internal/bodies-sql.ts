@@ -83,6 +83,7 @@ export const make = (bounds: Bounds): Effect.Effect<Service, BodyStoreError, Sql
         while (storeBytes > bounds.storeMaxBytes) {
           const oldest = yield* sql<{ readonly digest: string; readonly size: number | string }>`SELECT digest, size
             FROM bodies ORDER BY stamp LIMIT ${evictionBatch}`
+          if (oldest.length === 0) break
           for (const body of oldest) {
             if (storeBytes <= bounds.storeMaxBytes) break
             storeBytes -= Number(body.size)
