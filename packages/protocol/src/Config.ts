@@ -176,6 +176,25 @@ export interface Config {
   readonly widgets?: WidgetsConfig
   /** `[search]`: the resource search index of each connection set; absent means {@link searchDefaults}. */
   readonly search?: SearchConfig
+  /** `[changes]`: the bounds of the body store (the bodies threads read); absent means {@link changesDefaults}. */
+  readonly changes?: ChangesConfig
+}
+
+/** `[changes] body_max_bytes`, `thread_max_bytes`, `store_max_bytes`: the bounds of the body store. */
+export interface ChangesConfig {
+  /** The largest body kept; a larger one keeps only its digest and size. */
+  readonly bodyMaxBytes: number
+  /** The bytes of bodies one thread keeps; past it that thread's oldest are released first. */
+  readonly threadMaxBytes: number
+  /** The bytes of the whole store; past it the oldest bodies are evicted first. */
+  readonly storeMaxBytes: number
+}
+
+/** The `[changes]` defaults: 4 MiB per body, 64 MiB per thread, 512 MiB in all. */
+export const changesDefaults: ChangesConfig = {
+  bodyMaxBytes: 4 * 1024 * 1024,
+  threadMaxBytes: 64 * 1024 * 1024,
+  storeMaxBytes: 512 * 1024 * 1024
 }
 
 /** `[search] max_resources`, `[search] build_timeout_sec`: the bounds of one connection set's search index. */
@@ -430,7 +449,14 @@ export const RawConfig = Schema.Struct({
   ),
   skills: opt(Schema.Struct({ extension: opt(Schema.Boolean) })),
   widgets: opt(Schema.Struct({ enabled: opt(Schema.Boolean), page_port: opt(Port), sandbox_port: opt(Port) })),
-  search: opt(Schema.Struct({ max_resources: opt(SearchResources), build_timeout_sec: opt(Seconds) }))
+  search: opt(Schema.Struct({ max_resources: opt(SearchResources), build_timeout_sec: opt(Seconds) })),
+  changes: opt(
+    Schema.Struct({
+      body_max_bytes: opt(CacheBytes),
+      thread_max_bytes: opt(CacheBytes),
+      store_max_bytes: opt(CacheBytes)
+    })
+  )
 })
 /** The raw file, keys as written. */
 export type RawConfig = typeof RawConfig.Type
@@ -876,6 +902,15 @@ export const decodeRead = (raw: unknown, file: string, options: Options = {}): E
           search: {
             maxResources: r.search.max_resources ?? searchDefaults.maxResources,
             buildTimeoutSec: r.search.build_timeout_sec ?? searchDefaults.buildTimeoutSec
+          }
+        }),
+    ...(r.changes === undefined
+      ? {}
+      : {
+          changes: {
+            bodyMaxBytes: r.changes.body_max_bytes ?? changesDefaults.bodyMaxBytes,
+            threadMaxBytes: r.changes.thread_max_bytes ?? changesDefaults.threadMaxBytes,
+            storeMaxBytes: r.changes.store_max_bytes ?? changesDefaults.storeMaxBytes
           }
         }),
     ...(r.resources !== undefined ? { resources: rulesOf(r.resources) } : {}),

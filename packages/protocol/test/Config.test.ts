@@ -516,6 +516,25 @@ describe("Config", () => {
     })
   })
 
+  it("reads [changes] (the body store's bounds), a missing key taking its default; a negative bound is refused", () => {
+    assert.isUndefined(ok("{}", "c.json").changes)
+    assert.deepStrictEqual(Config.changesDefaults, {
+      bodyMaxBytes: 4194304,
+      threadMaxBytes: 67108864,
+      storeMaxBytes: 536870912
+    })
+    assert.deepStrictEqual(ok("[changes]\nbody_max_bytes = 1024\nstore_max_bytes = 0", "c.toml").changes, {
+      bodyMaxBytes: 1024,
+      threadMaxBytes: 67108864,
+      storeMaxBytes: 0
+    })
+    assert.strictEqual(
+      errorOf("[changes]\nthread_max_bytes = -1", "c.toml"),
+      "c.toml: changes.thread_max_bytes: must be a whole number of bytes with 0 <= n <= 17179869184"
+    )
+    assert.strictEqual(errorOf("[changes]\nmax_bytes = 1", "c.toml"), "c.toml: changes.max_bytes: unknown key")
+  })
+
   it("refuses text that is not TOML or JSON, naming the file and the format", () => {
     assert.match(errorOf("not toml [[", "c.toml"), /^c\.toml: not valid TOML: /)
     assert.match(errorOf("{", "c.json"), /^c\.json: not valid JSON: /)

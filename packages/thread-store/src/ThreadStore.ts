@@ -8,10 +8,11 @@
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
 import type { ThreadEvent } from "@mcp-resources/protocol"
-import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Context, Effect, Layer, type Option, Redacted } from "effect"
 import type { ThreadStoreError } from "./internal/error.js"
 import * as Errors from "./internal/error.js"
 import * as Memory from "./internal/memory.js"
+import * as Persistence from "./internal/persistence.js"
 
 /** The store's one error class (`reason`: `notFound`, `conflict`, `storage`) and its reason schema. */
 export { ThreadStoreError, ThreadStoreErrorReason } from "./internal/error.js"
@@ -158,19 +159,8 @@ export const layerFromConfig = (options: PersistenceOptions): Layer.Layer<Thread
           return layerMemory
         case "sqlite":
           return layerSqliteIn(options.dataDir)
-        case "postgres": {
-          if (options.url !== undefined && options.url !== "") return layerPg({ url: options.url })
-          const fromEnv = yield* Config.option(Config.redacted("DATABASE_URL")).pipe(
-            Effect.mapError((e) => Errors.storage("cannot read DATABASE_URL", e.message))
-          )
-          if (Option.isSome(fromEnv) && Redacted.value(fromEnv.value) !== "") return layerPg({ url: fromEnv.value })
-          return yield* Effect.fail(
-            Errors.storage(
-              "cannot open the thread store",
-              '[persistence] driver = "postgres" needs `url` or the DATABASE_URL environment variable'
-            )
-          )
-        }
+        case "postgres":
+          return layerPg({ url: yield* Persistence.pgUrl(options, "cannot open the thread store") })
       }
     })
   )

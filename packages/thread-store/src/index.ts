@@ -1,2 +1,3 @@
-/** @mcp-resources/thread-store: thread records and compactions on memory, SQLite or PostgreSQL. */
+/** @mcp-resources/thread-store: thread records and compactions, and the bodies threads read, on memory, SQLite or PostgreSQL. */
+export * as BodyStore from "./BodyStore.js"
 export * as ThreadStore from "./ThreadStore.js"

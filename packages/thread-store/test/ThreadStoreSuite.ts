@@ -582,7 +582,7 @@ export const threadStoreSuite = (
           const versions = yield* b.query!("SELECT version FROM thread_store_migrations ORDER BY version")
           assert.deepStrictEqual(
             versions.map((r) => Number(r.version)),
-            [1]
+            [1, 2]
           )
         })
       )
@@ -594,7 +594,7 @@ export const threadStoreSuite = (
           yield* one.create(thread("th"))
           assert.deepStrictEqual(yield* two.get("th"), Option.some(thread("th")))
           const versions = yield* b.query!("SELECT version FROM thread_store_migrations")
-          assert.strictEqual(versions.length, 1)
+          assert.strictEqual(versions.length, 2)
         })
       )
 
@@ -609,13 +609,13 @@ export const threadStoreSuite = (
             {
               reason: "storage",
               message:
-                "cannot open the thread store: its schema is at version 7, newer than version 1, the newest this version of mcp-resources knows; upgrade mcp-resources, or use another data directory or database"
+                "cannot open the thread store: its schema is at version 7, newer than version 2, the newest this version of mcp-resources knows; upgrade mcp-resources, or use another data directory or database"
             }
           )
           const versions = yield* b.query!("SELECT version FROM thread_store_migrations ORDER BY version")
           assert.deepStrictEqual(
             versions.map((r) => Number(r.version)),
-            [1, 7]
+            [1, 2, 7]
           )
           assert.deepStrictEqual(yield* store.get("th"), Option.some(thread("th")))
         })

@@ -185,6 +185,24 @@ export const keys: Readonly<Record<string, KeyDoc>> = {
     meaning:
       "How long building one server's part of the search index may take (every list page included); a search never waits longer and names the servers still indexing."
   },
+  changes: {
+    default: "—",
+    meaning:
+      "The body store: the bodies threads read, kept once each by SHA-256 beside the thread store ([templates-and-changes.md](templates-and-changes.md#the-body-store))."
+  },
+  "changes.body_max_bytes": {
+    default: `${json(Config.changesDefaults.bodyMaxBytes)} (4 MiB)`,
+    meaning: "The largest body kept; a larger one keeps only its digest and size."
+  },
+  "changes.thread_max_bytes": {
+    default: `${json(Config.changesDefaults.threadMaxBytes)} (64 MiB)`,
+    meaning: "The bytes of the bodies one thread holds; past it, that thread's oldest are released first."
+  },
+  "changes.store_max_bytes": {
+    default: `${json(Config.changesDefaults.storeMaxBytes)} (512 MiB)`,
+    meaning:
+      "The bytes of the whole body store (a body held by several threads counted once); past it, the oldest bodies are evicted first."
+  },
   resources: {
     default: "no rules",
     meaning: "Resource rules of every server ([policy.md](policy.md)); a server's own table adds to them."

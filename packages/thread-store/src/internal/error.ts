@@ -55,3 +55,20 @@ export const describe = (cause: unknown): string => {
   }
   return parts.length === 0 ? "unknown error" : parts.join(": ")
 }
+
+/** Why a body-store operation failed: the storage itself, or bounds that are not whole numbers of bytes. */
+export const BodyStoreErrorReason = Schema.Literal("storage", "invalid")
+
+/** A failed body-store operation; `message` is the whole message chain (never a connection string). */
+export class BodyStoreError extends Schema.TaggedError<BodyStoreError>()("BodyStoreError", {
+  reason: BodyStoreErrorReason,
+  message: Schema.String
+}) {}
+
+/** A body-store storage failure with its context prepended. */
+export const bodyStorage = (context: string, detail: string): BodyStoreError =>
+  new BodyStoreError({ reason: "storage", message: `${context}: ${redact(detail)}` })
+
+/** A thread-store failure met while opening the body store (driver, connection, migration): the same message. */
+export const asBodyError = (error: ThreadStoreError): BodyStoreError =>
+  new BodyStoreError({ reason: "storage", message: error.message })

@@ -39,6 +39,34 @@ export const migrations: ReadonlyArray<{
       // Finds a thread's newest compaction without scanning its later records.
       yield* sql`CREATE INDEX thread_records_compactions ON thread_records (thread_id, seq) WHERE kind = 'compacted'`
     })
+  },
+  {
+    version: 2,
+    name: "bodies",
+    run: Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const bytes = sql.onDialectOrElse({ pg: () => "BYTEA", orElse: () => "BLOB" })
+      // The body store (BodyStore.ts): each body once, by its SHA-256; `stamp` orders the puts (oldest first).
+      yield* sql.unsafe(`CREATE TABLE bodies (
+        digest TEXT PRIMARY KEY,
+        size BIGINT NOT NULL,
+        stamp BIGINT NOT NULL,
+        body ${bytes} NOT NULL
+      )`)
+      yield* sql`CREATE INDEX bodies_by_stamp ON bodies (stamp)`
+      // Which thread holds which body, with the stamp of that thread's newest put of it.
+      yield* sql`CREATE TABLE thread_bodies (
+        thread_id TEXT NOT NULL,
+        digest TEXT NOT NULL,
+        size BIGINT NOT NULL,
+        stamp BIGINT NOT NULL,
+        uri TEXT NOT NULL,
+        mime_type TEXT,
+        PRIMARY KEY (thread_id, digest)
+      )`
+      yield* sql`CREATE INDEX thread_bodies_by_stamp ON thread_bodies (thread_id, stamp)`
+      yield* sql`CREATE INDEX thread_bodies_by_digest ON thread_bodies (digest)`
+    })
   }
 ]
 

@@ -27,6 +27,18 @@ const busySchedule = Schedule.exponential("2 millis").pipe(
   Schedule.intersect(Schedule.recurs(60))
 )
 
+/**
+ * SQLite runs with `busy_timeout = 0` (sqlite.ts): an operation that finds the database busy is retried
+ * whole on {@link busySchedule}, off the event loop. Other databases wait for their locks themselves.
+ */
+export const retryBusyOn = (
+  sql: SqlClient.SqlClient
+): (<A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>) =>
+  sql.onDialectOrElse({
+    sqlite: () => Effect.retry({ schedule: busySchedule, while: isBusy }),
+    orElse: () => (effect) => effect
+  })
+
 /** About this much stored text per page: a thread of large records is read a few records at a time. */
 export const pageBytes = 1024 * 1024
 
@@ -71,11 +83,7 @@ const toInfo = (row: ThreadRow) =>
 export const make: Effect.Effect<Service, ThreadStoreError, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const transaction = makeTransaction(sql)
-  // SQLite runs with `busy_timeout = 0` (sqlite.ts): a busy database is retried here, off the event loop.
-  const retryBusy: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R> = sql.onDialectOrElse({
-    sqlite: () => Effect.retry({ schedule: busySchedule, while: isBusy }),
-    orElse: () => (effect) => effect
-  })
+  const retryBusy = retryBusyOn(sql)
   yield* retryBusy(migrate).pipe(
     Effect.catchTag("SqlError", (e) => Effect.fail(failed("cannot migrate the thread store")(e)))
   )

@@ -123,17 +123,29 @@ export const makeSqlite = (
   options: { readonly exclusive?: boolean } = {}
 ): Effect.Effect<Service, ThreadStoreError, Scope.Scope | Reactivity> =>
   Effect.gen(function* () {
-    const context = `cannot open the SQLite thread store ${filename}`
     if (options.exclusive === true) yield* lockDatabase(filename)
+    const client = yield* openSqlite(filename, `cannot open the SQLite thread store ${filename}`)
+    const store = yield* Effect.provideService(make, SqlClient.SqlClient, client)
+    return { ...store, shared: options.exclusive !== true }
+  })
+
+/**
+ * One connection to the SQLite file (WAL, `synchronous = FULL`, no busy wait), closed with the scope;
+ * a failure is a storage error with `context`. The thread store and the body store each open one.
+ */
+export const openSqlite = (
+  filename: string,
+  context: string
+): Effect.Effect<SqliteClient.SqliteClient, ThreadStoreError, Scope.Scope | Reactivity> =>
+  Effect.gen(function* () {
     // better-sqlite3 throws from its constructor (missing directory, not a database): a typed failure here.
     const client = yield* SqliteClient.make({ filename }).pipe(
       Effect.catchAllDefect((defect) => Effect.fail(storage(context, describe(defect))))
     )
     yield* Effect.all([
       client.unsafe("PRAGMA busy_timeout = 0"),
-      // WAL with FULL syncs on every commit: an acknowledged append survives a crash or power loss.
+      // WAL with FULL syncs on every commit: an acknowledged write survives a crash or power loss.
       client.unsafe("PRAGMA synchronous = FULL")
     ]).pipe(Effect.mapError(failed(context)))
-    const store = yield* Effect.provideService(make, SqlClient.SqlClient, client)
-    return { ...store, shared: options.exclusive !== true }
+    return client
   })
