@@ -5,7 +5,7 @@
 import { ResourceClient, ScopeChallenges, ServerEntry, TokenStore } from "@mcp-resources/resource-client"
 import { OriginStore } from "@mcp-resources/resource-origins"
 import { ExtensionSkills, Skills } from "@mcp-resources/skills"
-import { BodyStore, ThreadStore } from "@mcp-resources/thread-store"
+import { ThreadStore } from "@mcp-resources/thread-store"
 import { ResourceSearch } from "@mcp-resources/tool-handlers"
 import { Effect, Layer } from "effect"
 import * as AppOptions from "./AppOptions.js"
@@ -34,14 +34,11 @@ const webSocketLayer = Layer.unwrapEffect(
 /**
  * The whole server for the given options: the config file is read at start (an invalid one fails the
  * layer). `overrides.store` replaces the store `[persistence]` chooses (tests wrap a store with it).
- * The body store sits beside the thread store on the same driver, bounded by `[changes]`;
- * `overrides.bodies` replaces it, and with `overrides.store` alone it is kept in memory.
  */
 export const layer = (
   options: AppOptions.ServerOptions,
   overrides: {
     readonly store?: Layer.Layer<ThreadStore.ThreadStore, ThreadStore.ThreadStoreError>
-    readonly bodies?: Layer.Layer<BodyStore.BodyStore, BodyStore.BodyStoreError>
   } = {}
 ) =>
   Layer.unwrapEffect(
@@ -54,16 +51,6 @@ export const layer = (
           url: config.persistence.url,
           dataDir: options.dataDir
         })
-      // the bodies threads read (the base of a later diff), not yet read or written by any handler
-      const bodyBounds = config.changes ?? BodyStore.defaultBounds
-      const bodies =
-        overrides.bodies ??
-        (overrides.store !== undefined
-          ? BodyStore.layerMemory(bodyBounds)
-          : BodyStore.layerFromConfig(
-              { driver: config.persistence.driver, url: config.persistence.url, dataDir: options.dataDir },
-              bodyBounds
-            ))
       // the resource client answers MCP servers' elicitations through the router (Elicitation.ts); OAuth
       // tokens of HTTP servers live in `{dataDir}/oauth-tokens.json` (what `mcp-resources login` writes)
       const router = Elicitation.layer.pipe(Layer.provideMerge(Connections.layer))
@@ -76,8 +63,7 @@ export const layer = (
       const services = Layer.mergeAll(
         OriginStore.layerFromResourceClient,
         Skills.layer,
-        // after the thread store: on SQLite its lock on the data directory is held before the bodies open
-        bodies.pipe(Layer.provideMerge(persistence)),
+        persistence,
         AppOptions.layer(options),
         StopSignal.layer,
         ResourceSearch.layer,
