@@ -188,7 +188,7 @@ export const keys: Readonly<Record<string, KeyDoc>> = {
   changes: {
     default: "—",
     meaning:
-      "The body store: the bodies threads read, kept once each by SHA-256 beside the thread store ([templates-and-changes.md](templates-and-changes.md#the-body-store))."
+      "The bounds of the body store (the bodies threads read, kept once each by SHA-256 beside the thread store), read by hosts that open it; the app-server does not open it yet ([templates-and-changes.md](templates-and-changes.md#the-body-store))."
   },
   "changes.body_max_bytes": {
     default: `${json(Config.changesDefaults.bodyMaxBytes)} (4 MiB)`,
