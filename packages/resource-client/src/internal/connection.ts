@@ -19,7 +19,7 @@ import {
 import { type Hold, InFlightList, keepRaw, makeRequester, type Wire } from "./request.js"
 import { gateNotifications } from "./notificationGate.js"
 import * as Sdk from "./sdk.js"
-import { ChangeQueue } from "./notifications.js"
+import { ChangeQueue } from "./changes.js"
 import { Background, Signal } from "./onDemand.js"
 import { guardResponses } from "./responseGuard.js"
 import { attribute, elicit, pausing } from "./serverRequests.js"
