@@ -1,15 +1,15 @@
 /**
  * Resources that tell the model they changed (docs/templates-and-changes.md): one
  * `ResourceChanges.Tracker` per loaded thread, its subscriptions made on the latest connection set
- * (held here, and moved to the new set after a reload), and the fiber that turns the resource
- * client's updates into changes of the threads subscribed and `mcp/resource/changed` to their
- * connections. What a thread subscribed is thread state: the handlers record it
+ * (held here, and moved to the new set after a reload), fed the resource client's updates by
+ * `ResourceChanges.followAll`; a change a thread's tracker records is sent as `mcp/resource/changed`
+ * to the thread's connections. What a thread subscribed is thread state: the handlers record it
  * (`resourceSubscribed` / `resourceUnsubscribed`), and a loaded thread subscribes again from its records.
  */
 import type { ThreadEvent } from "@mcp-resources/protocol"
 import { ResourceClient } from "@mcp-resources/resource-client"
 import { ResourceChanges } from "@mcp-resources/tool-handlers"
-import { Chunk, Context, Effect, Exit, Layer, Queue, Scope } from "effect"
+import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { Connections } from "./Connections.js"
 
 /** Records a thread event of the subscriptions (the caller's thread, through `Threads.record`). */
@@ -59,17 +59,13 @@ export class ResourceSubscriptions extends Context.Tag("@mcp-resources/app-serve
   Service
 >() {}
 
-interface Watched {
-  readonly tracker: ResourceChanges.Tracker
-  readonly holders: ReadonlySet<number>
-}
+/** A loaded thread's tracker; its changes go to the thread's connections. */
+type Watched = ResourceChanges.Followed
 
 interface Held {
   readonly scope: Scope.CloseableScope
   readonly set: ResourceClient.ConnectionSet
 }
-
-const keyOf = (server: string, uri: string) => `${server}\u0000${uri}`
 
 /** Builds the service: holds the latest set and forwards the resource client's updates. */
 export const make = Effect.gen(function* () {
@@ -110,7 +106,10 @@ export const make = Effect.gen(function* () {
   const open: Service["open"] = (threadId, holders, initial) =>
     Effect.gen(function* () {
       const tracker = yield* ResourceChanges.make(held.set, { initial })
-      threads.set(threadId, { tracker, holders })
+      threads.set(threadId, {
+        tracker,
+        onChange: (change) => connections.notify(holders, "mcp/resource/changed", { threadId, ...change })
+      })
       if (initial.length === 0) return
       yield* Effect.logInfo("restoring resource subscriptions").pipe(
         Effect.annotateLogs({ threadId, subscriptions: initial.length })
@@ -175,33 +174,8 @@ export const make = Effect.gen(function* () {
       )
     )
 
-  /** Several updates of one resource that arrive together are one change and one notification per thread. */
-  const deliver = (updates: ReadonlyArray<ResourceChanges.Update>) =>
-    Effect.gen(function* () {
-      const seen = new Set<string>()
-      for (const update of updates) {
-        if (update._tag !== "updated" || update.uri === undefined) continue
-        const key = keyOf(update.server, update.uri)
-        if (seen.has(key)) continue
-        seen.add(key)
-        for (const [threadId, watched] of threads) {
-          const change = yield* watched.tracker.update(update.server, update.uri)
-          if (change._tag === "None") continue
-          yield* connections.notify(watched.holders, "mcp/resource/changed", { threadId, ...change.value })
-        }
-      }
-    })
-
   const updates = yield* client.updates
-  yield* Effect.forkScoped(
-    Effect.forever(
-      Effect.gen(function* () {
-        const first = yield* Queue.take(updates)
-        const rest = yield* Queue.takeAll(updates)
-        yield* deliver([first, ...Chunk.toReadonlyArray(rest)])
-      })
-    )
-  )
+  yield* Effect.forkScoped(ResourceChanges.followAll(updates, () => threads.values()))
 
   return ResourceSubscriptions.of({
     open,

@@ -5,8 +5,9 @@
  * CONTRACT (other packages code against exactly these names and shapes).
  */
 import { type Config, Errors, type Mcp, type McpSkills, Messages } from "@mcp-resources/protocol"
-import { Context, Effect, Layer, type Option, PubSub, type Queue, type Scope } from "effect"
+import { Context, Effect, Layer, type Option, type Queue, type Scope } from "effect"
 import * as Cache from "./internal/cache.js"
+import * as Changes from "./internal/changes.js"
 import * as Lifetimes from "./internal/lifetimes.js"
 import * as Server from "./internal/server.js"
 import * as Threadless from "./internal/threadless.js"
@@ -266,8 +267,8 @@ export const make = (setup: Setup): Effect.Effect<Service, never, Scope.Scope | 
     const threadlessPermits = yield* Effect.makeSemaphore(limits.threadlessConcurrency)
     const cache = new Cache.ResultCache(setup.config.cache)
     const serverRequests = yield* ServerRequests.ServerRequests
-    const updates = yield* Effect.acquireRelease(PubSub.unbounded<ResourceUpdate>(), PubSub.shutdown)
-    const lifetimes = yield* Lifetimes.make({ transports, cache, startupPermits, serverRequests, updates })
+    const changes = yield* Changes.make(cache)
+    const lifetimes = yield* Lifetimes.make({ transports, cache, startupPermits, serverRequests, changes })
 
     const publish = (next: Setup, carryOver: boolean): Effect.Effect<void> =>
       Effect.zipRight(
@@ -312,7 +313,7 @@ export const make = (setup: Setup): Effect.Effect<Service, never, Scope.Scope | 
       hold: lifetimes.hold,
       servers: Effect.map(latest, (set) => set.servers()),
       cacheStats: Effect.sync(() => cache.stats()),
-      updates: PubSub.subscribe(updates),
+      updates: changes.updates,
       reload: Effect.fn("ResourceClient.reload")(function* (next: Setup) {
         yield* publish(next, true)
       }),

@@ -3,7 +3,6 @@ import { Config } from "@mcp-resources/protocol"
 import { ConfigProvider, Effect, Either, TestClock } from "effect"
 import * as Cache from "../src/internal/cache.js"
 import { partitionOf } from "../src/internal/cache.js"
-import { ChangeQueue } from "../src/internal/notifications.js"
 import { McpTransport, ResourceClient, type ServerEntry } from "../src/index.js"
 import { entry, fixture, resource } from "./utils/memory.js"
 
@@ -174,31 +173,6 @@ describe("SetCache.through", () => {
       assert.deepStrictEqual([runs.n, store.stats().entries], [2, 0])
     })
   )
-})
-
-describe("ChangeQueue", () => {
-  it("coalesces a flood into one batch per target and never drops a change", () => {
-    const queue = new ChangeQueue(3)
-    for (let i = 0; i < 1000; i++) queue.offer({ _tag: "updated", uri: `x://${i % 2}` })
-    queue.offer({ _tag: "listChanged" })
-    // a listener set while changes are pending is told at once, then of every offer
-    let told = 0
-    queue.listen(() => {
-      told += 1
-    })
-    assert.strictEqual(told, 1)
-    const batch = queue.poll()
-    assert.deepStrictEqual(batch, { listChanged: true, uris: ["x://0", "x://1"], everything: false, received: 1001 })
-    assert.strictEqual(queue.poll(), undefined)
-    for (let i = 0; i < 5; i++) queue.offer({ _tag: "updated", uri: `y://${i}` })
-    assert.strictEqual(told, 6)
-    const overflow = queue.poll()
-    assert.deepStrictEqual(overflow, { listChanged: false, uris: [], everything: true, received: 5 })
-    queue.shutdown()
-    queue.offer({ _tag: "listChanged" })
-    assert.strictEqual(told, 6)
-    assert.strictEqual(queue.poll(), undefined)
-  })
 })
 
 describe("authorization partitions", () => {

@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client"
 import { droppableLine, filterEvent, filterEventStream, gateNotifications } from "../src/internal/notificationGate.js"
-import { ChangeQueue } from "../src/internal/notifications.js"
+import { ChangeQueue } from "../src/internal/changes.js"
 import { Signal } from "../src/internal/onDemand.js"
 
 const fakeTransport = () => {

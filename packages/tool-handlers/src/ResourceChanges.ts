@@ -4,7 +4,9 @@
  * {@link maxSubscriptions} (the oldest is dropped and unsubscribed). Updates are recorded as changes,
  * one per (server, uri) however many updates came, and {@link Tracker.take} hands over the changes
  * since the previous take, so that a host can put one line per changed resource into the model's next
- * input. A host gives the tracker to the tools as {@link ToolHandlers.ToolContext.resourceChanges}.
+ * input. A host gives the tracker to the tools as {@link ToolHandlers.ToolContext.resourceChanges}, and
+ * feeds its trackers the resource client's updates with {@link followAll}: the last step of a resource
+ * change's path (after `resource-client`'s `notificationGate.ts` and `changes.ts`).
  */
 import type { Errors, ThreadEvent } from "@mcp-resources/protocol"
 import { Clock, Effect, Option, Queue } from "effect"
@@ -264,24 +266,46 @@ export interface Update {
   readonly uri?: string
 }
 
+/** A tracker {@link followAll} feeds, and what to do with each change it records (for example tell a UI). */
+export interface Followed<E = never, R = never> {
+  readonly tracker: Tracker
+  readonly onChange: (change: Change) => Effect.Effect<void, E, R>
+}
+
 /**
- * Feeds a resource client's updates to the tracker, forever; `onChange` gets each recorded change
- * (for example to tell a UI). Fork it in the thread's scope.
+ * The last step of a resource change (docs/DEVELOPING.md, "What happens on a resource change"): feeds a
+ * resource client's updates (`ResourceClient.updates`: already coalesced, and `updated` only for uris a
+ * subscription holds) to every tracker `followed` gives at the time, forever; a tracker subscribed to
+ * the resource records the change and its `onChange` gets it. Fork it in the scope of the trackers' owner.
+ */
+export const followAll = <E, R>(
+  updates: Queue.Dequeue<Update>,
+  followed: () => Iterable<Followed<E, R>>
+): Effect.Effect<never, E, R> =>
+  Effect.forever(
+    Effect.flatMap(Queue.take(updates), (update) => {
+      const uri = update.uri
+      if (update._tag !== "updated" || uri === undefined) return Effect.void
+      return Effect.forEach(
+        [...followed()],
+        ({ tracker, onChange }) =>
+          Effect.flatMap(tracker.update(update.server, uri), (change) =>
+            Option.isSome(change) ? onChange(change.value) : Effect.void
+          ),
+        { discard: true }
+      )
+    })
+  )
+
+/**
+ * {@link followAll} for one tracker; `onChange` gets each recorded change (for example to tell a UI).
+ * Fork it in the thread's scope.
  */
 export const follow = <E, R>(
   tracker: Tracker,
   updates: Queue.Dequeue<Update>,
   onChange: (change: Change) => Effect.Effect<void, E, R> = () => Effect.void as Effect.Effect<void, E, R>
-): Effect.Effect<never, E, R> =>
-  Effect.forever(
-    Effect.flatMap(Queue.take(updates), (update) =>
-      update._tag !== "updated" || update.uri === undefined
-        ? Effect.void
-        : Effect.flatMap(tracker.update(update.server, update.uri), (change) =>
-            Option.isSome(change) ? onChange(change.value) : Effect.void
-          )
-    )
-  )
+): Effect.Effect<never, E, R> => followAll(updates, () => [{ tracker, onChange }])
 
 /**
  * The subscriptions a stored thread holds, fed its events in order one at a time (a thread read page

@@ -156,4 +156,48 @@ describe("ResourceChanges", () => {
       assert.strictEqual(change.readInCallId, null)
     })
   )
+  it.effect(
+    "followAll feeds every tracker followed at the time: each thread subscribed records, the others do not",
+    () =>
+      Effect.gen(function* () {
+        const { subscriber } = recorder()
+        const one = yield* ResourceChanges.make(subscriber)
+        const two = yield* ResourceChanges.make(subscriber)
+        const late = yield* ResourceChanges.make(subscriber)
+        yield* one.track({ server: "s", uri: "file:///a", callId: "c1" })
+        yield* two.track({ server: "s", uri: "file:///b", callId: "c2" })
+        yield* late.track({ server: "s", uri: "file:///a", callId: "c3" })
+        const told = yield* Queue.unbounded<string>()
+        const followed = new Map<string, ResourceChanges.Followed>()
+        const add = (name: string, tracker: ResourceChanges.Tracker) =>
+          followed.set(name, { tracker, onChange: (change) => Queue.offer(told, `${name} ${change.uri}`) })
+        add("one", one)
+        add("two", two)
+        const updates = yield* Queue.unbounded<ResourceChanges.Update>()
+        yield* Effect.fork(ResourceChanges.followAll(updates, () => followed.values()))
+        yield* Queue.offer(updates, { _tag: "updated", server: "s", uri: "file:///a" })
+        assert.strictEqual(yield* Queue.take(told), "one file:///a")
+        // a thread loaded later is fed from then on; one that went is not
+        add("late", late)
+        followed.delete("one")
+        yield* Queue.offerAll(updates, [
+          { _tag: "listChanged", server: "s" },
+          { _tag: "updated", server: "s", uri: "file:///a" },
+          { _tag: "updated", server: "s", uri: "file:///b" }
+        ])
+        assert.deepStrictEqual([yield* Queue.take(told), yield* Queue.take(told)], ["late file:///a", "two file:///b"])
+        assert.deepStrictEqual(
+          (yield* one.take).map((c) => c.uri),
+          ["file:///a"]
+        )
+        assert.deepStrictEqual(
+          (yield* late.take).map((c) => [c.uri, c.readInCallId]),
+          [["file:///a", "c3"]]
+        )
+        assert.deepStrictEqual(
+          (yield* two.take).map((c) => c.uri),
+          ["file:///b"]
+        )
+      })
+  )
 })

@@ -12,7 +12,7 @@
 import { Effect, Config as EffectConfig, Option } from "effect"
 import { createHash } from "node:crypto"
 import type { ServerEntry } from "../ServerEntry.js"
-import type { Batch } from "./notifications.js"
+import type { Batch } from "./changes.js"
 
 /** A `ttlMs` longer than this is cut to it (one day). */
 export const maxTtlMs = 24 * 60 * 60 * 1000

@@ -16,10 +16,10 @@ import {
   sseConnectionLost,
   startupFailure
 } from "./failures.js"
-import { type Hold, InFlightList, keepRaw, makeRequester, type Wire } from "./request.js"
+import { type Hold, InFlightList, keepRaw, makeRequester, maxTimerMillis, timerOn, type Wire } from "./request.js"
 import { gateNotifications } from "./notificationGate.js"
 import * as Sdk from "./sdk.js"
-import { ChangeQueue } from "./notifications.js"
+import { ChangeQueue } from "./changes.js"
 import { Background, Signal } from "./onDemand.js"
 import { guardResponses } from "./responseGuard.js"
 import { attribute, elicit, pausing } from "./serverRequests.js"
@@ -42,8 +42,58 @@ export { asSse, type HttpTransportKind, makeTransport, type TransportFactory, tr
 /** The name and version the client announces in `initialize`. */
 export const clientInfo = { name: "mcp-resources", version: "0.1.0" } as const
 
-/** Extra milliseconds given to the SDK's connect timer, so that our startup timeout comes first. */
-const sdkTimerMargin = 1000
+/**
+ * Extra milliseconds the handshake's own bound (on the current clock) is given beyond the startup
+ * timeout, so that the caller's startup timeout (the same time, started earlier) comes first.
+ */
+const handshakeMargin = 1000
+
+/**
+ * The promise `run(signal)` starts, bounded by `millis` on the current clock through the request
+ * path's one timer (`timerOn`): once they passed, the signal is aborted and the effect fails with
+ * `onTimeout()`; a rejection fails it with `onFailure(error)`; interrupting it aborts the signal. One
+ * async step with no fiber of its own, so that the bound holds also where the caller cannot be
+ * interrupted (a connection set's publish, a subscription book's lock): a race there would wait for
+ * its loser.
+ */
+const promiseWithin = <A, E>(
+  run: (signal: AbortSignal) => Promise<A>,
+  millis: number,
+  onFailure: (error: unknown) => E,
+  onTimeout: () => E
+): Effect.Effect<A, E> =>
+  Effect.clockWith((clock) =>
+    Effect.async<A, E>((resume) => {
+      const controller = new AbortController()
+      let settled = false
+      const cancel = timerOn(clock, millis, () => {
+        if (settled) return
+        settled = true
+        controller.abort()
+        resume(Effect.fail(onTimeout()))
+      })
+      const settle = (effect: Effect.Effect<A, E>) => {
+        if (settled) return
+        settled = true
+        cancel()
+        resume(effect)
+      }
+      try {
+        run(controller.signal).then(
+          (value) => settle(Effect.succeed(value)),
+          (error) => settle(Effect.fail(onFailure(error)))
+        )
+      } catch (error) {
+        settle(Effect.fail(onFailure(error)))
+      }
+      return Effect.sync(() => {
+        if (settled) return
+        settled = true
+        cancel()
+        controller.abort()
+      })
+    })
+  )
 
 /** Every revision of the `initialize` era the SDK negotiates, newest first. */
 export const legacyRevisions = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] as const
@@ -417,9 +467,18 @@ const openWith = (
       return client
     })
     yield* Scope.addFinalizer(scope, closeClient(client, transport))
-    yield* Effect.tryPromise({
-      try: (signal) => {
-        const options = { signal, timeout: timeoutMillis + sdkTimerMargin }
+    const handshakeFailure = (error: unknown) => {
+      const failure = redactedError(
+        startupFailure(error, trace, entry.protocolVersion === modernRevision, timeoutMillis, closedReason),
+        redact
+      )
+      return isSseCandidate(entry, trace) ? new SseCandidate(failure) : failure
+    }
+    // the handshake is bounded by the request path's one timer on the current clock, the SDK's own
+    // timer off; when it passes, the failure is the SDK's timeout's, as before
+    yield* promiseWithin(
+      (signal) => {
+        const options = { signal, timeout: maxTimerMillis }
         const connected = client.connect(transport, prior === undefined ? options : { ...options, prior })
         // an adopted 2026-07-28 verdict connects without a round trip: `server/discover` proves the
         // server is there (a legacy verdict skips the probe and runs `initialize`, which proves it)
@@ -427,14 +486,15 @@ const openWith = (
           ? connected.then(() => client.discover(options)).then(() => undefined)
           : connected
       },
-      catch: (error) => {
-        const failure = redactedError(
-          startupFailure(error, trace, entry.protocolVersion === modernRevision, timeoutMillis, closedReason),
-          redact
+      timeoutMillis + handshakeMargin,
+      handshakeFailure,
+      () =>
+        handshakeFailure(
+          new sdk.client.SdkError(sdk.client.SdkErrorCode.RequestTimeout, "Request timed out", {
+            timeout: timeoutMillis + handshakeMargin
+          })
         )
-        return isSseCandidate(entry, trace) ? new SseCandidate(failure) : failure
-      }
-    })
+    )
     // from now on a request that finds a login needed (a refused refresh) ends the connection: every
     // later request would fail the same way, and the server's status says what to do
     let needsLogin = false
@@ -495,14 +555,18 @@ const openWith = (
           listening = undefined
           return closeStream(previous)
         }
-        return Effect.tryPromise({
-          try: (signal) => client.listen(filter, { timeout: timeoutMillis, signal }),
-          catch: (error) =>
-            new Errors.TransportError({
-              kind: "unavailable",
-              message: `subscriptions/listen failed: ${error instanceof Error ? error.message : String(error)}`
-            })
-        }).pipe(
+        const failed = (error: unknown) =>
+          new Errors.TransportError({
+            kind: "unavailable",
+            message: `subscriptions/listen failed: ${error instanceof Error ? error.message : String(error)}`
+          })
+        // the acknowledgement is awaited on the request path's one timer, the SDK's own off
+        return promiseWithin(
+          (signal) => client.listen(filter, { timeout: maxTimerMillis, signal }),
+          timeoutMillis,
+          failed,
+          () => failed(new Error("subscriptions/listen ack timed out"))
+        ).pipe(
           Effect.flatMap((subscription) =>
             Effect.suspend(() => {
               listening = subscription

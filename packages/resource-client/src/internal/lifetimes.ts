@@ -3,17 +3,16 @@
  * sets share which server handle, and when a set or a handle closes. A caller keeps a given set with
  * {@link Lifetimes.hold} for the life of a scope; a superseded set closes when its last holder lets
  * go, and a handle closes when the last set holding it closes. Every operation of a set holds it while
- * it runs. When a set closes, a connection closes or a batch of notifications comes, it tells the
- * result cache (`cache.ts`), which owns what that drops.
+ * it runs. When a set or a connection closes, it tells the result cache (`cache.ts`), which owns what
+ * that drops; each connection's changes are handed to the change path (`changes.ts`).
  */
 import type * as ServerRequests from "../ServerRequests.js"
-import { Effect, PubSub, Scope } from "effect"
-import type { ConnectionSet, ResourceUpdate } from "../ResourceClient.js"
+import { Effect, Scope } from "effect"
+import type { ConnectionSet } from "../ResourceClient.js"
 import type { ServerEntry, Setup } from "../ServerEntry.js"
 import * as Cache from "./cache.js"
-import type { Hold, TransportFactory } from "./connection.js"
-import type { Batch } from "./notifications.js"
-import { serially } from "./onDemand.js"
+import type * as Changes from "./changes.js"
+import type { Connection, Hold, TransportFactory } from "./connection.js"
 import * as Server from "./server.js"
 import { Subscriptions } from "./subscriptions.js"
 import * as ConnectionSetImpl from "./connectionSet.js"
@@ -66,33 +65,16 @@ export interface Options {
   readonly startupPermits: Effect.Semaphore
   /** The host's server-request handlers, given to every connection of every set. */
   readonly serverRequests?: ServerRequests.Service
-  /** Where every server's changes are published after they invalidated the cache. */
-  readonly updates?: PubSub.PubSub<ResourceUpdate>
-}
-
-/**
- * The updates of one batch of `server`'s notifications: the lists, and the uris held by a subscription
- * (every held uri when the batch overflowed). An update of a uri nobody subscribed to has no taker
- * (it still dropped the cached read): a server that floods updates of arbitrary uris gives the
- * consumers no work.
- */
-const updatesOf = (server: string, batch: Batch, subscriptions: Subscriptions): ReadonlyArray<ResourceUpdate> => {
-  const out: Array<ResourceUpdate> = []
-  if (batch.listChanged) {
-    out.push({ _tag: "listChanged", server, list: "resources" }, { _tag: "listChanged", server, list: "templates" })
-  }
-  if (batch.everything) {
-    for (const uri of subscriptions.uris()) out.push({ _tag: "updated", server, uri })
-  } else {
-    for (const uri of batch.uris) if (subscriptions.holds(uri)) out.push({ _tag: "updated", server, uri })
-  }
-  return out
+  /** The change path every connection's changes go through (none: changes are not followed). */
+  readonly changes?: Changes.Path
+  /** The sources of a connection's changes besides its notifications (see `changes.ts`). */
+  readonly changeSources?: ReadonlyArray<(entry: ServerEntry, connection: Connection) => Changes.Source>
 }
 
 /** Makes the lifetimes; closing the scope closes every set (children end, sessions end). */
 export const make = (options: Options): Effect.Effect<Lifetimes, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const { transports, cache, startupPermits, serverRequests, updates } = options
+    const { transports, cache, startupPermits, serverRequests, changes, changeSources = [] } = options
     const publishLock = yield* Effect.makeSemaphore(1)
     const open = new Map<ConnectionSet, Held>()
     /** How many open sets share each handle. */
@@ -102,21 +84,14 @@ export const make = (options: Options): Effect.Effect<Lifetimes, never, Scope.Sc
 
     /**
      * Beside every connection a handle serves (the first and each reconnection), that connection's
-     * resource notifications invalidate the cache; when the connection closes, the answers it gave
-     * are dropped (a reconnection is a new connection: nothing of the old one is served).
+     * changes go through the change path; when the connection closes, the answers it gave are dropped
+     * (a reconnection is a new connection: nothing of the old one is served).
      */
     const watch: Server.ConnectionWatch = (connection, { entry, subscriptions }, scope) => {
       const server = entry.name
-      const changes = connection.resourceChanges
-      changes.listen(
-        serially(connection.background, () => {
-          const batch = changes.poll()
-          if (batch === undefined) return Effect.void
-          Cache.invalidateBatch(cache, server, batch)
-          if (updates === undefined) return Effect.void
-          const out = updatesOf(server, batch, subscriptions)
-          return out.length === 0 ? Effect.void : PubSub.publishAll(updates, out)
-        })
+      changes?.follow(
+        { server, queue: connection.resourceChanges, background: connection.background, subscriptions },
+        changeSources.map((source) => source(entry, connection))
       )
       return Scope.addFinalizer(
         scope,

@@ -10,16 +10,16 @@
  *   `.../tools/list_changed`) is applied here, at once, to the connection's own {@link Sink}: a set
  *   insertion or a flag. It never reaches the SDK, whose dispatch (schema checks, a promise per
  *   notification) cost tens of microseconds and several allocations each — enough, for a flood of
- *   distinct uris, to keep the event loop busy and every other server's answer waiting. The sink
- *   coalesces (a pending flag and one run at a time per server), so a flood of any size costs the
- *   work after it once per run. Being applied as they arrive, changes keep their order with the
+ *   distinct uris, to keep the event loop busy and every other server's answer waiting. The sink's
+ *   queue is the first step of the change path (`changes.ts`), which coalesces (one pending entry per
+ *   uri, one run at a time per server), so a flood of any size costs the work after it once per run. Being applied as they arrive, changes keep their order with the
  *   answers around them.
  * - Anything else (answers, requests, other notifications, a change notification without a uri)
  *   reaches the SDK as it is.
  */
 import type { Transport } from "@modelcontextprotocol/client"
 import { isRecord } from "@mcp-resources/protocol/Records"
-import type { ChangeQueue } from "./notifications.js"
+import type { ChangeQueue } from "./changes.js"
 import type { Signal } from "./onDemand.js"
 import { type Receive, wrapOnMessage } from "./onMessage.js"
 import { markMalformedAnswer } from "./responseGuard.js"

@@ -17,7 +17,7 @@ import { type Attributable, Budget, fulfil, maxInputRounds } from "./serverReque
 import { isRecord } from "@mcp-resources/protocol/Records"
 
 /** The longest delay a timer can have (a longer one would fire at once); also the SDK's timer, which is thereby off. */
-const maxTimerMillis = 2 ** 31 - 1
+export const maxTimerMillis = 2 ** 31 - 1
 
 /** The `sleep` of the live clock (a prototype method, shared by every live clock). */
 const liveSleep = Clock.make().sleep

@@ -1,0 +1,164 @@
+/**
+ * What happens on a resource change: the one path from a server's change to the subscribers of the
+ * resource client's updates (docs/DEVELOPING.md, "What happens on a resource change").
+ *
+ * 1. **Sources.** A connection's changes come from its notification gate (`notificationGate.ts`
+ *    offers each `notifications/resources/updated` and `.../list_changed` to the connection's
+ *    {@link ChangeQueue} as it arrives, before the SDK: flood protection) and from any further
+ *    {@link Source}, a stream of changes run into the same queue. A new way to learn of changes
+ *    (polling, for servers that never push) is one more source; nothing below changes.
+ * 2. **Coalesced once.** The queue is bounded and coalescing: a change merges with a pending one for
+ *    the same target, so a flood costs one pending entry per distinct uri, never a backlog; past
+ *    `maxPendingUris` distinct uris the pending uris merge into "every resource changed". Nothing is
+ *    dropped: a merged change is always covered by a broader one. One run at a time per connection
+ *    takes what is pending as one {@link Batch}.
+ * 3. **The cache.** The batch drops the cached answers it makes stale (`Cache.invalidateBatch`: the
+ *    cache owns what a change drops), in one pass.
+ * 4. **Published.** The batch becomes {@link ResourceUpdate}s (one per list on `list_changed`; an
+ *    `updated` only for a uri a subscription holds: a flood of arbitrary uris gives the subscribers no
+ *    work) and is published to every subscriber of `ResourceClient.updates` — the threads' trackers
+ *    (`tool-handlers`' `ResourceChanges.followAll`), resource search, `mcp-resources watch`.
+ */
+import { Effect, PubSub, type Queue, type Scope, Stream } from "effect"
+import type { ResourceUpdate } from "../ResourceClient.js"
+import * as Cache from "./cache.js"
+import { type Background, serially } from "./onDemand.js"
+
+/** One change of one server: a list changed, or one resource (from a notification, or any other {@link Source}). */
+export type Change = { readonly _tag: "listChanged" } | { readonly _tag: "updated"; readonly uri: string }
+
+/** What changed since the last {@link ChangeQueue.poll}. */
+export interface Batch {
+  /** A `list_changed` arrived. */
+  readonly listChanged: boolean
+  /** Uris of `resources/updated`, each once. */
+  readonly uris: ReadonlyArray<string>
+  /** More distinct uris arrived than the queue holds: treat every resource as changed. */
+  readonly everything: boolean
+  /** Notifications merged into this batch. */
+  readonly received: number
+}
+
+/** Distinct pending uris held before they merge into "every resource changed". */
+export const defaultMaxPendingUris = 1024
+
+/** A bounded, coalescing queue of changes with one consumer, told of every offer. */
+export class ChangeQueue {
+  private listChanged = false
+  /** The pending uris (made at the first `updated`). */
+  private uris: Set<string> | undefined = undefined
+  private everything = false
+  private received = 0
+  /** The consumer, told of every offer. */
+  private wake: (() => void) | undefined = undefined
+  private closed = false
+
+  constructor(readonly maxPendingUris: number = defaultMaxPendingUris) {}
+
+  /** Adds a change (never blocks, never drops). */
+  offer(change: Change): void {
+    if (this.closed) return
+    this.received += 1
+    if (change._tag === "listChanged") this.listChanged = true
+    else if (!this.everything) {
+      this.uris ??= new Set()
+      this.uris.add(change.uri)
+      if (this.uris.size > this.maxPendingUris) {
+        this.everything = true
+        this.uris = undefined
+      }
+    }
+    this.wake?.()
+  }
+
+  /** Ends the queue: nothing is offered or announced any more. */
+  shutdown(): void {
+    this.closed = true
+    this.wake = undefined
+  }
+
+  /** Sets the consumer's listener, called after every offer (and at once when changes are pending). */
+  listen(listener: () => void): void {
+    this.wake = listener
+    if (this.received > 0) listener()
+  }
+
+  /** Takes everything pending as one batch, or nothing when no change arrived since the last poll. */
+  poll(): Batch | undefined {
+    return this.received > 0 ? this.drain() : undefined
+  }
+
+  private drain(): Batch {
+    const batch: Batch = {
+      listChanged: this.listChanged,
+      uris: this.uris === undefined ? [] : [...this.uris],
+      everything: this.everything,
+      received: this.received
+    }
+    this.listChanged = false
+    this.uris = undefined
+    this.everything = false
+    this.received = 0
+    return batch
+  }
+}
+
+/** A source of one connection's changes besides its notifications, run into its queue until the connection closes. */
+export type Source = Stream.Stream<Change>
+
+/** One connection whose changes are followed. */
+export interface Target {
+  readonly server: string
+  /** The connection's queue (its notification gate offers to it). */
+  readonly queue: ChangeQueue
+  /** Where the connection runs work on demand (stopped when it closes). */
+  readonly background: Background
+  /** The uris subscriptions hold on the server (only their updates have takers). */
+  readonly subscriptions: { readonly holds: (uri: string) => boolean; readonly uris: () => ReadonlyArray<string> }
+}
+
+/** The change path of one resource client. */
+export interface Path {
+  /** Follows `target`'s changes (its queue, and `sources` run into it) until the connection closes. */
+  readonly follow: (target: Target, sources?: ReadonlyArray<Source>) => void
+  /** Every update published from now on, until the scope closes. */
+  readonly updates: Effect.Effect<Queue.Dequeue<ResourceUpdate>, never, Scope.Scope>
+}
+
+/** The updates of one batch of `server`'s changes: the lists, and the uris held by a subscription (every held uri on an overflow). */
+export const updatesOf = (
+  server: string,
+  batch: Batch,
+  subscriptions: Target["subscriptions"]
+): ReadonlyArray<ResourceUpdate> => {
+  const out: Array<ResourceUpdate> = []
+  if (batch.listChanged) {
+    out.push({ _tag: "listChanged", server, list: "resources" }, { _tag: "listChanged", server, list: "templates" })
+  }
+  if (batch.everything) {
+    for (const uri of subscriptions.uris()) out.push({ _tag: "updated", server, uri })
+  } else {
+    for (const uri of batch.uris) if (subscriptions.holds(uri)) out.push({ _tag: "updated", server, uri })
+  }
+  return out
+}
+
+/** Makes the path over `cache`; closing the scope ends every subscriber's queue. */
+export const make = (cache: Cache.ResultCache): Effect.Effect<Path, never, Scope.Scope> =>
+  Effect.map(Effect.acquireRelease(PubSub.unbounded<ResourceUpdate>(), PubSub.shutdown), (published) => ({
+    follow: ({ server, queue, background, subscriptions }, sources = []) => {
+      for (const source of sources) {
+        background.run(Stream.runForEach(source, (change) => Effect.sync(() => queue.offer(change))))
+      }
+      queue.listen(
+        serially(background, () => {
+          const batch = queue.poll()
+          if (batch === undefined) return Effect.void
+          Cache.invalidateBatch(cache, server, batch)
+          const out = updatesOf(server, batch, subscriptions)
+          return out.length === 0 ? Effect.void : PubSub.publishAll(published, out)
+        })
+      )
+    },
+    updates: PubSub.subscribe(published)
+  }))

@@ -1,0 +1,124 @@
+/**
+ * The change path (`internal/changes.ts`): changes of one connection, from its notifications or from
+ * any further source (a stream), are coalesced once, drop the cached answers they make stale, and are
+ * published to every subscriber of the updates, only for the uris a subscription holds.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Chunk, Effect, Queue, Stream } from "effect"
+import * as Cache from "../src/internal/cache.js"
+import { ChangeQueue, make } from "../src/internal/changes.js"
+import { Background } from "../src/internal/onDemand.js"
+import type { ResourceUpdate } from "../src/ResourceClient.js"
+
+describe("ChangeQueue", () => {
+  it("coalesces a flood into one batch per target and never drops a change", () => {
+    const queue = new ChangeQueue(3)
+    for (let i = 0; i < 1000; i++) queue.offer({ _tag: "updated", uri: `x://${i % 2}` })
+    queue.offer({ _tag: "listChanged" })
+    // a listener set while changes are pending is told at once, then of every offer
+    let told = 0
+    queue.listen(() => {
+      told += 1
+    })
+    assert.strictEqual(told, 1)
+    const batch = queue.poll()
+    assert.deepStrictEqual(batch, { listChanged: true, uris: ["x://0", "x://1"], everything: false, received: 1001 })
+    assert.strictEqual(queue.poll(), undefined)
+    for (let i = 0; i < 5; i++) queue.offer({ _tag: "updated", uri: `y://${i}` })
+    assert.strictEqual(told, 6)
+    const overflow = queue.poll()
+    assert.deepStrictEqual(overflow, { listChanged: false, uris: [], everything: true, received: 5 })
+    queue.shutdown()
+    queue.offer({ _tag: "listChanged" })
+    assert.strictEqual(told, 6)
+    assert.strictEqual(queue.poll(), undefined)
+  })
+})
+
+/** A cache holding a read of each of `uris` and a resource list of server `s`. */
+const filled = (uris: ReadonlyArray<string>) => {
+  const cache = new Cache.ResultCache({ enabled: true, maxBytes: 1_000_000 })
+  const put = (key: string, method: string, uri?: string) =>
+    cache.put(key, key, {
+      tags: { server: "s", generation: 1, method, ...(uri === undefined ? {} : { uri }) },
+      ttlMs: 60_000,
+      bytes: 10,
+      now: 0
+    })
+  for (const uri of uris) put(uri, "resources/read", uri)
+  put("list", "resources/list")
+  return cache
+}
+
+/** Takes `n` updates, waiting at most a few seconds. */
+const takeN = (updates: Queue.Dequeue<ResourceUpdate>, n: number) =>
+  Effect.map(
+    Effect.timeoutFail(Queue.takeBetween(updates, n, n), {
+      duration: "5 seconds",
+      onTimeout: () => new Error(`fewer than ${n} updates arrived`)
+    }),
+    Chunk.toReadonlyArray
+  )
+
+const held = (uris: ReadonlyArray<string>) => ({ holds: (uri: string) => uris.includes(uri), uris: () => uris })
+
+describe("the change path", () => {
+  it.scoped("a stream source's changes invalidate the cache and reach the subscribers like notifications do", () =>
+    Effect.gen(function* () {
+      const cache = filled(["x://a", "x://b", "x://c"])
+      const path = yield* make(cache)
+      const updates = yield* path.updates
+      const background = new Background(yield* Effect.runtime<never>())
+      yield* Effect.addFinalizer(() => background.stop)
+      const queue = new ChangeQueue()
+      // a source (as polling would be): every change it yields, in one stream
+      const polled = yield* Queue.unbounded<{ readonly _tag: "updated"; readonly uri: string }>()
+      path.follow({ server: "s", queue, background, subscriptions: held(["x://a", "x://b"]) }, [
+        Stream.fromQueue(polled)
+      ])
+      yield* Queue.offer(polled, { _tag: "updated", uri: "x://a" })
+      assert.deepStrictEqual(yield* takeN(updates, 1), [{ _tag: "updated", server: "s", uri: "x://a" }])
+      assert.isUndefined(cache.get("x://a", 1))
+      assert.strictEqual(cache.get("x://b", 1), "x://b")
+
+      // a notification (the gate offers to the queue) goes the same way; an update of a uri no
+      // subscription holds drops the cached read and reaches nobody
+      queue.offer({ _tag: "updated", uri: "x://c" })
+      queue.offer({ _tag: "listChanged" })
+      yield* Queue.offer(polled, { _tag: "updated", uri: "x://b" })
+      const next = yield* takeN(updates, 3)
+      assert.sameDeepMembers(
+        [...next],
+        [
+          { _tag: "listChanged", server: "s", list: "resources" },
+          { _tag: "listChanged", server: "s", list: "templates" },
+          { _tag: "updated", server: "s", uri: "x://b" }
+        ]
+      )
+      assert.isUndefined(cache.get("x://b", 1))
+      assert.isUndefined(cache.get("x://c", 1))
+      assert.isUndefined(cache.get("list", 1))
+      assert.strictEqual(yield* Queue.size(updates), 0)
+    })
+  )
+
+  it.scoped("a burst from every source is coalesced once: one update per resource", () =>
+    Effect.gen(function* () {
+      const cache = filled(["x://a"])
+      const path = yield* make(cache)
+      const updates = yield* path.updates
+      const background = new Background(yield* Effect.runtime<never>())
+      yield* Effect.addFinalizer(() => background.stop)
+      const queue = new ChangeQueue()
+      // offered before the path follows the queue: the whole burst is pending as one batch
+      for (let i = 0; i < 1000; i++) queue.offer({ _tag: "updated", uri: "x://a" })
+      path.follow({ server: "s", queue, background, subscriptions: held(["x://a"]) }, [
+        Stream.make({ _tag: "updated", uri: "x://a" } as const)
+      ])
+      assert.deepStrictEqual(yield* takeN(updates, 1), [{ _tag: "updated", server: "s", uri: "x://a" }])
+      // the stream's change arrived after the first batch was taken (or within it): at most one more
+      yield* Effect.yieldNow()
+      assert.isAtMost(yield* Queue.size(updates), 1)
+    })
+  )
+})
