@@ -1,7 +1,9 @@
 /**
  * The config file of the app-server and the CLI: reading it (`load`) and finding it (`locate`: the
- * file named, else `mcp-resources.toml` in the working directory). The file's format, its schemas and
- * its error messages are `Config` of `@mcp-resources/protocol`, which does no file IO.
+ * file named, else `mcp-resources.toml` in the working directory), with this process's environment
+ * for `${VAR}`. The file's format, its schemas and its error messages are `Config` of
+ * `@mcp-resources/protocol`, a pure parse of text and an environment given to it (no file IO, no
+ * `process.env`).
  */
 import { Config, Messages } from "@mcp-resources/protocol"
 import { Effect } from "effect"
@@ -9,8 +11,9 @@ import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 
 /**
- * Reads and parses a config file. Top-level keys of another host's file that were left unread are
- * named in one warning.
+ * Reads and parses a config file. `${VAR}` in another host's server entries reads `options.env`,
+ * else this process's environment (the protocol reads none). Top-level keys of another host's file
+ * that were left unread are named in one warning.
  */
 export const load = (file: string, options: Config.Options = {}): Effect.Effect<Config.Config, Config.ConfigError> =>
   Effect.tryPromise({
@@ -22,7 +25,7 @@ export const load = (file: string, options: Config.Options = {}): Effect.Effect<
         problem: `cannot read the file: ${(e as NodeJS.ErrnoException).code ?? String(e)}`
       })
   }).pipe(
-    Effect.flatMap((text) => Config.parseRead(text, file, options)),
+    Effect.flatMap((text) => Config.parseRead(text, file, { env: options.env ?? process.env })),
     Effect.tap((read) =>
       read.unreadKeys.length === 0 ? Effect.void : Effect.logWarning(Messages.config.unreadKeys(file, read.unreadKeys))
     ),

@@ -66,6 +66,36 @@ describe("ConfigFile", () => {
       }).pipe(Effect.scoped)
   )
 
+  it.effect("load expands a host file's variables from this process's environment, or from the one given", () =>
+    Effect.gen(function* () {
+      const dir = mkdtempSync(join(tmpdir(), "protocol-env-"))
+      const name = "MCP_RESOURCES_CONFIG_FILE_TEST_ROOT"
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          delete process.env[name]
+          rmSync(dir, { recursive: true, force: true })
+        })
+      )
+      const file = join(dir, ".mcp.json")
+      writeFileSync(file, JSON.stringify({ mcpServers: { s: { command: "node", args: [`\${${name}}`] } } }))
+      process.env[name] = "/from/process"
+      const fromProcess = yield* ConfigFile.load(file)
+      assert.deepStrictEqual(fromProcess.mcpServers[0]?.transport, {
+        _tag: "stdio",
+        command: "node",
+        args: ["/from/process"],
+        env: {}
+      })
+      const given = yield* ConfigFile.load(file, { env: { [name]: "/given" } })
+      assert.deepStrictEqual(given.mcpServers[0]?.transport, {
+        _tag: "stdio",
+        command: "node",
+        args: ["/given"],
+        env: {}
+      })
+    }).pipe(Effect.scoped)
+  )
+
   it.effect("load reads a file and reports a missing one with the file named", () =>
     Effect.gen(function* () {
       const dir = mkdtempSync(join(tmpdir(), "protocol-config-"))

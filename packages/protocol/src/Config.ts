@@ -5,13 +5,13 @@
  * top-level keys are left unread. A bad file is refused with a {@link ConfigError} naming the file,
  * the key path and what is wrong. Reading the file is the app's (`ConfigFile` of the app-server).
  */
-import { Either, ParseResult, Schema } from "effect"
+import { Either, Option, ParseResult, Schema, SchemaAST } from "effect"
 import { parse as parseToml } from "smol-toml"
 import * as ServerUrl from "./ServerUrl.js"
 import { TruncationPolicy, defaultPolicy } from "./Truncation.js"
 import { type Environment, expandEntry, hostServerKeys, unreadKeys } from "./internal/hostFiles.js"
 import { opt } from "./internal/schema.js"
-import { record, setOwn } from "./Records.js"
+import { record } from "./Records.js"
 
 /** A config file that cannot be used: `{file}: {path}: {problem}`. */
 export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError", {
@@ -27,270 +27,32 @@ export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError"
 /** `[A-Za-z0-9_-]+` */
 export const serverNamePattern = /^[A-Za-z0-9_-]+$/
 
-/** A stdio server: `command`, `args`, `env`, `cwd`. */
-export interface StdioTransport {
-  readonly _tag: "stdio"
-  readonly command: string
-  readonly args: ReadonlyArray<string>
-  readonly env: Readonly<Record<string, string>>
-  readonly cwd?: string
-}
+// Every key of the file is declared once below, as an Effect Schema: its encoded side is the file as
+// written (snake_case keys, the JSON Schema of docs), its type side the config the code reads
+// (camelCase, defaults applied); the exported types are derived from it. A server table is the one
+// exception: its flat keys (`RawServer`) become a transport ({@link McpServerConfig}) in `toServer`,
+// which checks the rules across keys a schema does not say.
 
-/** An HTTP server: `url`, `bearer_token_env_var`, `http_headers`. */
-export interface HttpTransport {
-  readonly _tag: "http"
-  readonly url: string
-  /**
-   * `type = "sse"`: the legacy HTTP+SSE transport (2024-11-05) only. Absent: streamable HTTP, falling
-   * back to HTTP+SSE when the server refuses the first POST with 400, 404 or 405.
-   */
-  readonly sse?: boolean
-  readonly bearerTokenEnvVar?: string
-  readonly httpHeaders: Readonly<Record<string, string>>
-  /** `oauth_client_id`: a client pre-registered with the server's authorization server (else dynamic registration). */
-  readonly oauthClientId?: string
-  /** `oauth_client_secret_env_var`: the variable holding that client's secret (none for a public client). */
-  readonly oauthClientSecretEnvVar?: string
-  /** `oauth_redirect_port`: the loopback port of the login redirect (a free port when absent). */
-  readonly oauthRedirectPort?: number
-  // -- OAuth client registration and grants (docs/oauth.md) --
-  /** `oauth_client_metadata_url`: the HTTPS URL of this client's metadata document (its client id where the authorization server accepts one). */
-  readonly oauthClientMetadataUrl?: string
-  /** `oauth_grant` and what it needs; absent: `authorization_code` (a login in a browser). */
-  readonly oauthGrant?: OAuthGrantConfig
-}
+/** A `${key}` optional in the file whose decoded value is `value` when absent (the file's key may differ: `fromKey`). */
+const withDefault = <S extends Schema.Schema.All>(schema: S, value: () => Schema.Schema.Type<S>) =>
+  Schema.optionalWith(schema, { exact: true, default: value })
+
+/** Effect's internal `AutoTitle` annotation: the text an error shows for a schema without a title, never in a JSON Schema. */
+const autoTitle = Symbol.for("effect/annotation/AutoTitle")
 
 /**
- * A non-interactive OAuth grant of an HTTP server (`oauth_grant`): `client_credentials` (the client
- * authenticates as itself: `client_secret_basic` with the secret of `oauth_client_secret_env_var`,
- * or `private_key_jwt` with a key file or variable) or `enterprise` (cross-app access: the user's ID
- * token from the enterprise IdP is exchanged there for an ID-JAG, which the server's authorization
- * server takes as a JWT bearer grant). Both need `oauth_client_id`.
+ * A struct with renamed or defaulted keys, whose errors describe the table as written (`expected {
+ * readonly max_bytes?: … }`, as a plain struct's do) rather than Effect's "Struct (Encoded side)".
  */
-export type OAuthGrantConfig =
-  | { readonly _tag: "client_credentials"; readonly clientAuth: OAuthClientAuthConfig }
-  | { readonly _tag: "enterprise"; readonly idp: OAuthIdpConfig }
-
-/** `oauth_client_auth` of a `client_credentials` grant; the key is never written in the config, only where to find it. */
-export type OAuthClientAuthConfig =
-  | { readonly _tag: "client_secret_basic" }
-  | {
-      readonly _tag: "private_key_jwt"
-      readonly privateKey:
-        | { readonly _tag: "file"; readonly path: string }
-        | { readonly _tag: "envVar"; readonly name: string }
-    }
-
-/** The enterprise IdP of `oauth_grant = "enterprise"`: `oauth_idp_*`. */
-export interface OAuthIdpConfig {
-  /** `oauth_idp_token_endpoint`: the IdP's token endpoint (RFC 8693 token exchange). */
-  readonly tokenEndpoint: string
-  /** `oauth_idp_client_id`: this client at the IdP. */
-  readonly clientId: string
-  /** `oauth_idp_client_secret_env_var`: the variable holding its secret (none for a public client). */
-  readonly clientSecretEnvVar?: string
-  /** `oauth_idp_id_token_env_var`: the variable holding the user's ID token, provided by the deployment. */
-  readonly idTokenEnvVar: string
-}
-
-/** The values `oauth_grant` accepts. */
-export const oauthGrants = ["authorization_code", "client_credentials", "enterprise"] as const
-/** The values `oauth_client_auth` accepts. */
-export const oauthClientAuths = ["client_secret_basic", "private_key_jwt"] as const
-
-/**
- * `protocol_version` of a server entry: `auto` probes `server/discover` and falls back to
- * `initialize`; `legacy` runs `initialize` only (revisions 2024-11-05 to 2025-11-25); `2026-07-28`
- * speaks that revision only.
- */
-export type ProtocolVersionSetting = "auto" | "legacy" | "2026-07-28"
-
-/** The values `protocol_version` accepts. */
-export const protocolVersionSettings: ReadonlyArray<ProtocolVersionSetting> = ["auto", "legacy", "2026-07-28"]
-
-/** One `[mcp_servers.NAME]` entry, defaults applied. */
-export interface McpServerConfig {
-  readonly name: string
-  readonly transport: StdioTransport | HttpTransport
-  readonly enabled: boolean
-  readonly startupTimeoutSec: number
-  readonly toolTimeoutSec: number
-  readonly maxMessageBytes: number
-  /** `protocol_version`; absent means `auto`. */
-  readonly protocolVersion?: ProtocolVersionSetting
-  /** `[mcp_servers.NAME.resources]`: this server's resource rules (docs/policy.md); absent: none. */
-  readonly resources?: ResourceRulesConfig
-}
-
-/** `allow` and `deny` URI patterns of `[resources]` or `[mcp_servers.NAME.resources]`. */
-export interface ResourceRulesConfig {
-  readonly allow?: ReadonlyArray<string>
-  readonly deny?: ReadonlyArray<string>
-}
-
-/** One `[[hooks.before_tool]]` or `[[hooks.after_tool]]` entry, defaults applied. */
-export interface HookCommandConfig {
-  /** A regular expression on the tool name; absent: every tool. */
-  readonly matcher?: string
-  readonly command: string
-  readonly args: ReadonlyArray<string>
-  readonly timeoutSec: number
-}
-
-/** `[hooks]`: the command hooks run around every model tool call (docs/policy.md). */
-export interface HooksConfig {
-  readonly beforeTool: ReadonlyArray<HookCommandConfig>
-  readonly afterTool: ReadonlyArray<HookCommandConfig>
-}
-
-/** The default `timeout_sec` of a hook command. */
-export const hookDefaultTimeoutSec = 10
-
-/** `[apps.connectors.ID]` with its `[apps.connectors.ID.tools.NAME]` entries. */
-export interface ConnectorConfig {
-  readonly enabled?: boolean
-  readonly tools: Readonly<Record<string, { readonly enabled?: boolean }>>
-}
-
-/** The whole config, defaults applied. */
-export interface Config {
-  /** Servers sorted by name. */
-  readonly mcpServers: ReadonlyArray<McpServerConfig>
-  readonly orchestrator: { readonly mcpEnabled: boolean; readonly skillsEnabled: boolean }
-  readonly apps: { readonly serverName: string; readonly connectors: Readonly<Record<string, ConnectorConfig>> }
-  readonly truncation: TruncationPolicy
-  readonly persistence: { readonly driver: "sqlite" | "postgres" | "memory"; readonly url?: string }
-  /** `[cache]`: the resource client's result cache (the servers' `ttlMs`). */
-  readonly cache: CacheConfig
-  /** `[mcp]`: limits on MCP connections of the whole process. */
-  readonly mcp: McpLimits
-  /** `[tools]`: the tool profile and its limits. */
-  readonly tools: ToolsConfig
-  /** `[resources]`: resource rules of every server (docs/policy.md); absent: none. */
-  readonly resources?: ResourceRulesConfig
-  /** `[hooks]`: command hooks around every model tool call; absent: none. */
-  readonly hooks?: HooksConfig
-  /** `[skills]`: `extension` gates discovery of the skills extension (`io.modelcontextprotocol/skills`); absent = on. */
-  readonly skills?: { readonly extension: boolean }
-  /** `[widgets]`: the MCP Apps widget host (`mcp/widget/*`, `mcp-resources widgets`); absent means the defaults. */
-  readonly widgets?: WidgetsConfig
-  /** `[search]`: the resource search index of each connection set; absent means {@link searchDefaults}. */
-  readonly search?: SearchConfig
-  /** `[changes]`: the bounds of the body store (the bodies threads read); absent means {@link changesDefaults}. */
-  readonly changes?: ChangesConfig
-}
-
-/** `[changes] body_max_bytes`, `thread_max_bytes`, `store_max_bytes`: the bounds of the body store. */
-export interface ChangesConfig {
-  /** The largest body kept; a larger one keeps only its digest and size. */
-  readonly bodyMaxBytes: number
-  /** The bytes of bodies one thread keeps; past it that thread's oldest are released first. */
-  readonly threadMaxBytes: number
-  /** The bytes of the whole store; past it the oldest bodies are evicted first. */
-  readonly storeMaxBytes: number
-}
-
-/** The `[changes]` defaults: 4 MiB per body, 64 MiB per thread, 512 MiB in all. */
-export const changesDefaults: ChangesConfig = {
-  bodyMaxBytes: 4 * 1024 * 1024,
-  threadMaxBytes: 64 * 1024 * 1024,
-  storeMaxBytes: 512 * 1024 * 1024
-}
-
-/** `[search] max_resources`, `[search] build_timeout_sec`: the bounds of one connection set's search index. */
-export interface SearchConfig {
-  /** The most resources and templates indexed per connection set (the servers' lists are walked up to it). */
-  readonly maxResources: number
-  /** How long one build of a server's part of the index may take; a search never waits longer. */
-  readonly buildTimeoutSec: number
-}
-
-/** The `[search]` defaults: 100,000 entries per set, 30 seconds per build. */
-export const searchDefaults: SearchConfig = { maxResources: 100_000, buildTimeoutSec: 30 }
-
-/** `[widgets]`: the widget methods and the ports of `mcp-resources widgets` (0: any free port). */
-export interface WidgetsConfig {
-  /** `enabled`: whether `mcp/widget/*` answer (default true). */
-  readonly enabled: boolean
-  /** `page_port`: the loopback port of the host page (default 0). */
-  readonly pagePort: number
-  /** `sandbox_port`: the loopback port of the sandbox proxies, an origin per widget (default 0). */
-  readonly sandboxPort: number
-}
-
-/** The `[widgets]` defaults. */
-export const widgetsDefaults: WidgetsConfig = { enabled: true, pagePort: 0, sandboxPort: 0 }
-
-/**
- * The tool profiles: `codex` (the resource tools and outputs of the Codex contract, byte for byte) and
- * `extended` (windows over large text, images as image parts, binary described, never base64).
- */
-export type ToolProfile = "codex" | "extended"
-
-/** The values `[tools] profile` accepts. */
-export const toolProfiles: ReadonlyArray<ToolProfile> = ["codex", "extended"]
-
-/** `[tools] profile`, `[tools] max_image_bytes`. */
-export interface ToolsConfig {
-  readonly profile: ToolProfile
-  /** The largest image (decoded bytes) the extended profile sends as an image; a larger one is described. */
-  readonly maxImageBytes: number
-}
-
-/** Defaults of `[tools]`: the codex profile, images up to 5 MiB. */
-export const toolsDefaults: ToolsConfig = { profile: "codex", maxImageBytes: 5 * 1024 * 1024 }
-
-/** `[cache] enabled`, `[cache] max_bytes`. */
-export interface CacheConfig {
-  readonly enabled: boolean
-  readonly maxBytes: number
-}
-
-/**
- * `[mcp] startup_concurrency`, `[mcp] threadless_concurrency`, `[mcp] threadless_wait_sec`,
- * `[mcp] elicitation_timeout_sec`.
- */
-export interface McpLimits {
-  /** Servers starting at the same time (connect, initialize, tools/list); the others wait their turn. */
-  readonly startupConcurrency: number
-  /** Threadless (throw-away) connections open at the same time. */
-  readonly threadlessConcurrency: number
-  /** How long a threadless read waits for a free connection before it is refused. */
-  readonly threadlessWaitSec: number
-  /** How long the app-server waits for a client's answer to an MCP server's elicitation (then declines). */
-  readonly elicitationTimeoutSec: number
-}
-
-/** Defaults of `[cache]`: on, 64 MiB. */
-export const cacheDefaults: CacheConfig = { enabled: true, maxBytes: 64 * 1024 * 1024 }
-
-/** Defaults of `[mcp]`. */
-export const mcpDefaults: McpLimits = {
-  startupConcurrency: 8,
-  threadlessConcurrency: 8,
-  threadlessWaitSec: 30,
-  elicitationTimeoutSec: 120
-}
-
-/** Defaults of a server entry (resource-tools.md 1.1). */
-export const serverDefaults = {
-  enabled: true,
-  startupTimeoutSec: 10,
-  toolTimeoutSec: 300,
-  maxMessageBytes: 67108864
-} as const
-
-/** The empty config: no MCP servers, every default. */
-export const empty: Config = {
-  mcpServers: [],
-  orchestrator: { mcpEnabled: true, skillsEnabled: true },
-  apps: { serverName: "codex_apps", connectors: {} },
-  truncation: defaultPolicy,
-  persistence: { driver: "sqlite" },
-  cache: cacheDefaults,
-  mcp: mcpDefaults,
-  tools: toolsDefaults,
-  skills: { extension: true }
+const table = <S extends Schema.Schema.AnyNoContext>(
+  schema: S
+): Schema.SchemaClass<Schema.Schema.Type<S>, Schema.Schema.Encoded<S>> => {
+  const ast = schema.ast
+  if (!SchemaAST.isTransformation(ast) || !SchemaAST.isTypeLiteral(ast.from)) return Schema.make(ast)
+  const from = new SchemaAST.TypeLiteral(ast.from.propertySignatures, ast.from.indexSignatures)
+  // a table inside another (`ReadonlyArray<…>`, a record) is also described as written
+  const described = { ...ast.annotations, [autoTitle]: String(from) }
+  return Schema.make(new SchemaAST.Transformation(from, ast.to, ast.transformation, described))
 }
 
 const StringMap = record(Schema.String)
@@ -330,20 +92,138 @@ const SearchResources = Schema.Number.pipe(
 const Concurrency = Schema.Number.pipe(
   Schema.filter((n) => (Number.isInteger(n) && n >= 1 && n <= 1024) || "must be a whole number with 1 <= n <= 1024")
 )
+const Port = Schema.Int.pipe(
+  Schema.filter((n) => (n >= 0 && n <= 65535) || "must be a port number with 0 <= p <= 65535 (0: any free port)")
+)
 
-/** A raw `[resources]` or `[mcp_servers.NAME.resources]` table. */
-export const RawResourceRules = Schema.Struct({
+// -- Servers (decoded form) --
+
+/** A stdio server: `command`, `args`, `env`, `cwd`. */
+export const StdioTransport = Schema.TaggedStruct("stdio", {
+  command: Schema.String,
+  args: Schema.Array(Schema.String),
+  env: StringMap,
+  cwd: opt(Schema.String)
+})
+/** A stdio server: `command`, `args`, `env`, `cwd`. */
+export type StdioTransport = typeof StdioTransport.Type
+
+/** `oauth_client_auth` of a `client_credentials` grant; the key is never written in the config, only where to find it. */
+export const OAuthClientAuthConfig = Schema.Union(
+  Schema.TaggedStruct("client_secret_basic", {}),
+  Schema.TaggedStruct("private_key_jwt", {
+    privateKey: Schema.Union(
+      Schema.TaggedStruct("file", { path: Schema.String }),
+      Schema.TaggedStruct("envVar", { name: Schema.String })
+    )
+  })
+)
+/** `oauth_client_auth` of a `client_credentials` grant; the key is never written in the config, only where to find it. */
+export type OAuthClientAuthConfig = typeof OAuthClientAuthConfig.Type
+
+/** The enterprise IdP of `oauth_grant = "enterprise"`: `oauth_idp_*`. */
+export const OAuthIdpConfig = Schema.Struct({
+  /** `oauth_idp_token_endpoint`: the IdP's token endpoint (RFC 8693 token exchange). */
+  tokenEndpoint: Schema.String,
+  /** `oauth_idp_client_id`: this client at the IdP. */
+  clientId: Schema.String,
+  /** `oauth_idp_client_secret_env_var`: the variable holding its secret (none for a public client). */
+  clientSecretEnvVar: opt(Schema.String),
+  /** `oauth_idp_id_token_env_var`: the variable holding the user's ID token, provided by the deployment. */
+  idTokenEnvVar: Schema.String
+})
+/** The enterprise IdP of `oauth_grant = "enterprise"`: `oauth_idp_*`. */
+export type OAuthIdpConfig = typeof OAuthIdpConfig.Type
+
+/**
+ * A non-interactive OAuth grant of an HTTP server (`oauth_grant`): `client_credentials` (the client
+ * authenticates as itself: `client_secret_basic` with the secret of `oauth_client_secret_env_var`,
+ * or `private_key_jwt` with a key file or variable) or `enterprise` (cross-app access: the user's ID
+ * token from the enterprise IdP is exchanged there for an ID-JAG, which the server's authorization
+ * server takes as a JWT bearer grant). Both need `oauth_client_id`.
+ */
+export const OAuthGrantConfig = Schema.Union(
+  Schema.TaggedStruct("client_credentials", { clientAuth: OAuthClientAuthConfig }),
+  Schema.TaggedStruct("enterprise", { idp: OAuthIdpConfig })
+)
+/** A non-interactive OAuth grant of an HTTP server (`oauth_grant`): see the schema. */
+export type OAuthGrantConfig = typeof OAuthGrantConfig.Type
+
+/** An HTTP server: `url`, `bearer_token_env_var`, `http_headers`. */
+export const HttpTransport = Schema.TaggedStruct("http", {
+  url: Schema.String,
+  /**
+   * `type = "sse"`: the legacy HTTP+SSE transport (2024-11-05) only. Absent: streamable HTTP, falling
+   * back to HTTP+SSE when the server refuses the first POST with 400, 404 or 405.
+   */
+  sse: opt(Schema.Boolean),
+  bearerTokenEnvVar: opt(Schema.String),
+  httpHeaders: StringMap,
+  /** `oauth_client_id`: a client pre-registered with the server's authorization server (else dynamic registration). */
+  oauthClientId: opt(Schema.String),
+  /** `oauth_client_secret_env_var`: the variable holding that client's secret (none for a public client). */
+  oauthClientSecretEnvVar: opt(Schema.String),
+  /** `oauth_redirect_port`: the loopback port of the login redirect (a free port when absent). */
+  oauthRedirectPort: opt(Schema.Number),
+  // -- OAuth client registration and grants (docs/oauth.md) --
+  /** `oauth_client_metadata_url`: the HTTPS URL of this client's metadata document (its client id where the authorization server accepts one). */
+  oauthClientMetadataUrl: opt(Schema.String),
+  /** `oauth_grant` and what it needs; absent: `authorization_code` (a login in a browser). */
+  oauthGrant: opt(OAuthGrantConfig)
+})
+/** An HTTP server: `url`, `bearer_token_env_var`, `http_headers`. */
+export type HttpTransport = typeof HttpTransport.Type
+
+/** The values `oauth_grant` accepts. */
+export const oauthGrants = ["authorization_code", "client_credentials", "enterprise"] as const
+/** The values `oauth_client_auth` accepts. */
+export const oauthClientAuths = ["client_secret_basic", "private_key_jwt"] as const
+
+/**
+ * `protocol_version` of a server entry: `auto` probes `server/discover` and falls back to
+ * `initialize`; `legacy` runs `initialize` only (revisions 2024-11-05 to 2025-11-25); `2026-07-28`
+ * speaks that revision only.
+ */
+export const ProtocolVersionSetting = Schema.Literal("auto", "legacy", "2026-07-28")
+/** `protocol_version` of a server entry: `auto`, `legacy` or `2026-07-28`. */
+export type ProtocolVersionSetting = typeof ProtocolVersionSetting.Type
+
+/** The values `protocol_version` accepts. */
+export const protocolVersionSettings: ReadonlyArray<ProtocolVersionSetting> = ProtocolVersionSetting.literals
+
+/** `allow` and `deny` URI patterns of `[resources]` or `[mcp_servers.NAME.resources]` (the file's keys and the config's are the same). */
+export const ResourceRulesConfig = Schema.Struct({
   allow: opt(Schema.Array(Schema.String.pipe(Schema.minLength(1)))),
   deny: opt(Schema.Array(Schema.String.pipe(Schema.minLength(1))))
 })
+/** `allow` and `deny` URI patterns of `[resources]` or `[mcp_servers.NAME.resources]`. */
+export type ResourceRulesConfig = typeof ResourceRulesConfig.Type
+/** A raw `[resources]` or `[mcp_servers.NAME.resources]` table: {@link ResourceRulesConfig}, whose keys are the file's. */
+export const RawResourceRules = ResourceRulesConfig
 
-/** A raw `[[hooks.before_tool]]` / `[[hooks.after_tool]]` entry. */
-export const RawHookCommand = Schema.Struct({
-  matcher: opt(Schema.String),
-  command: Schema.String.pipe(Schema.minLength(1)),
-  args: opt(Schema.Array(Schema.String)),
-  timeout_sec: opt(Seconds)
+/** One `[mcp_servers.NAME]` entry, defaults applied (built from a {@link RawServer} table by `toServer`). */
+export const McpServerConfig = Schema.Struct({
+  name: Schema.String,
+  transport: Schema.Union(StdioTransport, HttpTransport),
+  enabled: Schema.Boolean,
+  startupTimeoutSec: Schema.Number,
+  toolTimeoutSec: Schema.Number,
+  maxMessageBytes: Schema.Number,
+  /** `protocol_version`; absent means `auto`. */
+  protocolVersion: opt(ProtocolVersionSetting),
+  /** `[mcp_servers.NAME.resources]`: this server's resource rules (docs/policy.md); absent: none. */
+  resources: opt(ResourceRulesConfig)
 })
+/** One `[mcp_servers.NAME]` entry, defaults applied. */
+export type McpServerConfig = typeof McpServerConfig.Type
+
+/** Defaults of a server entry (resource-tools.md 1.1). */
+export const serverDefaults = {
+  enabled: true,
+  startupTimeoutSec: 10,
+  toolTimeoutSec: 300,
+  maxMessageBytes: 67108864
+} as const
 
 /** The OAuth registration and grant keys of an HTTP entry (checked together by `oauthOf`). */
 const rawOAuthKeys = {
@@ -379,8 +259,8 @@ export const RawServer = Schema.Struct({
   startup_timeout_sec: opt(Seconds),
   tool_timeout_sec: opt(Seconds),
   max_message_bytes: opt(Schema.Int.pipe(Schema.positive())),
-  protocol_version: opt(Schema.Literal(...protocolVersionSettings)),
-  resources: opt(RawResourceRules)
+  protocol_version: opt(ProtocolVersionSetting),
+  resources: opt(ResourceRulesConfig)
 })
 
 /**
@@ -404,63 +284,298 @@ export const RawDesktopServer = Schema.Struct({
   enabled: opt(Schema.Boolean)
 })
 
-const Port = Schema.Int.pipe(
-  Schema.filter((n) => (n >= 0 && n <= 65535) || "must be a port number with 0 <= p <= 65535 (0: any free port)")
+// -- The other tables (file form and config at once) --
+
+/** The default `timeout_sec` of a hook command. */
+export const hookDefaultTimeoutSec = 10
+
+/** One `[[hooks.before_tool]]` or `[[hooks.after_tool]]` entry, defaults applied. */
+export const HookCommandConfig = table(
+  Schema.Struct({
+    /** A regular expression on the tool name; absent: every tool. */
+    matcher: opt(Schema.String),
+    command: Schema.String.pipe(Schema.minLength(1)),
+    args: withDefault(Schema.Array(Schema.String), () => []),
+    timeoutSec: withDefault(Seconds, () => hookDefaultTimeoutSec).pipe(Schema.fromKey("timeout_sec"))
+  })
+)
+/** One `[[hooks.before_tool]]` or `[[hooks.after_tool]]` entry, defaults applied. */
+export type HookCommandConfig = typeof HookCommandConfig.Type
+/** A raw `[[hooks.before_tool]]` / `[[hooks.after_tool]]` entry: the encoded side of {@link HookCommandConfig}. */
+export const RawHookCommand = HookCommandConfig
+
+/** `[hooks]`: the command hooks run around every model tool call (docs/policy.md). */
+export const HooksConfig = table(
+  Schema.Struct({
+    beforeTool: withDefault(Schema.Array(HookCommandConfig), () => []).pipe(Schema.fromKey("before_tool")),
+    afterTool: withDefault(Schema.Array(HookCommandConfig), () => []).pipe(Schema.fromKey("after_tool"))
+  })
+)
+/** `[hooks]`: the command hooks run around every model tool call (docs/policy.md). */
+export type HooksConfig = typeof HooksConfig.Type
+
+/** `[apps.connectors.ID]` with its `[apps.connectors.ID.tools.NAME]` entries. */
+export const ConnectorConfig = table(
+  Schema.Struct({
+    enabled: opt(Schema.Boolean),
+    tools: withDefault(record(Enabled), () => ({}))
+  })
+)
+/** `[apps.connectors.ID]` with its `[apps.connectors.ID.tools.NAME]` entries. */
+export type ConnectorConfig = typeof ConnectorConfig.Type
+
+/** `[search] max_resources`, `[search] build_timeout_sec`: the bounds of one connection set's search index. */
+export const SearchConfig = table(
+  Schema.Struct({
+    /** The most resources and templates indexed per connection set (the servers' lists are walked up to it). */
+    maxResources: withDefault(SearchResources, (): number => searchDefaults.maxResources).pipe(
+      Schema.fromKey("max_resources")
+    ),
+    /** How long one build of a server's part of the index may take; a search never waits longer. */
+    buildTimeoutSec: withDefault(Seconds, (): number => searchDefaults.buildTimeoutSec).pipe(
+      Schema.fromKey("build_timeout_sec")
+    )
+  })
+)
+/** `[search] max_resources`, `[search] build_timeout_sec`: the bounds of one connection set's search index. */
+export type SearchConfig = typeof SearchConfig.Type
+
+/** The `[search]` defaults: 100,000 entries per set, 30 seconds per build. */
+export const searchDefaults: SearchConfig = { maxResources: 100_000, buildTimeoutSec: 30 }
+
+/** `[changes] body_max_bytes`, `thread_max_bytes`, `store_max_bytes`: the bounds of the body store. */
+export const ChangesConfig = table(
+  Schema.Struct({
+    /** The largest body kept; a larger one keeps only its digest and size. */
+    bodyMaxBytes: withDefault(CacheBytes, (): number => changesDefaults.bodyMaxBytes).pipe(
+      Schema.fromKey("body_max_bytes")
+    ),
+    /** The bytes of bodies one thread keeps; past it that thread's oldest are released first. */
+    threadMaxBytes: withDefault(CacheBytes, (): number => changesDefaults.threadMaxBytes).pipe(
+      Schema.fromKey("thread_max_bytes")
+    ),
+    /** The bytes of the whole store; past it the oldest bodies are evicted first. */
+    storeMaxBytes: withDefault(CacheBytes, (): number => changesDefaults.storeMaxBytes).pipe(
+      Schema.fromKey("store_max_bytes")
+    )
+  })
+)
+/** `[changes] body_max_bytes`, `thread_max_bytes`, `store_max_bytes`: the bounds of the body store. */
+export type ChangesConfig = typeof ChangesConfig.Type
+
+/** The `[changes]` defaults: 4 MiB per body, 64 MiB per thread, 512 MiB in all. */
+export const changesDefaults: ChangesConfig = {
+  bodyMaxBytes: 4 * 1024 * 1024,
+  threadMaxBytes: 64 * 1024 * 1024,
+  storeMaxBytes: 512 * 1024 * 1024
+}
+
+/** `[widgets]`: the widget methods and the ports of `mcp-resources widgets` (0: any free port). */
+export const WidgetsConfig = table(
+  Schema.Struct({
+    /** `enabled`: whether `mcp/widget/*` answer (default true). */
+    enabled: withDefault(Schema.Boolean, (): boolean => widgetsDefaults.enabled),
+    /** `page_port`: the loopback port of the host page (default 0). */
+    pagePort: withDefault(Port, (): number => widgetsDefaults.pagePort).pipe(Schema.fromKey("page_port")),
+    /** `sandbox_port`: the loopback port of the sandbox proxies, an origin per widget (default 0). */
+    sandboxPort: withDefault(Port, (): number => widgetsDefaults.sandboxPort).pipe(Schema.fromKey("sandbox_port"))
+  })
+)
+/** `[widgets]`: the widget methods and the ports of `mcp-resources widgets` (0: any free port). */
+export type WidgetsConfig = typeof WidgetsConfig.Type
+
+/** The `[widgets]` defaults. */
+export const widgetsDefaults: WidgetsConfig = { enabled: true, pagePort: 0, sandboxPort: 0 }
+
+/**
+ * The tool profiles: `codex` (the resource tools and outputs of the Codex contract, byte for byte) and
+ * `extended` (windows over large text, images as image parts, binary described, never base64).
+ */
+export const ToolProfile = Schema.Literal("codex", "extended")
+/** The tool profiles: `codex` and `extended`. */
+export type ToolProfile = typeof ToolProfile.Type
+
+/** The values `[tools] profile` accepts. */
+export const toolProfiles: ReadonlyArray<ToolProfile> = ToolProfile.literals
+
+/** `[tools] profile`, `[tools] max_image_bytes`. */
+export const ToolsConfig = table(
+  Schema.Struct({
+    profile: withDefault(ToolProfile, (): ToolProfile => toolsDefaults.profile),
+    /** The largest image (decoded bytes) the extended profile sends as an image; a larger one is described. */
+    maxImageBytes: withDefault(ImageBytes, (): number => toolsDefaults.maxImageBytes).pipe(
+      Schema.fromKey("max_image_bytes")
+    )
+  })
+)
+/** `[tools] profile`, `[tools] max_image_bytes`. */
+export type ToolsConfig = typeof ToolsConfig.Type
+
+/** Defaults of `[tools]`: the codex profile, images up to 5 MiB. */
+export const toolsDefaults: ToolsConfig = { profile: "codex", maxImageBytes: 5 * 1024 * 1024 }
+
+/** `[cache] enabled`, `[cache] max_bytes`. */
+export const CacheConfig = table(
+  Schema.Struct({
+    enabled: withDefault(Schema.Boolean, (): boolean => cacheDefaults.enabled),
+    maxBytes: withDefault(CacheBytes, (): number => cacheDefaults.maxBytes).pipe(Schema.fromKey("max_bytes"))
+  })
+)
+/** `[cache] enabled`, `[cache] max_bytes`. */
+export type CacheConfig = typeof CacheConfig.Type
+
+/** Defaults of `[cache]`: on, 64 MiB. */
+export const cacheDefaults: CacheConfig = { enabled: true, maxBytes: 64 * 1024 * 1024 }
+
+/**
+ * `[mcp] startup_concurrency`, `[mcp] threadless_concurrency`, `[mcp] threadless_wait_sec`,
+ * `[mcp] elicitation_timeout_sec`.
+ */
+export const McpLimits = table(
+  Schema.Struct({
+    /** Servers starting at the same time (connect, initialize, tools/list); the others wait their turn. */
+    startupConcurrency: withDefault(Concurrency, (): number => mcpDefaults.startupConcurrency).pipe(
+      Schema.fromKey("startup_concurrency")
+    ),
+    /** Threadless (throw-away) connections open at the same time. */
+    threadlessConcurrency: withDefault(Concurrency, (): number => mcpDefaults.threadlessConcurrency).pipe(
+      Schema.fromKey("threadless_concurrency")
+    ),
+    /** How long a threadless read waits for a free connection before it is refused. */
+    threadlessWaitSec: withDefault(Seconds, (): number => mcpDefaults.threadlessWaitSec).pipe(
+      Schema.fromKey("threadless_wait_sec")
+    ),
+    /** How long the app-server waits for a client's answer to an MCP server's elicitation (then declines). */
+    elicitationTimeoutSec: withDefault(Seconds, (): number => mcpDefaults.elicitationTimeoutSec).pipe(
+      Schema.fromKey("elicitation_timeout_sec")
+    )
+  })
+)
+/** `[mcp]`: limits on MCP connections of the whole process. */
+export type McpLimits = typeof McpLimits.Type
+
+/** Defaults of `[mcp]`. */
+export const mcpDefaults: McpLimits = {
+  startupConcurrency: 8,
+  threadlessConcurrency: 8,
+  threadlessWaitSec: 30,
+  elicitationTimeoutSec: 120
+}
+
+/** `[orchestrator.mcp] enabled`, `[orchestrator.skills] enabled`: both on by default. */
+const Orchestrator = Schema.transform(
+  Schema.Struct({ mcp: opt(Enabled), skills: opt(Enabled) }),
+  Schema.Struct({ mcpEnabled: Schema.Boolean, skillsEnabled: Schema.Boolean }),
+  {
+    strict: true,
+    decode: (r) => ({ mcpEnabled: r.mcp?.enabled ?? true, skillsEnabled: r.skills?.enabled ?? true }),
+    encode: (o) => ({ mcp: { enabled: o.mcpEnabled }, skills: { enabled: o.skillsEnabled } })
+  }
 )
 
-/** The raw file, keys as written. */
+/**
+ * `[truncation] mode`, `[truncation] limit`: a {@link TruncationPolicy}, each key defaulting to
+ * {@link defaultPolicy}'s (a transformation rather than defaulted keys, whose JSON Schema would
+ * repeat the limit's annotations).
+ */
+const Truncation = Schema.transform(
+  Schema.Struct({ mode: opt(TruncationPolicy.fields.mode), limit: opt(TruncationPolicy.fields.limit) }),
+  Schema.typeSchema(TruncationPolicy),
+  {
+    strict: true,
+    decode: (t) => ({ mode: t.mode ?? defaultPolicy.mode, limit: t.limit ?? defaultPolicy.limit }),
+    encode: (t) => t
+  }
+)
+
+/** `[skills] extension`: always decoded (on by default), though a config built in code may leave it out. */
+const Skills = Schema.optionalToOptional(
+  table(Schema.Struct({ extension: withDefault(Schema.Boolean, () => true) })),
+  Schema.Struct({ extension: Schema.Boolean }),
+  {
+    decode: (section) => Option.some(Option.getOrElse(section, () => ({ extension: true }))),
+    encode: (section) => section
+  }
+)
+
+/**
+ * The tables besides the server maps, in the file's order: each decodes to its part of {@link Config}
+ * (an absent table is its defaults, except the optional ones).
+ */
+const sections = {
+  orchestrator: withDefault(Orchestrator, () => ({ mcpEnabled: true, skillsEnabled: true })),
+  apps: withDefault(
+    table(
+      Schema.Struct({
+        serverName: withDefault(Schema.String.pipe(Schema.pattern(serverNamePattern)), () => "codex_apps").pipe(
+          Schema.fromKey("server_name")
+        ),
+        connectors: withDefault(record(ConnectorConfig), () => ({}))
+      })
+    ),
+    () => ({ serverName: "codex_apps", connectors: {} })
+  ),
+  truncation: withDefault(Truncation, () => ({ ...defaultPolicy })),
+  persistence: withDefault(
+    table(
+      Schema.Struct({
+        driver: withDefault(Schema.Literal("sqlite", "postgres", "memory"), () => "sqlite" as const),
+        url: opt(Schema.String)
+      })
+    ),
+    () => ({ driver: "sqlite" as const })
+  ),
+  /** `[cache]`: the resource client's result cache (the servers' `ttlMs`). */
+  cache: withDefault(CacheConfig, () => ({ ...cacheDefaults })),
+  /** `[mcp]`: limits on MCP connections of the whole process. */
+  mcp: withDefault(McpLimits, () => ({ ...mcpDefaults })),
+  /** `[tools]`: the tool profile and its limits. */
+  tools: withDefault(ToolsConfig, () => ({ ...toolsDefaults })),
+  /** `[resources]`: resource rules of every server (docs/policy.md); absent: none. */
+  resources: opt(ResourceRulesConfig),
+  /** `[hooks]`: command hooks around every model tool call; absent: none. */
+  hooks: opt(HooksConfig),
+  /** `[skills]`: `extension` gates discovery of the skills extension (`io.modelcontextprotocol/skills`); absent = on. */
+  skills: Skills,
+  /** `[widgets]`: the MCP Apps widget host (`mcp/widget/*`, `mcp-resources widgets`); absent means the defaults. */
+  widgets: opt(WidgetsConfig),
+  /** `[search]`: the resource search index of each connection set; absent means {@link searchDefaults}. */
+  search: opt(SearchConfig),
+  /** `[changes]`: the bounds of the body store (the bodies threads read); absent means {@link changesDefaults}. */
+  changes: opt(ChangesConfig)
+}
+
+/** The whole config, defaults applied: the tables' decoded forms and the servers. */
+export const Config = Schema.Struct({
+  /** Servers sorted by name. */
+  mcpServers: Schema.Array(McpServerConfig),
+  ...sections
+})
+/** The whole config, defaults applied. */
+export type Config = typeof Config.Type
+
+/** The empty config: no MCP servers, every default. */
+export const empty: Config = {
+  mcpServers: [],
+  orchestrator: { mcpEnabled: true, skillsEnabled: true },
+  apps: { serverName: "codex_apps", connectors: {} },
+  truncation: defaultPolicy,
+  persistence: { driver: "sqlite" },
+  cache: cacheDefaults,
+  mcp: mcpDefaults,
+  tools: toolsDefaults,
+  skills: { extension: true }
+}
+
+/** The raw file, keys as written (its encoded side; its type side is {@link Config} but for the servers). */
 export const RawConfig = Schema.Struct({
   mcp_servers: opt(record(RawServer)),
   mcpServers: opt(record(RawDesktopServer)),
   servers: opt(record(RawDesktopServer)),
-  orchestrator: opt(Schema.Struct({ mcp: opt(Enabled), skills: opt(Enabled) })),
-  apps: opt(
-    Schema.Struct({
-      server_name: opt(Schema.String.pipe(Schema.pattern(serverNamePattern))),
-      connectors: opt(
-        record(
-          Schema.Struct({
-            enabled: opt(Schema.Boolean),
-            tools: opt(record(Enabled))
-          })
-        )
-      )
-    })
-  ),
-  truncation: opt(
-    Schema.Struct({ mode: opt(TruncationPolicy.fields.mode), limit: opt(TruncationPolicy.fields.limit) })
-  ),
-  persistence: opt(
-    Schema.Struct({ driver: opt(Schema.Literal("sqlite", "postgres", "memory")), url: opt(Schema.String) })
-  ),
-  cache: opt(Schema.Struct({ enabled: opt(Schema.Boolean), max_bytes: opt(CacheBytes) })),
-  mcp: opt(
-    Schema.Struct({
-      startup_concurrency: opt(Concurrency),
-      threadless_concurrency: opt(Concurrency),
-      threadless_wait_sec: opt(Seconds),
-      elicitation_timeout_sec: opt(Seconds)
-    })
-  ),
-  tools: opt(Schema.Struct({ profile: opt(Schema.Literal(...toolProfiles)), max_image_bytes: opt(ImageBytes) })),
-  resources: opt(RawResourceRules),
-  hooks: opt(
-    Schema.Struct({ before_tool: opt(Schema.Array(RawHookCommand)), after_tool: opt(Schema.Array(RawHookCommand)) })
-  ),
-  skills: opt(Schema.Struct({ extension: opt(Schema.Boolean) })),
-  widgets: opt(Schema.Struct({ enabled: opt(Schema.Boolean), page_port: opt(Port), sandbox_port: opt(Port) })),
-  search: opt(Schema.Struct({ max_resources: opt(SearchResources), build_timeout_sec: opt(Seconds) })),
-  changes: opt(
-    Schema.Struct({
-      body_max_bytes: opt(CacheBytes),
-      thread_max_bytes: opt(CacheBytes),
-      store_max_bytes: opt(CacheBytes)
-    })
-  )
+  ...sections
 })
-/** The raw file, keys as written. */
+/** The raw file decoded: the server maps as written, the other tables as in {@link Config}. */
 export type RawConfig = typeof RawConfig.Type
-
 const decodeRaw = Schema.decodeUnknownEither(RawConfig, { onExcessProperty: "error", errors: "first" })
 
 const pathOf = (path: ReadonlyArray<PropertyKey>): string =>
@@ -582,7 +697,7 @@ const toServer = (
     toolTimeoutSec: s.tool_timeout_sec ?? serverDefaults.toolTimeoutSec,
     maxMessageBytes: s.max_message_bytes ?? serverDefaults.maxMessageBytes,
     ...(s.protocol_version !== undefined ? { protocolVersion: s.protocol_version } : {}),
-    ...(s.resources !== undefined ? { resources: rulesOf(s.resources) } : {})
+    ...(s.resources !== undefined ? { resources: s.resources } : {})
   })
 }
 
@@ -739,40 +854,35 @@ const isTokenEndpointUrl = (s: string): boolean => {
   }
 }
 
-const rulesOf = (r: typeof RawResourceRules.Type): ResourceRulesConfig => ({
-  ...(r.allow !== undefined ? { allow: r.allow } : {}),
-  ...(r.deny !== undefined ? { deny: r.deny } : {})
-})
-
-const hooksOf = (file: string, raw: NonNullable<RawConfig["hooks"]>): Either.Either<HooksConfig, ConfigError> => {
-  const entries = (key: "before_tool" | "after_tool"): Either.Either<Array<HookCommandConfig>, ConfigError> => {
-    const out: Array<HookCommandConfig> = []
-    for (const [i, h] of (raw[key] ?? []).entries()) {
-      if (h.matcher !== undefined) {
-        try {
-          new RegExp(h.matcher)
-        } catch (e) {
-          const reason = e instanceof Error ? e.message : String(e)
-          return fail(file, `hooks.${key}[${i}].matcher`, `not a valid regular expression: ${reason}`)
-        }
+/** The first hook whose `matcher` is not a regular expression, as the error naming it. */
+const badMatcher = (file: string, hooks: HooksConfig): ConfigError | undefined => {
+  for (const [key, entries] of [
+    ["before_tool", hooks.beforeTool],
+    ["after_tool", hooks.afterTool]
+  ] as const) {
+    for (const [i, h] of entries.entries()) {
+      if (h.matcher === undefined) continue
+      try {
+        new RegExp(h.matcher)
+      } catch (e) {
+        const reason = e instanceof Error ? e.message : String(e)
+        return new ConfigError({
+          file,
+          path: `hooks.${key}[${i}].matcher`,
+          problem: `not a valid regular expression: ${reason}`
+        })
       }
-      out.push({
-        ...(h.matcher !== undefined ? { matcher: h.matcher } : {}),
-        command: h.command,
-        args: h.args ?? [],
-        timeoutSec: h.timeout_sec ?? hookDefaultTimeoutSec
-      })
     }
-    return Either.right(out)
   }
-  return Either.gen(function* () {
-    return { beforeTool: yield* entries("before_tool"), afterTool: yield* entries("after_tool") }
-  })
+  return undefined
 }
 
 /** Options of {@link decode}, {@link parse} and {@link load}. */
 export interface Options {
-  /** The environment `${VAR}` in other hosts' server entries reads (default: `process.env`). */
+  /**
+   * The environment `${VAR}` in other hosts' server entries reads (default: none, every variable
+   * unset). The protocol reads no environment of its own: the app passes `process.env`.
+   */
   readonly env?: Environment
 }
 
@@ -840,9 +950,10 @@ export const decodeRead = (raw: unknown, file: string, options: Options = {}): E
   if (forms.length > 1) {
     return fail(file, forms[1]!, `a config may hold \`${forms[0]}\` or \`${forms[1]}\`, not both`)
   }
-  const env = options.env ?? process.env
+  const { mcp_servers, mcpServers: _desktop, servers: _vsCode, ...tables } = r
+  const env = options.env ?? {}
   const servers: Array<McpServerConfig> = []
-  for (const [name, s] of Object.entries(r.mcp_servers ?? {})) {
+  for (const [name, s] of Object.entries(mcp_servers ?? {})) {
     const server = toServer(file, `mcp_servers.${name}`, name, s, (k) => k)
     if (Either.isLeft(server)) return Either.left(server.left)
     servers.push(server.right)
@@ -855,76 +966,9 @@ export const decodeRead = (raw: unknown, file: string, options: Options = {}): E
     }
   }
   servers.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-  const hooks = r.hooks === undefined ? undefined : hooksOf(file, r.hooks)
-  if (hooks !== undefined && Either.isLeft(hooks)) return Either.left(hooks.left)
-  const connectors: Record<string, ConnectorConfig> = {}
-  for (const [id, c] of Object.entries(r.apps?.connectors ?? {})) {
-    const tools: Record<string, { enabled?: boolean }> = {}
-    // own keys only, whatever their names (a connector or tool named `__proto__` stays a plain key)
-    for (const [tool, t] of Object.entries(c.tools ?? {})) {
-      setOwn(tools, tool, t.enabled !== undefined ? { enabled: t.enabled } : {})
-    }
-    setOwn(connectors, id, { ...(c.enabled !== undefined ? { enabled: c.enabled } : {}), tools })
-  }
-  const config: Config = {
-    mcpServers: servers,
-    orchestrator: {
-      mcpEnabled: r.orchestrator?.mcp?.enabled ?? true,
-      skillsEnabled: r.orchestrator?.skills?.enabled ?? true
-    },
-    apps: { serverName: r.apps?.server_name ?? "codex_apps", connectors },
-    truncation: {
-      mode: r.truncation?.mode ?? defaultPolicy.mode,
-      limit: r.truncation?.limit ?? defaultPolicy.limit
-    },
-    persistence: {
-      driver: r.persistence?.driver ?? "sqlite",
-      ...(r.persistence?.url !== undefined ? { url: r.persistence.url } : {})
-    },
-    cache: {
-      enabled: r.cache?.enabled ?? cacheDefaults.enabled,
-      maxBytes: r.cache?.max_bytes ?? cacheDefaults.maxBytes
-    },
-    mcp: {
-      startupConcurrency: r.mcp?.startup_concurrency ?? mcpDefaults.startupConcurrency,
-      threadlessConcurrency: r.mcp?.threadless_concurrency ?? mcpDefaults.threadlessConcurrency,
-      threadlessWaitSec: r.mcp?.threadless_wait_sec ?? mcpDefaults.threadlessWaitSec,
-      elicitationTimeoutSec: r.mcp?.elicitation_timeout_sec ?? mcpDefaults.elicitationTimeoutSec
-    },
-    skills: { extension: r.skills?.extension ?? true },
-    tools: {
-      profile: r.tools?.profile ?? toolsDefaults.profile,
-      maxImageBytes: r.tools?.max_image_bytes ?? toolsDefaults.maxImageBytes
-    },
-    ...(r.search === undefined
-      ? {}
-      : {
-          search: {
-            maxResources: r.search.max_resources ?? searchDefaults.maxResources,
-            buildTimeoutSec: r.search.build_timeout_sec ?? searchDefaults.buildTimeoutSec
-          }
-        }),
-    ...(r.changes === undefined
-      ? {}
-      : {
-          changes: {
-            bodyMaxBytes: r.changes.body_max_bytes ?? changesDefaults.bodyMaxBytes,
-            threadMaxBytes: r.changes.thread_max_bytes ?? changesDefaults.threadMaxBytes,
-            storeMaxBytes: r.changes.store_max_bytes ?? changesDefaults.storeMaxBytes
-          }
-        }),
-    ...(r.resources !== undefined ? { resources: rulesOf(r.resources) } : {}),
-    ...(hooks !== undefined ? { hooks: hooks.right } : {}),
-    ...(r.widgets === undefined
-      ? {}
-      : {
-          widgets: {
-            enabled: r.widgets.enabled ?? widgetsDefaults.enabled,
-            pagePort: r.widgets.page_port ?? widgetsDefaults.pagePort,
-            sandboxPort: r.widgets.sandbox_port ?? widgetsDefaults.sandboxPort
-          }
-        })
-  }
+  const hooks = tables.hooks === undefined ? undefined : badMatcher(file, tables.hooks)
+  if (hooks !== undefined) return Either.left(hooks)
+  const config: Config = { mcpServers: servers, ...tables }
   return Either.right({ config, unreadKeys: unread })
 }
 

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Either, Schema } from "effect"
 import * as Config from "../src/Config.js"
 
 const errorOf = (text: string, file: string): string => {
@@ -14,6 +14,40 @@ const ok = (text: string, file: string): Config.Config => {
 }
 
 describe("Config", () => {
+  it("a parsed config is a value of the Config schema its type is derived from, servers and defaults included", () => {
+    const config = ok(
+      [
+        'hooks.before_tool = [{ command = "audit", matcher = "^read" }]',
+        "[search]",
+        "[widgets]",
+        "page_port = 8080",
+        "[mcp_servers.local]",
+        'command = "node"',
+        "[mcp_servers.remote]",
+        'url = "https://example.com/mcp"',
+        'oauth_client_id = "app"',
+        'oauth_grant = "client_credentials"',
+        'oauth_client_auth = "private_key_jwt"',
+        'oauth_private_key_file = "key.pem"',
+        'protocol_version = "legacy"',
+        "[mcp_servers.remote.resources]",
+        'deny = ["secret://*"]'
+      ].join("\n"),
+      "c.toml"
+    )
+    const check = Schema.validateEither(Config.Config, { onExcessProperty: "error" })
+    for (const value of [config, Config.empty]) {
+      const checked = check(value)
+      assert.isTrue(Either.isRight(checked), Either.isLeft(checked) ? checked.left.message : "")
+    }
+    assert.deepStrictEqual(config.hooks, {
+      beforeTool: [{ matcher: "^read", command: "audit", args: [], timeoutSec: Config.hookDefaultTimeoutSec }],
+      afterTool: []
+    })
+    assert.deepStrictEqual(config.search, Config.searchDefaults)
+    assert.deepStrictEqual(config.widgets, { ...Config.widgetsDefaults, pagePort: 8080 })
+  })
+
   it("reads the TOML form with defaults applied and servers sorted by name", () => {
     const config = ok(
       [

@@ -182,6 +182,23 @@ describe("other hosts' files", () => {
     }
   })
 
+  it("the parse reads only the environment it is given, never this process's", () => {
+    const name = "MCP_RESOURCES_CONFIG_TEST_TOKEN"
+    const text = `{"mcpServers":{"s":{"command":"node","args":["\${${name}}"]}}}`
+    process.env[name] = "from-the-process"
+    try {
+      const none = Config.parse(text, "m.json")
+      assert.strictEqual(
+        Either.isLeft(none) ? none.left.message : "parsed",
+        `m.json: mcpServers.s.args[0]: environment variable ${name} is not set (write \${${name}:-default} to give a default)`
+      )
+      const given = Config.parse(text, "m.json", { env: { [name]: "given" } })
+      assert.deepStrictEqual(firstTransport(given), { _tag: "stdio", command: "node", args: ["given"], env: {} })
+    } finally {
+      delete process.env[name]
+    }
+  })
+
   it('the TOML form selects legacy SSE with type = "sse"', () => {
     const parsed = Config.parse('[mcp_servers.s]\ntype = "sse"\nurl = "http://127.0.0.1:1/sse"', "c.toml")
     assert.deepStrictEqual(firstTransport(parsed), {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Scope } from "effect"
+import { Deferred, Effect, Exit, Scope } from "effect"
 import { ThreadStore } from "../src/index.js"
 import { build, ev, fullStoreCase, threadStoreSuite } from "./ThreadStoreSuite.js"
 import { fillDatabase, freeDatabase, sqliteQuery, tempDir, withOpenedConnection } from "./utils/sqlite.js"
@@ -109,11 +109,14 @@ describe("ThreadStore SQLite layer", () => {
       yield* Effect.addFinalizer(() => Effect.sync(() => other.close()))
       other.exec("BEGIN IMMEDIATE")
       let ticks = 0
-      const timer = setInterval(() => ticks++, 5)
+      const turned = yield* Deferred.make<void>()
+      const timer = setInterval(() => {
+        if (++ticks === 3) Deferred.unsafeDone(turned, Exit.void)
+      }, 5)
       yield* Effect.addFinalizer(() => Effect.sync(() => clearInterval(timer)))
       const append = yield* Effect.fork(store.append("th", 0, ev.turn("t1")))
-      // The event loop keeps turning while the append waits for the lock.
-      while (ticks < 3) yield* Effect.promise(() => new Promise((r) => setTimeout(r, 5)))
+      // The event loop keeps turning while the append waits for the lock: the timer fires three times.
+      yield* Deferred.await(turned).pipe(Effect.timeout("5 seconds"))
       other.exec("COMMIT")
       assert.strictEqual(yield* append.await.pipe(Effect.flatten), 1)
       assert.isAtLeast(ticks, 3)
