@@ -4,12 +4,9 @@
  * mapping from failures to JSON-RPC errors. Transports (stdio, WebSocket) feed it framed text.
  */
 import { AppServer, Wire } from "@mcp-resources/protocol"
-import { ServerRequests } from "@mcp-resources/resource-client"
 import {
   Cause,
-  Clock,
   Context,
-  DefaultServices,
   Deferred,
   Effect,
   Either,
@@ -20,7 +17,7 @@ import {
   FiberSet,
   Layer,
   List,
-  LogSpan,
+  type LogSpan,
   Option,
   Schema,
   type Scope
@@ -29,6 +26,7 @@ import { isRecord } from "@mcp-resources/protocol/Records"
 import { Connections, type RequestId } from "./Connections.js"
 import { type Environment, methods } from "./handlers/index.js"
 import { initializeResult } from "./handlers/initialize.js"
+import { catchAllDefect, requestContextOf, requestRefs } from "./internal/fastPaths.js"
 import { type QueueTicket, ThreadQueues, free, withStartPoint } from "./internal/threadQueue.js"
 import { codes, type Method, MethodError, messages, type Prepared, requestIdInFlight } from "./Method.js"
 
@@ -185,7 +183,7 @@ export const makeWith = <R>(
 
         const start = (id: RequestId, definition: Method<R>, prepared: Prepared<R>, ticket: QueueTicket): void => {
           const method = definition.name
-          const requestContext = prepared.requestContext
+          const requestContext = requestContextOf(prepared)
           const state: InFlight["state"] = { reason: undefined, done: false }
           const key = idKey(id)
           const body = Effect.suspend(() => prepared.run({ connection }))
@@ -209,21 +207,13 @@ export const makeWith = <R>(
           // Forked on the dispatcher's runtime, which holds the environment: nothing to provide per request
           // but an ordered request's start point (above).
           // The body runs in the method's log span and in its MCP request context, both set in the fiber's
-          // initial refs in one update (what `Effect.withLogSpan` and `ServerRequests.withContext` do,
-          // without their save-and-restore around the body: each of those copies the fiber's refs twice).
+          // initial refs in one update (`requestRefs`, a fast path of `Effect.withLogSpan` and
+          // `ServerRequests.withContext` around the body).
           let outerSpans = List.empty<LogSpan.LogSpan>()
           const fiber = runFork(program, {
             updateRefs: (refs, fiberId) => {
               outerSpans = FiberRefs.getOrDefault(refs, FiberRef.currentLogSpan)
-              const clock = Context.get(FiberRefs.getOrDefault(refs, DefaultServices.currentServices), Clock.Clock)
-              const span = LogSpan.make(method, clock.unsafeCurrentTimeMillis())
-              const spans = [FiberRef.currentLogSpan, [[fiberId, List.prepend(outerSpans, span)]]] as const
-              return FiberRefs.updateManyAs(refs, {
-                entries:
-                  requestContext === undefined
-                    ? [spans]
-                    : [spans, [ServerRequests.currentContext, [[fiberId, requestContext]]]]
-              })
+              return requestRefs(refs, fiberId, method, outerSpans, requestContext)
             }
           })
           if (!state.done) inflight.set(key, { fiber, state })
@@ -254,7 +244,7 @@ export const makeWith = <R>(
               return defect(message, id)(error)
             }
             // a started request answers from its own fiber: nothing more to run here
-            return answer === Effect.void ? answer : Effect.catchAllDefect(answer, defect(message, id))
+            return catchAllDefect(answer, defect(message, id))
           })
 
         const dispatch = (message: Record<string, unknown>, id: RequestId | null): Effect.Effect<void> => {

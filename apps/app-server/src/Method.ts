@@ -5,7 +5,6 @@
  * otherwise; `JsonRpcServer` maps every failure to a JSON-RPC error in one place.
  */
 import { AppServer, Wire } from "@mcp-resources/protocol"
-import type { ServerRequests } from "@mcp-resources/resource-client"
 import { type Effect, Either, Schema } from "effect"
 import type { Connection } from "./Connections.js"
 
@@ -52,14 +51,9 @@ export interface RequestContext {
 /** How a method is ordered on its thread: `exclusive` waits for every earlier request; `call` for the earlier start points. */
 export type Ordering = "exclusive" | "call" | "none"
 
-/** A request whose params decoded: its thread (when it is ordered on one), the context of its MCP requests and its body. */
+/** A request whose params decoded: its thread (when it is ordered on one) and its body. */
 export interface Prepared<R> {
   readonly threadId: string | undefined
-  /**
-   * The context its MCP requests are made in (what `ServerRequests.withContext` sets), or undefined
-   * for none: the dispatcher sets it as the request's fiber starts, in the same step as its log span.
-   */
-  readonly requestContext?: ServerRequests.RequestContext | undefined
   readonly run: (context: RequestContext) => Effect.Effect<unknown, unknown, R>
 }
 
@@ -76,26 +70,18 @@ export interface Method<R> {
   readonly prepare: (params: unknown) => Either.Either<Prepared<R>, string>
 }
 
+/** What a method is defined by: its ordering, its thread (for an ordered method) and its body. */
+export interface Definition<M extends AppServer.Method, R> {
+  readonly ordering?: Ordering
+  readonly threadId?: (params: AppServer.Params<M>) => string
+  readonly run: (params: AppServer.Params<M>, context: RequestContext) => Effect.Effect<AppServer.Result<M>, unknown, R>
+}
+
 /**
  * Defines a method: its params and result types come from the protocol's schemas for `name`
  * (`AppServer.methods` and `AppServer.results`), so a handler cannot return another shape.
  */
-export const method = <M extends AppServer.Method, R>(
-  name: M,
-  definition: {
-    readonly ordering?: Ordering
-    readonly threadId?: (params: AppServer.Params<M>) => string
-    /**
-     * The context of the MCP requests the whole body makes (a server request they cause is attributed
-     * to it); cheaper than `ServerRequests.withContext` around the body, with the same effect.
-     */
-    readonly requestContext?: (params: AppServer.Params<M>) => ServerRequests.RequestContext | undefined
-    readonly run: (
-      params: AppServer.Params<M>,
-      context: RequestContext
-    ) => Effect.Effect<AppServer.Result<M>, unknown, R>
-  }
-): Method<R> => {
+export const method = <M extends AppServer.Method, R>(name: M, definition: Definition<M, R>): Method<R> => {
   const ordering = definition.ordering ?? "none"
   return {
     name,
@@ -106,7 +92,6 @@ export const method = <M extends AppServer.Method, R>(
         Either.mapLeft(Wire.decodeParams(name, params), messages.invalidParams),
         (decoded): Prepared<R> => ({
           threadId: ordering === "none" ? undefined : definition.threadId?.(decoded),
-          requestContext: definition.requestContext?.(decoded),
           run: (context) => definition.run(decoded, context)
         })
       )

@@ -20,6 +20,5 @@ export * from "./internal/methods/tables.js"
 // The wire's limits and params codec, also exported by `Wire` (their home), kept here for importers.
 export { decodeParams, decodeWith } from "./internal/wire/codecs.js"
 export { maxParamsDepth, tooDeep } from "./internal/wire/depth.js"
-export { fastEncodeReadResult } from "./internal/wire/fastEncoders.js"
 export { maxLineBytes } from "./LineFramer.js"
 export { formatParamsError } from "./internal/wire/parseError.js"

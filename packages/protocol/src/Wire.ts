@@ -1,7 +1,8 @@
 /**
  * The wire of the app-server protocol in one place: line framing (`LineSplitter`, `WriteBatcher`, the
  * 8 MiB cap), the depth guard on params, the compiled codecs of params and results (each schema
- * compiled once, here) and the fast encoders of the hottest results. The server, the typed client and
+ * compiled once, here) and, inside `encodeResult`, the fast encoders of the hottest results
+ * (`internal/fastPaths.ts`). The server, the typed client and
  * the bench frame, decode and encode through this module (a process that only frames lines imports
  * `LineFramer`, which loads nothing else); the schemas themselves are `AppServer`.
  */
@@ -15,6 +16,5 @@ export {
   encoder
 } from "./internal/wire/codecs.js"
 export { maxParamsDepth, tooDeep } from "./internal/wire/depth.js"
-export { fastEncodeReadResult } from "./internal/wire/fastEncoders.js"
 export { type Frame, LineSplitter, maxLineBytes, WriteBatcher } from "./LineFramer.js"
 export { formatParamsError } from "./internal/wire/parseError.js"

@@ -1,7 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Mcp } from "@mcp-resources/protocol"
 import { Arbitrary, Either, FastCheck as fc, Schema } from "effect"
-import { fastListResources, fastListResourceTemplates } from "../src/internal/listResult.js"
+import {
+  resourcesPage as fastListResources,
+  templatesPage as fastListResourceTemplates
+} from "../src/internal/fastPaths.js"
 
 const decodeResources = Schema.decodeUnknownEither(Mcp.ListResourcesResult)
 const decodeTemplates = Schema.decodeUnknownEither(Mcp.ListResourceTemplatesResult)

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Mcp } from "@mcp-resources/protocol"
 import { Arbitrary, Either, FastCheck as fc, Schema } from "effect"
-import { fastReadResult } from "../src/internal/readResult.js"
+import { readResult as fastReadResult } from "../src/internal/fastPaths.js"
 
 const schemaDecode = Schema.decodeUnknownEither(Mcp.ReadResourceResult)
 

@@ -1,9 +1,10 @@
 /** `mcp/resource/read` (alias `mcpServer/resource/read`): plain, call-scoped and threadless reads. No items, no history. */
-import { ResourceClient } from "@mcp-resources/resource-client"
+import { ResourceClient, type ServerRequests } from "@mcp-resources/resource-client"
 import { CallScopedRead } from "@mcp-resources/resource-origins"
 import { Context, Effect } from "effect"
 import { type AppServer, type Errors, ResourcePolicy } from "@mcp-resources/protocol"
-import { invalidRequest, messages, method } from "../Method.js"
+import { methodInContext } from "../internal/fastPaths.js"
+import { invalidRequest, messages } from "../Method.js"
 import type { Connection } from "../Connections.js"
 import { Threads } from "../Threads.js"
 
@@ -58,7 +59,7 @@ const readOnThread = (
     const deny = thread.config.resources?.deny
     // without an origin call id the read is plain whatever the server: no need for the config; an
     // elicitation it causes goes to a client of the thread (Elicitation.ts): the request runs in the
-    // thread's context (`requestContext` below)
+    // thread's context (`plainReadContext` below)
     if (originCallId === null) return policed(client, p, deny, plainRead(client, p, connectorId))
     return policed(
       client,
@@ -77,14 +78,16 @@ const readOnThread = (
 
 type ReadParams = AppServer.Params<"mcp/resource/read">
 
+/** The context of a plain read on a thread: the thread (an elicitation it causes goes to a client of the thread). */
+const plainReadContext = (p: ReadParams): ServerRequests.RequestContext | undefined => {
+  const threadId = p.threadId ?? null
+  return threadId !== null && (p.originCallId ?? null) === null ? { threadId } : undefined
+}
+
 /** The read method under one of its two names. */
 const read = (name: "mcp/resource/read" | "mcpServer/resource/read") =>
-  method(name, {
-    // a plain read on a thread makes its MCP request in the thread's context
-    requestContext: (p) => {
-      const threadId = p.threadId ?? null
-      return threadId !== null && (p.originCallId ?? null) === null ? { threadId } : undefined
-    },
+  // a plain read on a thread makes its MCP request in the thread's context
+  methodInContext(name, plainReadContext, {
     run: (p, { connection }) =>
       // both services in one step, read from the request fiber's context
       Effect.contextWithEffect((context: Context.Context<ResourceClient.ResourceClient | Threads>) => {

@@ -18,6 +18,7 @@ import type {
 import type { ServerEntry, Setup } from "../ServerEntry.js"
 import { compareBytewise } from "@mcp-resources/protocol/Utf8"
 import { aggregate } from "./aggregateListing.js"
+import * as FastPaths from "./fastPaths.js"
 import * as Cache from "./cache.js"
 import { type Connection, decodeResult, decodeResultEither, type Hold, transportKind } from "./connection.js"
 import { type DecodedPage, readResourceOn, resourcesPageOn, templatesPageOn } from "./resourceRequests.js"
@@ -32,6 +33,9 @@ export interface SetImpl {
   /** Per server name: the hash of its authorization context (see {@link Cache.partitionOf}). */
   readonly partitions: ReadonlyMap<string, string>
 }
+
+/** No state to open or abandon (a set's operation only holds the set: {@link FastPaths.heldWith}). */
+const noState = (): void => {}
 
 const unknownServer = (server: string) =>
   new Errors.TransportError({ kind: "unknownServer", message: Messages.unknownServer(server) })
@@ -69,22 +73,10 @@ export const make = (options: Options): SetImpl => {
   const { generation, setup, handles, hold, cache } = options
   /**
    * Acquires a hold, runs the operation built by `use` interruptibly and releases the hold on every
-   * exit, uninterruptibly: one mask and one match (fewer steps than acquireUseRelease or onExit).
+   * exit, uninterruptibly ({@link FastPaths.heldWith}: acquireUseRelease in fewer steps).
    */
   const heldWith = <A, E>(use: () => Effect.Effect<A, E>): Effect.Effect<A, E> =>
-    Effect.uninterruptibleMask((restore) => {
-      hold.acquire()
-      return Effect.matchCauseEffect(restore(use()), {
-        onFailure: (cause) => {
-          const rest = hold.release()
-          return rest === Effect.void ? Effect.failCause(cause) : Effect.zipRight(rest, Effect.failCause(cause))
-        },
-        onSuccess: (value) => {
-          const rest = hold.release()
-          return rest === Effect.void ? Effect.succeed(value) : Effect.as(rest, value)
-        }
-      })
-    })
+    FastPaths.heldWith(hold, noState, use, noState)
 
   const pageAnswer = <A>(page: DecodedPage<A>) => page
 

@@ -8,6 +8,7 @@ import { Errors, Messages, Records } from "@mcp-resources/protocol"
 import type { Client } from "@modelcontextprotocol/client"
 import { Clock, Context, Duration, Effect, Either, FiberId, ParseResult, Runtime, Schema } from "effect"
 import * as ServerRequests from "../ServerRequests.js"
+import { heldWith } from "./fastPaths.js"
 import { closedError, mapSdkError, redactedError, transportError } from "./failures.js"
 import { RequestSignal } from "./requestSignal.js"
 import type { Sdk } from "./sdk.js"
@@ -381,6 +382,11 @@ class InFlight<A> implements Linked {
   }
 }
 
+/** Interrupted (a timeout, the caller) or failed: cancels the SDK request; a settled request is left alone. */
+const cancelRequest = <A>(request: InFlight<A>): void => {
+  request.settle(true)
+}
+
 /** Runs requests on one connection's wire. */
 export interface Requester {
   /**
@@ -411,23 +417,13 @@ export const makeRequester = (wire: Wire): Requester => {
     context?: ServerRequests.RequestContext,
     budget?: Budget
   ): Effect.Effect<A, Failure> =>
-    // one mask and one match around a plain async step (cheaper than a canceler, which adds onInterrupt)
-    Effect.uninterruptibleMask((restore) => {
-      const request = new InFlight(wire, method, timeoutMillis, decode, undefined, clock, context, budget)
-      hold?.acquire()
-      return Effect.matchCauseEffect(restore(Effect.async<A, Failure>((resume) => request.start(resume, params))), {
-        // interrupted (a timeout, the caller): cancel the SDK request; a settled request is left alone
-        onFailure: (cause) => {
-          request.settle(true)
-          const rest = hold === undefined ? Effect.void : hold.release()
-          return rest === Effect.void ? Effect.failCause(cause) : Effect.zipRight(rest, Effect.failCause(cause))
-        },
-        onSuccess: (value) => {
-          const rest = hold === undefined ? Effect.void : hold.release()
-          return rest === Effect.void ? Effect.succeed(value) : Effect.as(rest, value)
-        }
-      })
-    })
+    // a plain async step (cheaper than a canceler, which adds onInterrupt) in the hold's mask and match
+    heldWith(
+      hold,
+      () => new InFlight(wire, method, timeoutMillis, decode, undefined, clock, context, budget),
+      (request) => Effect.async<A, Failure>((resume) => request.start(resume, params)),
+      cancelRequest
+    )
   /** One attempt bounded by `timeoutMillis` on `clock` (paused with `budget` when given), through {@link timerOn}. */
   const boundedOn = <A>(
     clock: Clock.Clock,

@@ -3,23 +3,66 @@
  * `resources/templates/list` pages, `resources/read`), decoded, with its error context, bounded by the
  * server's tool timeout. Used by a connection set and by the threadless read.
  */
-import { type Errors, Mcp, Messages } from "@mcp-resources/protocol"
-import type { Either } from "effect"
-import type { Effect } from "effect"
+import { Errors, Mcp, Messages } from "@mcp-resources/protocol"
+import { type Effect, Either } from "effect"
 import type { RequestMeta, ServerConnection } from "../ResourceClient.js"
 import type { ServerEntry } from "../ServerEntry.js"
 import * as Cache from "./cache.js"
 import { type Connection, decodeResultEither, type Hold } from "./connection.js"
-import { fastListResources, fastListResourceTemplates, withFastList } from "./listResult.js"
-import { withFastPath } from "./readResult.js"
+import { readResult, resourcesPage, templatesPage } from "./fastPaths.js"
 import * as Server from "./server.js"
 
-const decodeListResources = withFastList(
-  fastListResources,
-  decodeResultEither(Mcp.ListResourcesResult, "resources/list")
-)
+/**
+ * Refuses a result with a `blob` that is not base64: the answer breaks the MCP schema, and the bytes
+ * would reach the model or the client as if they were valid.
+ */
+const checkBlobs = (result: Mcp.ReadResourceResult): Either.Either<Mcp.ReadResourceResult, Errors.TransportError> => {
+  const contents = result.contents
+  for (let i = 0; i < contents.length; i++) {
+    const item = contents[i]!
+    if ("blob" in item && !Mcp.isBase64(item.blob)) {
+      return Either.left(
+        new Errors.TransportError({
+          kind: "invalidResult",
+          message: `invalid resources/read result at contents.${i}.blob: ${Messages.invalidBlob}`
+        })
+      )
+    }
+  }
+  return Either.right(result)
+}
+
+/** The fast decoder ({@link readResult}), falling back to `slow` (the schema, then the blob check) for anything else. */
+const withFastPath =
+  (
+    slow: (raw: unknown) => Either.Either<Mcp.ReadResourceResult, Errors.TransportError>
+  ): ((raw: unknown) => Either.Either<Mcp.ReadResourceResult, Errors.TransportError>) =>
+  (raw) => {
+    const fast = readResult(raw)
+    if (fast !== undefined) return Either.right(fast)
+    const decoded = slow(raw)
+    return Either.isRight(decoded) ? checkBlobs(decoded.right) : decoded
+  }
+
+/**
+ * `fast`, falling back to `slow` (the schema) for anything it leaves undecided; the decoded page comes
+ * with the raw result beside it (its `ttlMs` and `cacheScope` decide caching).
+ */
+const withFastList =
+  <A>(
+    fast: (raw: unknown) => A | undefined,
+    slow: (raw: unknown) => Either.Either<A, Errors.TransportError>
+  ): ((raw: unknown) => Either.Either<{ readonly value: A; readonly raw: unknown }, Errors.TransportError>) =>
+  (raw) => {
+    const decoded = fast(raw)
+    if (decoded !== undefined) return Either.right({ value: decoded, raw })
+    const result = slow(raw)
+    return Either.isRight(result) ? Either.right({ value: result.right, raw }) : Either.left(result.left)
+  }
+
+const decodeListResources = withFastList(resourcesPage, decodeResultEither(Mcp.ListResourcesResult, "resources/list"))
 const decodeListResourceTemplates = withFastList(
-  fastListResourceTemplates,
+  templatesPage,
   decodeResultEither(Mcp.ListResourceTemplatesResult, "resources/templates/list")
 )
 const decodeReadResourceHinted = withFastPath(decodeResultEither(Mcp.ReadResourceResult, "resources/read"))

@@ -2,6 +2,7 @@
 import { AppServer, type Mcp, type ToolCallItem } from "@mcp-resources/protocol"
 import { Cause, Clock, Context, Effect, Either } from "effect"
 import { LifecycleSink } from "../LifecycleSink.js"
+import { andThen, andThenSuspend } from "./fastPaths.js"
 
 /** The optional app fields of an MCP tool item; each present only when it is a string. */
 export interface AppFields {
@@ -108,10 +109,6 @@ const item = (
   return item
 }
 
-/** Runs `next` after `effect`, skipping the step when `effect` is `Effect.void` (a no-op sink). */
-const andThen = <A, E>(effect: Effect.Effect<void>, next: Effect.Effect<A, E>): Effect.Effect<A, E> =>
-  effect === Effect.void ? next : Effect.zipRight(effect, next)
-
 /**
  * Emits the started item, runs the operation, emits the completed item with the elapsed whole
  * milliseconds (from Clock), and returns the output. The operation's success and typed failure are
@@ -189,17 +186,10 @@ export const runWith = <A, E>(
                 }
               )
       // the elapsed time starts once the started item is out
-      if (started === Effect.void) {
+      return andThenSuspend(started, () => {
         start = clock.unsafeCurrentTimeMillis()
         return body()
-      }
-      return Effect.zipRight(
-        started,
-        Effect.suspend(() => {
-          start = clock.unsafeCurrentTimeMillis()
-          return body()
-        })
-      )
+      })
     })
   )
 

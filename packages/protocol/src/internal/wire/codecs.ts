@@ -6,7 +6,7 @@ import { Either, type ParseResult, Schema } from "effect"
 import { messages } from "../methods/jsonRpc.js"
 import { methods, type Method, type Params, results } from "../methods/tables.js"
 import { maxParamsDepth, tooDeep } from "./depth.js"
-import { fastEncodeReadResult } from "./fastEncoders.js"
+import { encodeReadResult } from "../fastPaths.js"
 import { formatParamsError } from "./parseError.js"
 
 /** A compiled codec: its failure is the first issue (`errors: "first"`). */
@@ -64,10 +64,8 @@ export const decodeWith = <A, I>(schema: Schema.Schema<A, I>, params: unknown): 
   return Either.isRight(decoded) ? (decoded as Either.Either<A, never>) : Either.left(formatParamsError(decoded.left))
 }
 
-/** The fast encoders of the hottest results, by result schema (exactly their schemas' encodings where they answer). */
-const fastEncoders = new Map<object, (value: unknown) => unknown>([
-  [results["mcp/resource/read"], fastEncodeReadResult]
-])
+/** The fast encoders of the hottest results (`internal/fastPaths.ts`), by result schema (exactly their schemas' encodings where they answer). */
+const fastEncoders = new Map<object, (value: unknown) => unknown>([[results["mcp/resource/read"], encodeReadResult]])
 
 /**
  * Encodes a method's result through its result schema, the one place results are checked before they

@@ -1,0 +1,99 @@
+/**
+ * Every fast path of `src/internal/fastPaths.ts` against its plain version: where a fast encoder
+ * answers, its answer is the schema's encoding, key order included; what it does not answer is left
+ * to the schema.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Arbitrary, Either, FastCheck, Schema } from "effect"
+import * as AppServer from "../src/AppServer.js"
+import { encodeReadResult } from "../src/internal/fastPaths.js"
+
+describe("encodeReadResult (the read result's fast encoder)", () => {
+  const schema = AppServer.McpResourceReadResult
+  const encode = Schema.encodeUnknownEither(schema)
+  /** Keys in order, all the way down: what JSON.stringify would write. */
+  const shape = (u: unknown): unknown =>
+    Array.isArray(u)
+      ? u.map(shape)
+      : typeof u === "object" && u !== null
+        ? Object.entries(u).map(([k, v]) => [k, shape(v)])
+        : u
+
+  /** Where the fast encoder answers, its answer is the schema's encoding, key order included. */
+  const agrees = (value: unknown) => {
+    const fast = encodeReadResult(value)
+    if (fast === undefined) return
+    const slow = encode(value)
+    assert.isTrue(Either.isRight(slow), `the schema refuses what the fast encoder encoded: ${JSON.stringify(value)}`)
+    if (Either.isRight(slow)) assert.deepStrictEqual(shape(fast), shape(slow.right))
+  }
+
+  it("gives the schema's encoding of every valid result, key order included", () => {
+    FastCheck.assert(FastCheck.property(Arbitrary.make(schema), agrees), { numRuns: 300 })
+  })
+
+  it("answers the common results itself: text and blob items, with and without mimeType and _meta", () => {
+    const value = {
+      contents: [
+        { text: "hello", uri: "memo://a", mimeType: "text/plain" },
+        { uri: "memo://b", blob: "AAAA", _meta: { k: 1 }, extra: true }
+      ],
+      originCallId: null,
+      more: 1
+    }
+    const fast = encodeReadResult(value)
+    assert.deepStrictEqual(shape(fast), [
+      [
+        "contents",
+        [
+          [
+            ["uri", "memo://a"],
+            ["mimeType", "text/plain"],
+            ["text", "hello"]
+          ],
+          [
+            ["uri", "memo://b"],
+            ["blob", "AAAA"],
+            ["_meta", [["k", 1]]]
+          ]
+        ]
+      ],
+      ["originCallId", null]
+    ])
+    agrees(value)
+  })
+
+  it("leaves anything unusual to the schema, and agrees with it wherever it answers", () => {
+    const item = FastCheck.oneof(
+      FastCheck.anything(),
+      FastCheck.record(
+        {
+          uri: FastCheck.oneof(FastCheck.string(), FastCheck.integer()),
+          mimeType: FastCheck.oneof(FastCheck.string(), FastCheck.constant(null)),
+          text: FastCheck.oneof(FastCheck.string(), FastCheck.boolean()),
+          blob: FastCheck.string(),
+          _meta: FastCheck.oneof(FastCheck.object(), FastCheck.array(FastCheck.integer()), FastCheck.constant(null))
+        },
+        { requiredKeys: [] }
+      )
+    )
+    const value = FastCheck.record(
+      {
+        contents: FastCheck.oneof(FastCheck.array(item, { maxLength: 3 }), FastCheck.anything()),
+        originCallId: FastCheck.oneof(FastCheck.string(), FastCheck.constant(null), FastCheck.integer())
+      },
+      { requiredKeys: [] }
+    )
+    FastCheck.assert(FastCheck.property(FastCheck.oneof(value, FastCheck.anything()), agrees), { numRuns: 1000 })
+    // refused by the schema, so never answered here
+    for (const refused of [
+      { contents: [{ uri: "u", text: 1 }], originCallId: null },
+      { contents: [{ uri: "u", text: "t", _meta: [] }], originCallId: null },
+      { contents: [], originCallId: 1 },
+      { contents: [{ uri: "u" }], originCallId: null }
+    ]) {
+      assert.strictEqual(encodeReadResult(refused), undefined)
+      assert.isTrue(Either.isLeft(encode(refused)))
+    }
+  })
+})
