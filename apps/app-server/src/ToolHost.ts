@@ -23,7 +23,7 @@ import { type Thread, Threads } from "./Threads.js"
 export type RecordError = ThreadStore.ThreadStoreError | MethodError
 
 /** The services a call runs with, which the host provides. */
-export type Provided = LifecycleSink.LifecycleSink | ToolHooks.ToolHooks | ToolHooks.ToolAudit
+export type Provided = LifecycleSink.LifecycleSink | ToolHooks.ToolHooks | ToolHooks.ToolAuditLog
 
 /** A lifecycle item the store did not take, carried through the tool handlers' sink (which cannot fail). */
 class NotRecorded {
@@ -98,7 +98,7 @@ export const make = Effect.gen(function* () {
   }
 
   const audit = (thread: Thread, turnId: string) =>
-    ToolHooks.ToolAudit.of({
+    ToolHooks.ToolAuditLog.of({
       record: (record) =>
         threads.record(thread, { _tag: "toolAudited", turnId, audit: record }).pipe(
           Effect.catchAll((error) =>
@@ -123,7 +123,7 @@ export const make = Effect.gen(function* () {
         sink(thread, turnId, check)
       ).pipe(
         Context.add(ToolHooks.ToolHooks, hooks.forConfig(config.hooks)),
-        Context.add(ToolHooks.ToolAudit, audit(thread, turnId))
+        Context.add(ToolHooks.ToolAuditLog, audit(thread, turnId))
       )
       return yield* Effect.provide(threads.withToolContext(thread, use), services)
     }).pipe(

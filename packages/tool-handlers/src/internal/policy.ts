@@ -199,7 +199,7 @@ const auditRecord = (
   success
 })
 
-type Audit = Option.Option<Context.Tag.Service<ToolHooks.ToolAudit>>
+type Audit = Option.Option<Context.Tag.Service<ToolHooks.ToolAuditLog>>
 
 const recordAudit = (audit: Audit, record: ToolHook.ToolAudit): Effect.Effect<void> =>
   Option.isNone(audit) ? Effect.void : audit.value.record(record)
@@ -390,7 +390,7 @@ export const services = (
   context: Context.Context<never>
 ): { readonly hooks: ToolHooks.Service; readonly audit: Audit } => ({
   hooks: Option.getOrElse(Context.getOption(context, ToolHooks.ToolHooks), () => ToolHooks.none),
-  audit: Context.getOption(context, ToolHooks.ToolAudit)
+  audit: Context.getOption(context, ToolHooks.ToolAuditLog)
 })
 
 /** True when the hooks do something. */

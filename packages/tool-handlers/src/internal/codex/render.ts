@@ -1,5 +1,6 @@
 /** Rendering of the codex profile: list and read payloads as one truncated JSON text, MCP results as their JSON. */
 import type { Mcp } from "@mcp-resources/protocol"
+import { byteLength } from "@mcp-resources/protocol/Utf8"
 import * as Truncation from "../../Truncation.js"
 import type { ToolContext } from "../context.js"
 import type * as Lifecycle from "../lifecycle.js"
@@ -25,6 +26,6 @@ export const toolResultOutcome = (ctx: ToolContext, _server: string, result: Mcp
   const output = Truncation.truncateOutput(json, ctx.truncation)
   const isError = result.isError === true
   const stored =
-    Truncation.byteLength(json) > maxItemResultBytes ? { ...result, content: [{ type: "text", text: output }] } : result
+    byteLength(json) > maxItemResultBytes ? { ...result, content: [{ type: "text", text: output }] } : result
   return { status: isError ? "failed" : "completed", result: stored, error: null, output, success: !isError }
 }

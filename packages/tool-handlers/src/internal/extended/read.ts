@@ -3,12 +3,12 @@
  * text in windows under the output budget (window.ts), cut shorter where escaping grows it.
  */
 import { type Errors, Messages, type Mcp } from "@mcp-resources/protocol"
+import { byteLength } from "@mcp-resources/protocol/Utf8"
 import { Effect, Either } from "effect"
 import * as Arguments from "../../Arguments.js"
 import * as ContentPolicy from "../../ContentPolicy.js"
 import type { LifecycleSink } from "../../LifecycleSink.js"
 import * as ToolHooks from "../../ToolHooks.js"
-import * as Truncation from "../../Truncation.js"
 import { canAccess, type ToolCall, type ToolContext, type ToolOutput } from "../context.js"
 import * as Lifecycle from "../lifecycle.js"
 import * as Rules from "../rules.js"
@@ -124,7 +124,7 @@ export const renderRead = (
   if (render.whole === true) return Either.right(renderWindow(undefined))
   if (!asked && total <= budget) {
     const whole = renderWindow(undefined)
-    if (Truncation.byteLength(whole.text) <= budget) return Either.right(whole)
+    if (byteLength(whole.text) <= budget) return Either.right(whole)
   }
   return Either.right(renderWindow(fittedWindow(segments, offset, length)))
 }
@@ -134,7 +134,7 @@ const escapeGrowth = (window: Window.Window): number => {
   let extra = 0
   for (const piece of window.pieces) {
     if (hasControls(piece.text)) {
-      extra += Truncation.byteLength(escapeControls(piece.text)) - Truncation.byteLength(piece.text)
+      extra += byteLength(escapeControls(piece.text)) - byteLength(piece.text)
     }
   }
   return extra

@@ -13,6 +13,7 @@ import { escapeControls, escapeControlsJson } from "./hygiene.js"
 import { messages, minWindowBytes, windowReserveBytes } from "./messages.js"
 import * as Templates from "./templates.js"
 import { isRecord } from "@mcp-resources/protocol/Records"
+import { byteLength } from "@mcp-resources/protocol/Utf8"
 
 /** The output budget in bytes: the effective truncation limit (tokens count 4 bytes). */
 export const budgetBytes = (policy: ProtocolTruncation.TruncationPolicy): number => {
@@ -183,7 +184,7 @@ export const renderToolResult = (
         const name = `content[${i}] embedded resource ${label(uri, type)}`
         if (typeof resource.text === "string") {
           texts++
-          lines.push(`[${name}: text, ${Truncation.byteLength(resource.text)} bytes]`, escapeControls(resource.text))
+          lines.push(`[${name}: text, ${byteLength(resource.text)} bytes]`, escapeControls(resource.text))
         } else {
           refused = blob(resource, resource.blob, type, `content.${i}.resource.blob`, name, uri)
         }
