@@ -1,7 +1,7 @@
 import { ThreadEvent } from "@mcp-resources/protocol"
 import { Either, ParseResult, Schema } from "effect"
 import { isRecord as isObject } from "@mcp-resources/protocol/Records"
-import type { StoredRecord } from "../ThreadStore.js"
+import type { StoredRecord } from "./service.js"
 import { storage, type ThreadStoreError } from "./error.js"
 
 const EventJson = Schema.parseJson(ThreadEvent.ThreadEvent)
