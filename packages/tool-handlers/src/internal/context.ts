@@ -5,7 +5,7 @@
 import type { AppServer, Config, Mcp, ToolPayload, Truncation } from "@mcp-resources/protocol"
 import type { ResourceClient } from "@mcp-resources/resource-client"
 import type { Effect } from "effect"
-import type { LifecycleSink } from "../LifecycleSink.js"
+import type { EmitError, LifecycleSink } from "../LifecycleSink.js"
 import type * as ResourceChanges from "../ResourceChanges.js"
 import type { Outcome } from "./lifecycle.js"
 
@@ -52,7 +52,7 @@ export interface ToolOutput {
 }
 
 /** Runs one call of a profile's tool (arguments, lifecycle items, rendering). Never fails. */
-export type RunTool = (ctx: ToolContext, call: ToolCall) => Effect.Effect<ToolOutput, never, LifecycleSink>
+export type RunTool = (ctx: ToolContext, call: ToolCall) => Effect.Effect<ToolOutput, EmitError, LifecycleSink>
 
 /** A tool a profile offers: the spec the model sees and what runs a call of it. */
 export interface ProfileTool {

@@ -2,7 +2,7 @@
 import { Messages } from "@mcp-resources/protocol"
 import { Effect, Either } from "effect"
 import * as Arguments from "../../Arguments.js"
-import type { LifecycleSink } from "../../LifecycleSink.js"
+import type { EmitError, LifecycleSink } from "../../LifecycleSink.js"
 import { canAccess, type ToolCall, type ToolContext, type ToolOutput } from "../context.js"
 import * as Lifecycle from "../lifecycle.js"
 import * as Payloads from "../payloads.js"
@@ -12,7 +12,7 @@ import { succeeded } from "./render.js"
 const absurd = (never: never): Lifecycle.Outcome => never
 
 /** Runs one codex read: arguments, the access gate, the resource rules, the read. */
-export const callReadTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<ToolOutput, never, LifecycleSink> => {
+export const callReadTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<ToolOutput, EmitError, LifecycleSink> => {
   const parsed = Arguments.parseReadArguments(call.arguments)
   if (Either.isLeft(parsed)) return Effect.succeed({ output: parsed.left.message, success: false })
   const { server, uri, raw } = parsed.right
