@@ -14,11 +14,6 @@ export class MethodError extends Schema.TaggedError<MethodError>()("MethodError"
   message: Schema.String
 }) {}
 
-/** @deprecated Renamed {@link MethodError} (the CLI's client had an `RpcError` of its own). */
-export const RpcError = MethodError
-/** @deprecated Renamed {@link MethodError}. */
-export type RpcError = MethodError
-
 /** The fixed messages of the wire contract (app-server-protocol.md sections 2 and 3). */
 export const messages = AppServer.messages
 

@@ -12,11 +12,6 @@ export interface Service {
 /** The StopSignal tag. Layer: `layer`. */
 export class StopSignal extends Context.Tag("@mcp-resources/app-server/StopSignal")<StopSignal, Service>() {}
 
-/** @deprecated Renamed {@link StopSignal} (tool-handlers' `LifecycleSink` is about tool-call items). */
-export const Lifecycle = StopSignal
-/** @deprecated Renamed {@link StopSignal}. */
-export type Lifecycle = StopSignal
-
 /** The stop signal layer. */
 export const layer: Layer.Layer<StopSignal> = Layer.effect(
   StopSignal,

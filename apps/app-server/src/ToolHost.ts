@@ -5,14 +5,15 @@
  * resource-changes watch of the extended profile. Built once (MainLayer.ts); `tool/call` and
  * `mcp/widget/callTool` run their calls through it.
  *
- * The tool handlers' sink cannot fail, so an item the store does not take ends the call as a marked
- * defect, which this module turns back into its typed failure (`ThreadStoreError` or `MethodError`).
+ * An item the store does not take fails the sink's `emit` (`LifecycleSink.EmitError`, which ends the
+ * call); the host keeps the store's error for that call and fails the call with it (`ThreadStoreError`
+ * or `MethodError`).
  */
 import type { ToolCallItem } from "@mcp-resources/protocol"
 import { ResourceClient, ServerRequests } from "@mcp-resources/resource-client"
 import type { ThreadStore } from "@mcp-resources/thread-store"
 import { LifecycleSink, type ResourceChanges, type ToolHandlers, ToolHooks } from "@mcp-resources/tool-handlers"
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { CommandHooks } from "./CommandHooks.js"
 import { failedItem, resultNotStoredMessage } from "./internal/items.js"
 import { invalidRequest, type MethodError, messages } from "./Method.js"
@@ -23,15 +24,11 @@ import { type Thread, Threads } from "./Threads.js"
 export type RecordError = ThreadStore.ThreadStoreError | MethodError
 
 /** The services a call runs with, which the host provides. */
-export type Provided = LifecycleSink.LifecycleSink | ToolHooks.ToolHooks | ToolHooks.ToolAudit
+export type Provided = LifecycleSink.LifecycleSink | ToolHooks.ToolHooks | ToolHooks.ToolAuditLog
 
-/** A lifecycle item the store did not take, carried through the tool handlers' sink (which cannot fail). */
-class NotRecorded {
-  constructor(readonly error: RecordError) {}
-  /** The error's own message (should the marker ever be seen outside this module). */
-  get message(): string {
-    return this.error.message
-  }
+/** The first error of a call's sink: what its `LifecycleSink.EmitError` stands for. */
+interface NotRecorded {
+  error: RecordError | undefined
 }
 
 /** The operations of the host. */
@@ -46,13 +43,13 @@ export interface Service {
     thread: Thread,
     call: { readonly turnId: string; readonly callId: string },
     use: (context: ToolHandlers.ToolContext, resourceChanges: ResourceChanges.ReadWatch) => Effect.Effect<A, E, R>
-  ) => Effect.Effect<A, E | RecordError, Exclude<R, Provided>>
+  ) => Effect.Effect<A, Exclude<E, LifecycleSink.EmitError> | RecordError, Exclude<R, Provided>>
   /** Runs a widget's call in the originating call's turn (its items recorded as the model's are). */
   readonly widgetCall: <A, E, R>(
     thread: Thread,
     turnId: string,
     use: (context: ToolHandlers.ToolContext) => Effect.Effect<A, E, R>
-  ) => Effect.Effect<A, E | RecordError, Exclude<R, Provided>>
+  ) => Effect.Effect<A, Exclude<E, LifecycleSink.EmitError> | RecordError, Exclude<R, Provided>>
 }
 
 /** The ToolHost tag. Layer: `layer`. */
@@ -66,7 +63,12 @@ export const make = Effect.gen(function* () {
   const subscriptions = yield* ResourceSubscriptions
 
   /** Records the items in the thread's turn: `check` (the model's calls) makes the started item's append conflict-retrying. */
-  const sink = (thread: Thread, turnId: string, check: (() => MethodError | undefined) | undefined) => {
+  const sink = (
+    thread: Thread,
+    turnId: string,
+    check: (() => MethodError | undefined) | undefined,
+    notRecorded: NotRecorded
+  ) => {
     let started: ToolCallItem.McpToolCallItem | undefined
     const notification = (kind: "started" | "completed", item: ToolCallItem.McpToolCallItem) => ({
       method: `item/${kind}`,
@@ -91,14 +93,17 @@ export const make = Effect.gen(function* () {
             )
           }
         }).pipe(
-          Effect.catchAll((error) => Effect.die(new NotRecorded(error))),
+          Effect.catchAll((error) => {
+            notRecorded.error ??= error
+            return Effect.fail(new LifecycleSink.EmitError({ message: error.message }))
+          }),
           Effect.uninterruptible
         )
     })
   }
 
   const audit = (thread: Thread, turnId: string) =>
-    ToolHooks.ToolAudit.of({
+    ToolHooks.ToolAuditLog.of({
       record: (record) =>
         threads.record(thread, { _tag: "toolAudited", turnId, audit: record }).pipe(
           Effect.catchAll((error) =>
@@ -114,23 +119,31 @@ export const make = Effect.gen(function* () {
     turnId: string,
     check: (() => MethodError | undefined) | undefined,
     use: (context: ToolHandlers.ToolContext) => Effect.Effect<A, E, R>
-  ): Effect.Effect<A, E | RecordError, Exclude<R, Provided>> =>
-    Effect.gen(function* () {
+  ): Effect.Effect<A, Exclude<E, LifecycleSink.EmitError> | RecordError, Exclude<R, Provided>> => {
+    const notRecorded: NotRecorded = { error: undefined }
+    return Effect.gen(function* () {
       // host policy (docs/policy.md): the config's command hooks, and the audit recorded with the items
       const config = yield* client.config
       const services: Context.Context<Provided> = Context.make(
         LifecycleSink.LifecycleSink,
-        sink(thread, turnId, check)
+        sink(thread, turnId, check, notRecorded)
       ).pipe(
         Context.add(ToolHooks.ToolHooks, hooks.forConfig(config.hooks)),
-        Context.add(ToolHooks.ToolAudit, audit(thread, turnId))
+        Context.add(ToolHooks.ToolAuditLog, audit(thread, turnId))
       )
       return yield* Effect.provide(threads.withToolContext(thread, use), services)
     }).pipe(
-      Effect.catchSomeDefect((defect) =>
-        defect instanceof NotRecorded ? Option.some(Effect.fail(defect.error)) : Option.none()
+      // the sink failed: the call fails with the store's error it kept
+      Effect.catchAll(
+        (error): Effect.Effect<never, E | RecordError> =>
+          !(error instanceof LifecycleSink.EmitError)
+            ? Effect.fail(error)
+            : notRecorded.error === undefined
+              ? Effect.die(error)
+              : Effect.fail(notRecorded.error)
       )
-    )
+    ) as Effect.Effect<A, Exclude<E, LifecycleSink.EmitError> | RecordError, Exclude<R, Provided>>
+  }
 
   const toolCall: Service["toolCall"] = (thread, { turnId, callId }, use) =>
     Effect.gen(function* () {

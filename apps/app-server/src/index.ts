@@ -9,9 +9,5 @@ export * as MainLayer from "./MainLayer.js"
 export * as Method from "./Method.js"
 export * as StdioServerTransport from "./StdioServerTransport.js"
 export * as StopSignal from "./StopSignal.js"
-/** @deprecated Renamed `StdioServerTransport` (resource-client has a stdio transport of its own, to MCP servers). */
-export * as StdioTransport from "./StdioServerTransport.js"
-/** @deprecated Renamed `StopSignal` (its tag is `StopSignal.StopSignal`; `Lifecycle.Lifecycle` still names it). */
-export * as Lifecycle from "./StopSignal.js"
 export * as Threads from "./Threads.js"
 export * as WebSocketTransport from "./WebSocketTransport.js"

@@ -2,9 +2,8 @@
  * One `mcp/skill` resource to one catalog entry (skills.md section 3). Pure: a resource that breaks a
  * rule gives `None` and counts as skipped.
  */
-import type { Mcp } from "@mcp-resources/protocol"
+import type { AppServer, Mcp } from "@mcp-resources/protocol"
 import { Option } from "effect"
-import type { SkillEntry } from "./Catalog.js"
 import {
   characterCount,
   collapseWhitespace,
@@ -45,7 +44,7 @@ export const mainResourceOf = (uri: string): string => `${uri.replace(/\/+$/, ""
  * Validates a resource against skills.md section 3 (URI rule S(1024), `_meta`, names, description);
  * `None` when it is skipped. The `mimeType` is not checked here (see {@link isSkillResource}).
  */
-export const toEntry = (resource: Mcp.Resource): Option.Option<SkillEntry> => {
+export const toEntry = (resource: Mcp.Resource): Option.Option<typeof AppServer.SkillEntry.Type> => {
   if (!isValidSkillUri(resource.uri, maxPackageUriLength)) return Option.none()
   const meta: unknown = resource._meta
   if (typeof meta !== "object" || meta === null || Array.isArray(meta)) return Option.none()

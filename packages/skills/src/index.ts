@@ -2,8 +2,6 @@
 export * as Catalog from "./Catalog.js"
 export * as Discovery from "./Discovery.js"
 export * as SkillResource from "./SkillResource.js"
-/** @deprecated Renamed `SkillResource` (a catalog entry is `Catalog.SkillEntry`, the protocol's `AppServer.SkillEntry`). */
-export * as SkillEntry from "./SkillResource.js"
 export * as SkillMessages from "./SkillMessages.js"
 export * as Skills from "./Skills.js"
 export * as SkillUri from "./SkillUri.js"

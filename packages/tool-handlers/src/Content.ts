@@ -20,6 +20,7 @@
 import { createHash } from "node:crypto"
 import { type AppServer, Config, Mcp, Records, Truncation as ProtocolTruncation } from "@mcp-resources/protocol"
 import { isRecord } from "@mcp-resources/protocol/Records"
+import { byteLength } from "@mcp-resources/protocol/Utf8"
 import { Either } from "effect"
 import * as Lifecycle from "./internal/lifecycle.js"
 import * as Payloads from "./internal/payloads.js"
@@ -400,7 +401,7 @@ const codexToolResult = (budget: Budget, _server: string, result: Mcp.CallToolRe
   const output = Truncation.truncateOutput(json, budget.truncation)
   const isError = result.isError === true
   const stored =
-    Truncation.byteLength(json) > maxItemResultBytes ? { ...result, content: [{ type: "text", text: output }] } : result
+    byteLength(json) > maxItemResultBytes ? { ...result, content: [{ type: "text", text: output }] } : result
   return { status: isError ? "failed" : "completed", result: stored, error: null, output, success: !isError }
 }
 
@@ -551,7 +552,7 @@ const extendedRead = (
   if (render.whole === true) return Either.right(renderWindow(undefined))
   if (!asked && total <= outputBytes) {
     const whole = renderWindow(undefined)
-    if (Truncation.byteLength(whole.text) <= outputBytes) return Either.right(whole)
+    if (byteLength(whole.text) <= outputBytes) return Either.right(whole)
   }
   return Either.right(renderWindow(fittedWindow(segments, offset, length)))
 }
@@ -561,7 +562,7 @@ const escapeGrowth = (window: Window.Window): number => {
   let extra = 0
   for (const piece of window.pieces) {
     if (hasControls(piece.text)) {
-      extra += Truncation.byteLength(escapeControls(piece.text)) - Truncation.byteLength(piece.text)
+      extra += byteLength(escapeControls(piece.text)) - byteLength(piece.text)
     }
   }
   return extra
@@ -638,7 +639,7 @@ export const renderToolResult = (
         const name = `content[${i}] embedded resource ${label(uri, type)}`
         if (typeof resource.text === "string") {
           texts++
-          lines.push(`[${name}: text, ${Truncation.byteLength(resource.text)} bytes]`, escapeControls(resource.text))
+          lines.push(`[${name}: text, ${byteLength(resource.text)} bytes]`, escapeControls(resource.text))
         } else {
           refused = blob(resource, resource.blob, type, `content.${i}.resource.blob`, name, uri)
         }
@@ -724,7 +725,7 @@ const listOutput = (budget: Budget, pieces: ReadonlyArray<string>, aggregate?: A
   const escaped = escapeControlsJson(text)
   if (aggregate !== undefined) {
     const bytes = budgetBytes(budget.truncation)
-    if (Truncation.byteLength(escaped) > bytes) return overflowed(escaped, bytes, budget.truncation, aggregate)
+    if (byteLength(escaped) > bytes) return overflowed(escaped, bytes, budget.truncation, aggregate)
   }
   return Truncation.truncateOutput(escaped, budget.truncation)
 }
@@ -737,7 +738,7 @@ const overflowed = (
   aggregate: AggregateCount
 ): string => {
   const note = messages.aggregateOverflow(aggregate.total, aggregate.servers)
-  const room = Math.max(0, budget - Truncation.byteLength(note) - 1)
+  const room = Math.max(0, budget - byteLength(note) - 1)
   const effective = ProtocolTruncation.effective(policy)
   const cut = Truncation.truncateText(
     text,

@@ -3,7 +3,7 @@
  * (resource-tools.md section 9). Hosts choose the sink; tests record.
  */
 import type { ToolCallItem } from "@mcp-resources/protocol"
-import { Context, Effect, Layer, type Queue, Ref } from "effect"
+import { Context, Data, Effect, Layer, type Queue, Ref } from "effect"
 
 /** One lifecycle notification: the item as it stands at that phase. */
 export interface LifecycleEvent {
@@ -11,10 +11,16 @@ export interface LifecycleEvent {
   readonly item: ToolCallItem.McpToolCallItem
 }
 
-/** Receives the lifecycle items of tool calls, in order. */
+/**
+ * A lifecycle item the sink could not record (a host's durable store refused it): the call ends with
+ * this failure instead of an output. The sink's own error is the host's to keep (`message` is its text).
+ */
+export class EmitError extends Data.TaggedError("LifecycleEmitError")<{ readonly message: string }> {}
+
+/** Receives the lifecycle items of tool calls, in order; a failed `emit` ends the call with {@link EmitError}. */
 export class LifecycleSink extends Context.Tag("@mcp-resources/tool-handlers/LifecycleSink")<
   LifecycleSink,
-  { readonly emit: (event: LifecycleEvent) => Effect.Effect<void> }
+  { readonly emit: (event: LifecycleEvent) => Effect.Effect<void, EmitError> }
 >() {}
 
 /** Reads what {@link layerRecorder} recorded. */
@@ -44,8 +50,10 @@ export const recorded: Effect.Effect<ReadonlyArray<LifecycleEvent>, never, Recor
   (recorder) => recorder.events
 )
 
-/** Calls `f` for every event; `f` may return an effect, which is run before the call continues. */
-export const layerCallback = (f: (event: LifecycleEvent) => void | Effect.Effect<void>): Layer.Layer<LifecycleSink> =>
+/** Calls `f` for every event; `f` may return an effect, which is run before the call continues (its failure ends the call). */
+export const layerCallback = (
+  f: (event: LifecycleEvent) => void | Effect.Effect<void, EmitError>
+): Layer.Layer<LifecycleSink> =>
   Layer.succeed(LifecycleSink, {
     emit: (event) =>
       Effect.suspend(() => {

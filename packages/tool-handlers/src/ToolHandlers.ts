@@ -7,7 +7,7 @@
 import { Messages, type Mcp, ToolPayload } from "@mcp-resources/protocol"
 import { type Context, Effect } from "effect"
 import * as Content from "./Content.js"
-import type { LifecycleSink } from "./LifecycleSink.js"
+import type { EmitError, LifecycleSink } from "./LifecycleSink.js"
 import type * as McpToolNames from "./McpToolNames.js"
 import * as Profile from "./Profile.js"
 import * as ToolContexts from "./internal/context.js"
@@ -119,7 +119,7 @@ const offersCompletions = (ctx: ToolContext): boolean =>
  * Argument errors and unknown names emit no items; everything else emits a started and a completed item.
  * The call is routed once; with hooks or resource rules a resource tool or MCP tool runs on the policy path.
  */
-export const callTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<ToolOutput, never, LifecycleSink> =>
+export const callTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<ToolOutput, EmitError, LifecycleSink> =>
   Effect.contextWithEffect((context: Context.Context<LifecycleSink>) => {
     const { hooks, audit } = Policy.services(context)
     // without hooks and rules: exactly the plain call

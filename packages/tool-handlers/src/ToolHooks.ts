@@ -6,7 +6,7 @@
  * withholds the output. The default is no hooks: without this service (or with {@link layerNone})
  * `callTool` runs exactly as without policy.
  *
- * {@link ToolAudit} receives every call's decision path when the policy path runs (rules or hooks).
+ * {@link ToolAuditLog} receives every call's decision path when the policy path runs (rules or hooks).
  */
 import { ToolHook } from "@mcp-resources/protocol"
 import { Context, Data, type Effect, Layer } from "effect"
@@ -56,9 +56,12 @@ export const layerNone: Layer.Layer<ToolHooks> = Layer.succeed(ToolHooks, none)
 /** Hooks given in code. */
 export const layer = (service: Service): Layer.Layer<ToolHooks> => Layer.succeed(ToolHooks, service)
 
-/** Receives the decision path of every call run on the policy path (rules or hooks configured). */
-export class ToolAudit extends Context.Tag("@mcp-resources/tool-handlers/ToolAudit")<
-  ToolAudit,
+/**
+ * Receives the decision path of every call run on the policy path (rules or hooks configured), as a
+ * `ToolHook.ToolAudit` record (the protocol's schema).
+ */
+export class ToolAuditLog extends Context.Tag("@mcp-resources/tool-handlers/ToolAuditLog")<
+  ToolAuditLog,
   { readonly record: (audit: ToolHook.ToolAudit) => Effect.Effect<void> }
 >() {}
 

@@ -39,9 +39,6 @@ const wellFormed = (s: string, from: number, to: number, lone: boolean): string 
   return lone ? (part as unknown as { toWellFormed(): string }).toWellFormed() : part
 }
 
-/** The UTF-8 byte length of `s` (`Utf8.byteLength` of protocol). */
-export { byteLength }
-
 /** One token is estimated as 4 bytes: `ceil(byteLength(s) / 4)`. */
 export const approxTokens = (s: string): number => Math.ceil(byteLength(s) / 4)
 

@@ -8,7 +8,7 @@
  */
 import type { Errors } from "@mcp-resources/protocol"
 import { type Context, Effect, Option } from "effect"
-import type { LifecycleSink } from "./LifecycleSink.js"
+import type { EmitError, LifecycleSink } from "./LifecycleSink.js"
 import * as McpToolNames from "./McpToolNames.js"
 import * as Policy from "./internal/policy.js"
 import * as Rules from "./internal/rules.js"
@@ -33,7 +33,7 @@ export type Outcome = Policy.WidgetOutcome<Errors.ResourceFailure>
  * Calls the tool for the widget and emits its items. Without hooks and without resource rules it is
  * the plain call with its items; otherwise it runs on the policy path and is audited.
  */
-export const call = (ctx: ToolContext, widgetCall: WidgetCall): Effect.Effect<Outcome, never, LifecycleSink> =>
+export const call = (ctx: ToolContext, widgetCall: WidgetCall): Effect.Effect<Outcome, EmitError, LifecycleSink> =>
   Effect.contextWithEffect((context: Context.Context<LifecycleSink>) => {
     const { hooks, audit } = Policy.services(context)
     const request = (args: Readonly<Record<string, unknown>> | undefined) =>

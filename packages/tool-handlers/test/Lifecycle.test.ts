@@ -13,6 +13,30 @@ const done: Lifecycle.Outcome = {
 }
 
 describe("lifecycle runner (resource-tools.md 9)", () => {
+  it.effect(
+    "a sink that cannot record the started item ends the call with its typed failure, the operation not run",
+    () =>
+      Effect.gen(function* () {
+        let ran = false
+        const error = yield* Lifecycle.run(
+          invocation,
+          Effect.sync(() => {
+            ran = true
+            return done
+          })
+        ).pipe(
+          Effect.provide(
+            LifecycleSink.layerCallback(() =>
+              Effect.fail(new LifecycleSink.EmitError({ message: "store is read-only" }))
+            )
+          ),
+          Effect.flip
+        )
+        assert.deepStrictEqual(error, new LifecycleSink.EmitError({ message: "store is read-only" }))
+        assert.isFalse(ran)
+      })
+  )
+
   it.effect("durationMs is the whole milliseconds elapsed on the Clock, rounded down", () =>
     Effect.gen(function* () {
       const fiber = yield* Effect.fork(

@@ -56,7 +56,7 @@ const run = (ctx: ToolHandlers.ToolContext, hooks: ToolHooks.Service, name: stri
       Effect.provide(
         Layer.mergeAll(
           ToolHooks.layer(hooks),
-          Layer.succeed(ToolHooks.ToolAudit, { record: (a) => Ref.update(audits, (all) => [...all, a]) })
+          Layer.succeed(ToolHooks.ToolAuditLog, { record: (a) => Ref.update(audits, (all) => [...all, a]) })
         )
       )
     )

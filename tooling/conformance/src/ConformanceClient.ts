@@ -231,7 +231,10 @@ export const run = (url: string, context: ScenarioContext = {}): Effect.Effect<O
         const calls: Array<ToolCallOutcome> = []
         const call = (callId: string, name: string, args: string) =>
           Effect.gen(function* () {
-            const { output, success } = yield* ToolHandlers.callTool(ctx, { callId, name, arguments: args })
+            const { output, success } = yield* ToolHandlers.callTool(ctx, { callId, name, arguments: args }).pipe(
+              // the items go to a sink that keeps nothing; should one fail, the scenario fails with it
+              Effect.mapError((error) => new ConformanceClientError({ message: error.message }))
+            )
             yield* Effect.logInfo(`${name}(${args}) -> ${success ? "ok" : "failed"}: ${output}`)
             return { name, arguments: args, output, success }
           })

@@ -189,7 +189,13 @@ export const widgetMethods = {
           host.widgetCall(
             thread,
             turnId,
-            (context): Effect.Effect<WidgetCalls.Outcome, MethodError, LifecycleSink.LifecycleSink> =>
+            (
+              context
+            ): Effect.Effect<
+              WidgetCalls.Outcome,
+              MethodError | LifecycleSink.EmitError,
+              LifecycleSink.LifecycleSink
+            > =>
               // a tool the app policy disables is not the model's either
               ToolHandlers.isModelToolEnabled(context, item.server, tool.value)
                 ? WidgetCalls.call(context, {

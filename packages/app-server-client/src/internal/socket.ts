@@ -7,7 +7,7 @@
  */
 import { Deferred, Duration, Effect, Queue, type Scope } from "effect"
 import { ClientError } from "../Errors.js"
-import type { Incoming, Transport } from "../Transport.js"
+import type { Incoming, Transport } from "./transport.js"
 
 /** An open socket, whichever implementation holds it. */
 export interface Socket {

@@ -1,6 +1,6 @@
 import { ThreadEvent } from "@mcp-resources/protocol"
 import { Either, ParseResult, Schema } from "effect"
-import type { StoredRecord } from "../ThreadStore.js"
+import type { StoredRecord } from "./service.js"
 import { storage, type ThreadStoreError } from "./error.js"
 import { storedEvent } from "./fastPaths.js"
 

@@ -1,5 +1,5 @@
 import { Effect, Either, Option } from "effect"
-import type { Service, ThreadInfo } from "../ThreadStore.js"
+import type { Service, ThreadInfo } from "./service.js"
 import * as Codec from "./codec.js"
 import { alreadyExists, conflict, notFound } from "./error.js"
 

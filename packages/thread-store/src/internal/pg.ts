@@ -6,7 +6,7 @@ import type { Reactivity } from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { Duration, Effect, type Redacted, type Scope } from "effect"
-import type { Service } from "../ThreadStore.js"
+import type { Service } from "./service.js"
 import { describe, storage, type ThreadStoreError } from "./error.js"
 import { failed, make } from "./sql.js"
 

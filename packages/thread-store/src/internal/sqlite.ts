@@ -12,7 +12,7 @@ import type { Reactivity } from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { Effect, type Scope } from "effect"
-import type { Service } from "../ThreadStore.js"
+import type { Service } from "./service.js"
 import { describe, storage, type ThreadStoreError } from "./error.js"
 import { failed, make } from "./sql.js"
 

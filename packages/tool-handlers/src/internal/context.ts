@@ -6,7 +6,7 @@ import type { AppServer, Config, Errors, ToolPayload, Truncation } from "@mcp-re
 import type { ResourceClient } from "@mcp-resources/resource-client"
 import type { Effect } from "effect"
 import type * as Content from "../Content.js"
-import type { LifecycleSink } from "../LifecycleSink.js"
+import type { EmitError, LifecycleSink } from "../LifecycleSink.js"
 import type * as ResourceChanges from "../ResourceChanges.js"
 
 /** What a thread's tools run against. */
@@ -110,7 +110,7 @@ export interface ToolOutput {
 }
 
 /** Runs one call of a profile's tool (arguments, lifecycle items, rendering). Never fails. */
-export type RunTool = (ctx: ToolContext, call: ToolCall) => Effect.Effect<ToolOutput, never, LifecycleSink>
+export type RunTool = (ctx: ToolContext, call: ToolCall) => Effect.Effect<ToolOutput, EmitError, LifecycleSink>
 
 /** A tool a profile offers: the spec the model sees and what runs a call of it. */
 export interface ProfileTool {

@@ -1,7 +1,7 @@
 /** The lifecycle runner shared by every tool call (resource-tools.md section 9, 11.3). */
 import { AppServer, type Mcp, type ToolCallItem } from "@mcp-resources/protocol"
 import { Cause, Clock, Context, Effect, Either } from "effect"
-import { LifecycleSink } from "../LifecycleSink.js"
+import { type EmitError, LifecycleSink } from "../LifecycleSink.js"
 import { andThen, andThenSuspend } from "./fastPaths.js"
 
 /** The optional app fields of an MCP tool item; each present only when it is a string. */
@@ -49,7 +49,7 @@ export interface Outcome {
 export class Gate extends Context.Tag("@mcp-resources/tool-handlers/internal/Gate")<
   Gate,
   {
-    readonly around: (invocation: Invocation, operation: Effect.Effect<Outcome>) => Effect.Effect<Outcome>
+    readonly around: (invocation: Invocation, operation: Effect.Effect<Outcome>) => Effect.Effect<Outcome, EmitError>
   }
 >() {}
 
@@ -121,10 +121,10 @@ export const runWith = <A, E>(
   operation: Effect.Effect<A, E>,
   onSuccess: (value: A) => Outcome,
   onFailure: (error: E) => Outcome
-): Effect.Effect<ToolOutput, never, LifecycleSink> =>
+): Effect.Effect<ToolOutput, EmitError, LifecycleSink> =>
   Effect.uninterruptibleMask((restore) =>
     // the sink and the clock in one step, read from the fiber
-    Effect.withFiberRuntime<ToolOutput, never, LifecycleSink>((fiber) => {
+    Effect.withFiberRuntime<ToolOutput, EmitError, LifecycleSink>((fiber) => {
       const sink = Context.unsafeGet(fiber.currentContext, LifecycleSink)
       const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
       const started = sink.emit({
@@ -132,7 +132,7 @@ export const runWith = <A, E>(
         item: item(invocation, { status: "inProgress", result: null, error: null, durationMs: null })
       })
       let start = 0
-      const complete = <B, E2>(outcome: Outcome, then: Effect.Effect<B, E2>): Effect.Effect<B, E2> =>
+      const complete = <B, E2>(outcome: Outcome, then: Effect.Effect<B, E2>): Effect.Effect<B, E2 | EmitError> =>
         andThen(
           sink.emit({
             phase: "completed",
@@ -179,7 +179,7 @@ export const runWith = <A, E>(
                 ),
                 {
                   onSuccess: (outcome: Outcome) => complete(outcome, Effect.succeed<ToolOutput>(toolOutput(outcome))),
-                  onFailure: (cause: Cause.Cause<never>) =>
+                  onFailure: (cause: Cause.Cause<EmitError>) =>
                     Cause.isInterruptedOnly(cause)
                       ? complete(failure(cancelledMessage), Effect.failCause(cause))
                       : Effect.failCause(cause)
@@ -204,4 +204,4 @@ const absurd = (never: never): Outcome => never
 export const run = (
   invocation: Invocation,
   operation: Effect.Effect<Outcome>
-): Effect.Effect<ToolOutput, never, LifecycleSink> => runWith(invocation, operation, identity, absurd)
+): Effect.Effect<ToolOutput, EmitError, LifecycleSink> => runWith(invocation, operation, identity, absurd)

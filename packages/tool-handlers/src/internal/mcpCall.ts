@@ -2,7 +2,7 @@
 import { Messages } from "@mcp-resources/protocol"
 import { Effect, Either } from "effect"
 import * as Arguments from "../Arguments.js"
-import type { LifecycleSink } from "../LifecycleSink.js"
+import type { EmitError, LifecycleSink } from "../LifecycleSink.js"
 import type * as McpToolNames from "../McpToolNames.js"
 import * as Content from "../Content.js"
 import type { ToolCall, ToolContext, ToolOutput } from "./context.js"
@@ -16,7 +16,7 @@ export const callMcpTool = (
   call: ToolCall,
   named: McpToolNames.NamedTool,
   content: Content.Pipeline
-): Effect.Effect<ToolOutput, never, LifecycleSink> => {
+): Effect.Effect<ToolOutput, EmitError, LifecycleSink> => {
   const parsed = Arguments.parseRaw(call.arguments)
   if (Either.isLeft(parsed)) return Effect.succeed({ output: parsed.left.message, success: false })
   const args = parsed.right

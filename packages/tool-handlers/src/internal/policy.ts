@@ -9,7 +9,7 @@
  */
 import { type Mcp, Messages, type ToolHook } from "@mcp-resources/protocol"
 import { Cause, Context, Effect, Exit, Option } from "effect"
-import { LifecycleSink } from "../LifecycleSink.js"
+import { type EmitError, LifecycleSink } from "../LifecycleSink.js"
 import * as ToolHooks from "../ToolHooks.js"
 import type { ToolCall, ToolContext, ToolOutput } from "./context.js"
 import * as Lifecycle from "./lifecycle.js"
@@ -199,7 +199,7 @@ const auditRecord = (
   success
 })
 
-type Audit = Option.Option<Context.Tag.Service<ToolHooks.ToolAudit>>
+type Audit = Option.Option<Context.Tag.Service<ToolHooks.ToolAuditLog>>
 
 const recordAudit = (audit: Audit, record: ToolHook.ToolAudit): Effect.Effect<void> =>
   Option.isNone(audit) ? Effect.void : audit.value.record(record)
@@ -219,7 +219,7 @@ export const run = (
   route: Route.Route,
   hooks: ToolHooks.Service,
   audit: Audit
-): Effect.Effect<ToolOutput, never, LifecycleSink> =>
+): Effect.Effect<ToolOutput, EmitError, LifecycleSink> =>
   Effect.suspend(() => {
     const trace = Rules.makeTrace()
     const traced: Rules.Traced = { ...ctx, trace }
@@ -233,7 +233,7 @@ export const run = (
     }
     const before: Array<ToolHook.HookStep> = []
     const after: Array<ToolHook.HookStep> = []
-    const rewritten = (args: Readonly<Record<string, unknown>>): Effect.Effect<Lifecycle.Outcome> =>
+    const rewritten = (args: Readonly<Record<string, unknown>>): Effect.Effect<Lifecycle.Outcome, EmitError> =>
       Effect.suspend(() => {
         // the model's arguments were checked against the rules, but the call goes on with others
         trace.rules.length = 0
@@ -299,7 +299,7 @@ export const runWidgetCall = <E extends { readonly message: string }>(
   hooks: ToolHooks.Service,
   audit: Audit,
   request: (args: Readonly<Record<string, unknown>> | undefined) => Effect.Effect<Mcp.CallToolResult, E>
-): Effect.Effect<WidgetOutcome<E>, never, LifecycleSink> =>
+): Effect.Effect<WidgetOutcome<E>, EmitError, LifecycleSink> =>
   Effect.suspend(() => {
     const trace = Rules.makeTrace()
     const hookCall: ToolHooks.HookCall = {
@@ -390,7 +390,7 @@ export const services = (
   context: Context.Context<never>
 ): { readonly hooks: ToolHooks.Service; readonly audit: Audit } => ({
   hooks: Option.getOrElse(Context.getOption(context, ToolHooks.ToolHooks), () => ToolHooks.none),
-  audit: Context.getOption(context, ToolHooks.ToolAudit)
+  audit: Context.getOption(context, ToolHooks.ToolAuditLog)
 })
 
 /** True when the hooks do something. */

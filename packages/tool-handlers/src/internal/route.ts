@@ -5,7 +5,7 @@
  */
 import { Messages } from "@mcp-resources/protocol"
 import { Effect, Option } from "effect"
-import type { LifecycleSink } from "../LifecycleSink.js"
+import type { EmitError, LifecycleSink } from "../LifecycleSink.js"
 import type * as McpToolNames from "../McpToolNames.js"
 import type * as Content from "../Content.js"
 import type { Profile, RunTool, ToolCall, ToolContext, ToolOutput } from "./context.js"
@@ -48,7 +48,7 @@ export const run = (
   ctx: ToolContext,
   call: ToolCall,
   route: Route
-): Effect.Effect<ToolOutput, never, LifecycleSink> => {
+): Effect.Effect<ToolOutput, EmitError, LifecycleSink> => {
   switch (route._tag) {
     case "resource":
     case "completion":

@@ -3,7 +3,7 @@ import { type Mcp, Messages } from "@mcp-resources/protocol"
 import { Effect, Either } from "effect"
 import * as Arguments from "../../Arguments.js"
 import * as Content from "../../Content.js"
-import type { LifecycleSink } from "../../LifecycleSink.js"
+import type { EmitError, LifecycleSink } from "../../LifecycleSink.js"
 import { canAccess, type ToolCall, type ToolContext, type ToolOutput } from "../context.js"
 import * as Lifecycle from "../lifecycle.js"
 import * as Rules from "../rules.js"
@@ -17,7 +17,7 @@ const readOutcome = (ctx: ToolContext, server: string, uri: string, result: Mcp.
 }
 
 /** Runs one codex read: arguments, the access gate, the resource rules, the read. */
-export const callReadTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<ToolOutput, never, LifecycleSink> => {
+export const callReadTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<ToolOutput, EmitError, LifecycleSink> => {
   const parsed = Arguments.parseReadArguments(call.arguments)
   if (Either.isLeft(parsed)) return Effect.succeed({ output: parsed.left.message, success: false })
   const { server, uri, raw } = parsed.right

@@ -7,7 +7,7 @@ import type { ResourceClient } from "@mcp-resources/resource-client"
 import { Effect, Either } from "effect"
 import * as Arguments from "../../Arguments.js"
 import * as Content from "../../Content.js"
-import type { LifecycleSink } from "../../LifecycleSink.js"
+import type { EmitError, LifecycleSink } from "../../LifecycleSink.js"
 import * as Truncation from "../../Truncation.js"
 import { canAccess, type ToolCall, type ToolContext, type ToolOutput } from "../context.js"
 import * as Lifecycle from "../lifecycle.js"
@@ -16,7 +16,10 @@ import { messages } from "./messages.js"
 import { listedTemplate } from "./templates.js"
 
 /** `complete_mcp_resource_argument` of the extended profile: one `completion/complete` (`ref/resource`). */
-export const callCompleteTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<ToolOutput, never, LifecycleSink> => {
+export const callCompleteTool = (
+  ctx: ToolContext,
+  call: ToolCall
+): Effect.Effect<ToolOutput, EmitError, LifecycleSink> => {
   const parsed = Arguments.parseCompleteArguments(call.arguments)
   if (Either.isLeft(parsed)) return Effect.succeed({ output: parsed.left.message, success: false })
   const { server, uriTemplate, argument, value, context, raw } = parsed.right

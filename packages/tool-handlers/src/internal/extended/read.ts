@@ -7,7 +7,7 @@ import type { ResourceClient } from "@mcp-resources/resource-client"
 import { Effect, Either } from "effect"
 import * as Arguments from "../../Arguments.js"
 import * as Content from "../../Content.js"
-import type { LifecycleSink } from "../../LifecycleSink.js"
+import type { EmitError, LifecycleSink } from "../../LifecycleSink.js"
 import { canAccess, type ToolCall, type ToolContext, type ToolOutput } from "../context.js"
 import * as Lifecycle from "../lifecycle.js"
 import * as Rules from "../rules.js"
@@ -29,7 +29,7 @@ const readFailure = (server: string, uri: string, error: Errors.ResourceFailure)
 export const readOptions = { window: true, templates: true } as const
 
 /** `read_mcp_resource` of the extended profile: by `uri`, or by `uriTemplate` and `arguments`. */
-export const callReadTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<ToolOutput, never, LifecycleSink> => {
+export const callReadTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<ToolOutput, EmitError, LifecycleSink> => {
   const parsed = Arguments.parseReadArguments(call.arguments, readOptions)
   if (Either.isLeft(parsed)) return Effect.succeed({ output: parsed.left.message, success: false })
   const args = parsed.right

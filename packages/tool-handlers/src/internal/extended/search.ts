@@ -9,7 +9,7 @@ import type { ResourceClient } from "@mcp-resources/resource-client"
 import { Effect, Either, Queue } from "effect"
 import * as Arguments from "../../Arguments.js"
 import * as Content from "../../Content.js"
-import type { LifecycleSink } from "../../LifecycleSink.js"
+import type { EmitError, LifecycleSink } from "../../LifecycleSink.js"
 import * as ResourceSearch from "../../ResourceSearch.js"
 import type { SearchRequest, SearchResult, ToolCall, ToolContext, ToolOutput } from "../context.js"
 import * as Lifecycle from "../lifecycle.js"
@@ -36,7 +36,10 @@ export const resultJson = (result: SearchResult): string =>
   })
 
 /** `search_mcp_resources`: arguments refused without items; one search inside the lifecycle. */
-export const callSearchTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<ToolOutput, never, LifecycleSink> => {
+export const callSearchTool = (
+  ctx: ToolContext,
+  call: ToolCall
+): Effect.Effect<ToolOutput, EmitError, LifecycleSink> => {
   const parsed = Arguments.parseSearchArguments(call.arguments)
   if (Either.isLeft(parsed)) return Effect.succeed({ output: parsed.left.message, success: false })
   const args = parsed.right
