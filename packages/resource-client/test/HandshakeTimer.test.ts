@@ -5,14 +5,14 @@
  * past the test's own timeout; the awaited messages are bounded by that timeout too.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Messages } from "@mcp-resources/protocol"
+import { type Config, Messages } from "@mcp-resources/protocol"
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client"
 import { Deferred, Effect, Either, Fiber, Runtime, TestClock } from "effect"
 import { open } from "../src/internal/connection.js"
 import { McpTransport, type ServerEntry } from "../src/index.js"
 import { connectContractInMemory } from "./utils/contractServer.mjs"
 
-const entry = (connect: () => Promise<Transport>, protocolVersion?: string): ServerEntry.ServerEntry => ({
+const entry = (connect: () => Promise<Transport>, protocolVersion?: Config.ProtocolVersionSetting): ServerEntry.ServerEntry => ({
   name: "s",
   transport: { _tag: "memory", connect },
   enabled: true,
