@@ -15,39 +15,20 @@
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Config } from "@mcp-resources/protocol"
-import { Context, Effect, Layer, type Option, Redacted, type Scope } from "effect"
-import type { BodyMeta, BodyRef, Bounds, Put, Usage } from "./internal/bodies.js"
+import { Context, Effect, Layer, Redacted, type Scope } from "effect"
+import type { Bounds, Service } from "./internal/bodies.js"
 import * as Errors from "./internal/error.js"
 import type { BodyStoreError } from "./internal/error.js"
 import * as Memory from "./internal/bodies-memory.js"
 import * as Persistence from "./internal/persistence.js"
 import type { PersistenceOptions } from "./ThreadStore.js"
 
-export type { BodyMeta, BodyRef, Bounds, Put, Usage } from "./internal/bodies.js"
+export type { BodyMeta, BodyRef, Bounds, Put, Service, Usage } from "./internal/bodies.js"
 /** The body store's one error class (`reason`: `storage`, `invalid`) and its reason schema. */
 export { BodyStoreError, BodyStoreErrorReason } from "./internal/error.js"
 
 /** The `[changes]` defaults: 4 MiB per body, 64 MiB per thread, 512 MiB in all. */
 export const defaultBounds: Bounds = Config.changesDefaults
-
-/** The body-store operations. */
-export interface Service {
-  /** The bounds this store keeps. */
-  readonly bounds: Bounds
-  /**
-   * Stores the body for the thread (once per distinct bytes, whichever threads put them) and returns
-   * its digest, size and whether its bytes are kept; evicts what the bounds require, oldest first.
-   */
-  readonly put: (threadId: string, body: Uint8Array, meta: BodyMeta) => Effect.Effect<Put, BodyStoreError>
-  /** The bytes of a kept body, or `None` (never kept, evicted, or released by every thread). */
-  readonly get: (digest: string) => Effect.Effect<Option.Option<Uint8Array>, BodyStoreError>
-  /** The bodies the thread holds, oldest first. */
-  readonly list: (threadId: string) => Effect.Effect<ReadonlyArray<BodyRef>, BodyStoreError>
-  /** Releases every body the thread holds (rollback, delete); returns how many. Bodies no thread holds are deleted. */
-  readonly dropThread: (threadId: string) => Effect.Effect<number, BodyStoreError>
-  /** The distinct bodies stored and their bytes. */
-  readonly usage: () => Effect.Effect<Usage, BodyStoreError>
-}
 
 /** The BodyStore service tag. Layers: `layerMemory`, `layerSqlite`, `layerPg`, `layerFromConfig`. */
 export class BodyStore extends Context.Tag("@mcp-resources/thread-store/BodyStore")<BodyStore, Service>() {}

@@ -11,23 +11,6 @@ import { describeCycle, importGraph, sourceDirs } from "../src/index.js"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 
-/**
- * Cycles through type-only imports that were there when this check became repository-wide, each to be
- * broken by moving the shared types out of the public module (see docs/DEVELOPING.md). The list must
- * match exactly: a new cycle fails, and so does a broken one still listed.
- */
-const known: Readonly<Record<string, ReadonlyArray<string>>> = {
-  // the internal modules read the client's types (ConnectionSet, ServerConnection, ...) from ResourceClient.ts
-  [join("packages", "resource-client", "src")]: [
-    "ResourceClient.ts -> internal/lifetimes.ts -> ResourceClient.ts",
-    "ResourceClient.ts -> internal/lifetimes.ts -> internal/connectionSet.ts -> ResourceClient.ts",
-    "ResourceClient.ts -> internal/lifetimes.ts -> internal/connectionSet.ts -> internal/aggregateListing.ts -> ResourceClient.ts",
-    "ResourceClient.ts -> internal/lifetimes.ts -> internal/connectionSet.ts -> internal/resourceRequests.ts -> ResourceClient.ts",
-    "ResourceClient.ts -> internal/lifetimes.ts -> internal/connectionSet.ts -> internal/status.ts -> ResourceClient.ts",
-    "ResourceClient.ts -> internal/threadless.ts -> ResourceClient.ts"
-  ].map((cycle) => `${join("packages", "resource-client", "src")}: ${cycle}`)
-}
-
 describe("import cycles", () => {
   it("finds a cycle through a type-only import and .js specifiers, and names it", { timeout: 60_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "import-cycles-"))
@@ -58,14 +41,12 @@ describe("import cycles", () => {
   })
 
   for (const source of sourceDirs(root)) {
-    it(`${source.name} has ${known[source.name] === undefined ? "none" : "only its known ones"}`, {
-      timeout: 120_000
-    }, async () => {
+    it(`${source.name} has none`, { timeout: 120_000 }, async () => {
       const graph = await importGraph(source.dir, source.tsConfig)
       // the walk resolved the `.js` specifiers (a graph without edges would find no cycle either)
       assert.isAbove(Object.values(graph.imports).flat().length, 0, `${source.name}: no import resolved`)
       const found = graph.cycles.map((cycle) => describeCycle(source.name, cycle))
-      assert.deepStrictEqual(found, [...(known[source.name] ?? [])], `import cycles:\n${found.join("\n")}`)
+      assert.deepStrictEqual(found, [], `import cycles:\n${found.join("\n")}`)
     })
   }
 })

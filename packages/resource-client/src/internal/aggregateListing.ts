@@ -6,7 +6,7 @@
 import { type Errors, Messages } from "@mcp-resources/protocol"
 import { Effect, Fiber, Option } from "effect"
 import * as Pagination from "../Pagination.js"
-import type { AggregateResult } from "../ResourceClient.js"
+import type { AggregateResult } from "./types.js"
 import { compareBytewise } from "@mcp-resources/protocol/Utf8"
 import type { ServerEntry } from "../ServerEntry.js"
 import type { Connection } from "./connection.js"

@@ -12,7 +12,6 @@
 import { Effect, Config as EffectConfig, Option } from "effect"
 import { createHash } from "node:crypto"
 import type { ServerEntry } from "../ServerEntry.js"
-import type { Batch } from "./changes.js"
 
 /** A `ttlMs` longer than this is cut to it (one day). */
 export const maxTtlMs = 24 * 60 * 60 * 1000
@@ -336,11 +335,21 @@ export const partitionOf = (entry: ServerEntry): Effect.Effect<string> =>
 const listMethods: ReadonlySet<string> = new Set(["resources/list", "resources/templates/list"])
 const noMethods: ReadonlySet<string> = new Set()
 
+/** What changed on a server, as far as its cached answers go (`changes.ts`'s `Batch` is one). */
+export interface Changed {
+  /** A `list_changed` arrived. */
+  readonly listChanged: boolean
+  /** Uris of `resources/updated`, each once. */
+  readonly uris: ReadonlyArray<string>
+  /** More distinct uris arrived than the queue holds: treat every resource as changed. */
+  readonly everything: boolean
+}
+
 /**
  * Applies a batch of resource notifications of `server` to the cache (tools are not cached): one pass
  * over the server's entries, however many uris the batch names.
  */
-export const invalidateBatch = (cache: ResultCache, server: string, batch: Batch): void => {
+export const invalidateBatch = (cache: ResultCache, server: string, batch: Changed): void => {
   if (batch.everything) {
     cache.invalidateServer(server)
     return

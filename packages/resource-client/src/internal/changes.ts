@@ -20,21 +20,15 @@
  *    (`tool-handlers`' `ResourceChanges.followAll`), resource search, `mcp-resources watch`.
  */
 import { Effect, PubSub, type Queue, type Scope, Stream } from "effect"
-import type { ResourceUpdate } from "../ResourceClient.js"
+import type { ResourceUpdate } from "./types.js"
 import * as Cache from "./cache.js"
 import { type Background, serially } from "./onDemand.js"
 
 /** One change of one server: a list changed, or one resource (from a notification, or any other {@link Source}). */
 export type Change = { readonly _tag: "listChanged" } | { readonly _tag: "updated"; readonly uri: string }
 
-/** What changed since the last {@link ChangeQueue.poll}. */
-export interface Batch {
-  /** A `list_changed` arrived. */
-  readonly listChanged: boolean
-  /** Uris of `resources/updated`, each once. */
-  readonly uris: ReadonlyArray<string>
-  /** More distinct uris arrived than the queue holds: treat every resource as changed. */
-  readonly everything: boolean
+/** What changed since the last {@link ChangeQueue.poll}: what the cache drops by, and how many notifications. */
+export interface Batch extends Cache.Changed {
   /** Notifications merged into this batch. */
   readonly received: number
 }

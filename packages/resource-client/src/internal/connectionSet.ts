@@ -7,14 +7,7 @@
 import { type Config, Errors, Mcp, McpSkills, Messages } from "@mcp-resources/protocol"
 import { Deferred, Effect, Option } from "effect"
 import * as Pagination from "../Pagination.js"
-import type {
-  CompleteRequest,
-  ConnectionSet,
-  ReadOptions,
-  RequestMeta,
-  ServerFeature,
-  ServerStatus
-} from "../ResourceClient.js"
+import type { CompleteRequest, ConnectionSet, ReadOptions, RequestMeta, ServerFeature, ServerStatus } from "./types.js"
 import type { ServerEntry, Setup } from "../ServerEntry.js"
 import { compareBytewise } from "@mcp-resources/protocol/Utf8"
 import { aggregate } from "./aggregateListing.js"

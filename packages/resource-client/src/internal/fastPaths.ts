@@ -7,7 +7,7 @@
  */
 import { Mcp } from "@mcp-resources/protocol"
 import { type Cause, Effect } from "effect"
-import type { Hold } from "./request.js"
+import type { Hold } from "./hold.js"
 
 /**
  * `Effect.zipRight(rest, Effect.failCause(cause))`, without the step when `rest` is `Effect.void`

@@ -8,7 +8,7 @@
  */
 import type * as ServerRequests from "../ServerRequests.js"
 import { Effect, Scope } from "effect"
-import type { ConnectionSet } from "../ResourceClient.js"
+import type { ConnectionSet } from "./types.js"
 import type { ServerEntry, Setup } from "../ServerEntry.js"
 import * as Cache from "./cache.js"
 import type * as Changes from "./changes.js"

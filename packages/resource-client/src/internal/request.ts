@@ -9,6 +9,7 @@ import type { Client } from "@modelcontextprotocol/client"
 import { Clock, Context, Duration, Effect, Either, FiberId, ParseResult, Runtime, Schema } from "effect"
 import * as ServerRequests from "../ServerRequests.js"
 import { heldWith } from "./fastPaths.js"
+import type { Hold } from "./hold.js"
 import { closedError, mapSdkError, redactedError, transportError } from "./failures.js"
 import { RequestSignal } from "./requestSignal.js"
 import type { Sdk } from "./sdk.js"
@@ -69,14 +70,8 @@ export const timeoutOn = <A, E, R, E2>(
 const timedOut = (method: string, timeoutMillis: number): Errors.TransportError =>
   transportError("timeout", Messages.timedOutAwaiting(method, timeoutMillis))
 
-/**
- * A hold on what a request runs in (a connection set): taken when the request starts and given back
- * exactly once when it ends, whatever the end; `release` returns what remains to do.
- */
-export interface Hold {
-  readonly acquire: () => void
-  readonly release: () => Effect.Effect<void>
-}
+/** What a request holds while it runs (`hold.ts`'s, so that `fastPaths.ts` reads it without importing this module). */
+export type { Hold } from "./hold.js"
 
 /** The local `invalidResult` failure of a decoding mismatch, naming the failing path. */
 const invalidResult = (error: ParseResult.ParseError, method: string): Errors.TransportError => {

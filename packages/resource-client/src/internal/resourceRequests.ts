@@ -5,7 +5,7 @@
  */
 import { Errors, Mcp, Messages } from "@mcp-resources/protocol"
 import { type Effect, Either } from "effect"
-import type { RequestMeta, ServerConnection } from "../ResourceClient.js"
+import type { RequestMeta, ServerConnection } from "./types.js"
 import type { ServerEntry } from "../ServerEntry.js"
 import * as Cache from "./cache.js"
 import { type Connection, decodeResultEither, type Hold } from "./connection.js"

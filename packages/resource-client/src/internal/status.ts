@@ -1,5 +1,5 @@
 /** A server's status as `mcpServer/list` shows it: its state, the negotiated revision, a reconnection. */
-import type { ServerStatus } from "../ResourceClient.js"
+import type { ServerStatus } from "./types.js"
 import type { ServerEntry } from "../ServerEntry.js"
 import type { Handle, State } from "./server.js"
 

@@ -5,7 +5,7 @@
  */
 import { Errors, Messages } from "@mcp-resources/protocol"
 import { Effect, Scope } from "effect"
-import type { ServerConnection } from "../ResourceClient.js"
+import type { ServerConnection } from "./types.js"
 import type { ServerEntry } from "../ServerEntry.js"
 import { open, type TransportFactory } from "./connection.js"
 import * as Sdk from "./sdk.js"

@@ -1,6 +1,5 @@
 import { Effect, Option } from "effect"
-import type { Service } from "../BodyStore.js"
-import { type BodyMeta, type BodyRef, type Bounds, digestOf, fits } from "./bodies.js"
+import { type BodyMeta, type BodyRef, type Bounds, digestOf, fits, type Service } from "./bodies.js"
 
 interface Body {
   readonly bytes: Uint8Array

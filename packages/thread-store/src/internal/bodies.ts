@@ -2,7 +2,9 @@
  * What the body stores share: the digest, the bounds check, and the shapes of BodyStore.ts (kept here
  * so that the memory and SQL stores do not import the module that loads them).
  */
+import type { Effect, Option } from "effect"
 import { createHash } from "node:crypto"
+import type { BodyStoreError } from "./error.js"
 
 /** The bounds of a body store, in bytes (`[changes]` of the config). */
 export interface Bounds {
@@ -47,3 +49,22 @@ export const digestOf = (body: Uint8Array): string => createHash("sha256").updat
 /** A body of `size` bytes can be kept: it fits every bound on its own. */
 export const fits = (bounds: Bounds, size: number): boolean =>
   size <= bounds.bodyMaxBytes && size <= bounds.threadMaxBytes && size <= bounds.storeMaxBytes
+
+/** The body-store operations. */
+export interface Service {
+  /** The bounds this store keeps. */
+  readonly bounds: Bounds
+  /**
+   * Stores the body for the thread (once per distinct bytes, whichever threads put them) and returns
+   * its digest, size and whether its bytes are kept; evicts what the bounds require, oldest first.
+   */
+  readonly put: (threadId: string, body: Uint8Array, meta: BodyMeta) => Effect.Effect<Put, BodyStoreError>
+  /** The bytes of a kept body, or `None` (never kept, evicted, or released by every thread). */
+  readonly get: (digest: string) => Effect.Effect<Option.Option<Uint8Array>, BodyStoreError>
+  /** The bodies the thread holds, oldest first. */
+  readonly list: (threadId: string) => Effect.Effect<ReadonlyArray<BodyRef>, BodyStoreError>
+  /** Releases every body the thread holds (rollback, delete); returns how many. Bodies no thread holds are deleted. */
+  readonly dropThread: (threadId: string) => Effect.Effect<number, BodyStoreError>
+  /** The distinct bodies stored and their bytes. */
+  readonly usage: () => Effect.Effect<Usage, BodyStoreError>
+}
