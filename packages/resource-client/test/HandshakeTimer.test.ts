@@ -43,7 +43,7 @@ describe("handshake and listen timers", () => {
       }
       const transports = yield* McpTransport.McpTransport
       const opening = yield* Effect.fork(
-        Effect.either(open(entry(silent, "2025-11-25"), { timeoutMillis: 600_000, transports }))
+        Effect.either(open(entry(silent, "legacy"), { timeoutMillis: 600_000, transports }))
       )
       yield* Deferred.await(sent)
       // the caller's startup timeout comes first; this bound (a second later) is what is left without it
