@@ -191,7 +191,7 @@ describe("search_mcp_resources", () => {
             Layer.mergeAll(
               LifecycleSink.layerNoop,
               ToolHooks.layer(before === undefined ? {} : { before }),
-              Layer.succeed(ToolHooks.ToolAudit, { record: (a) => Ref.update(audits, (all) => [...all, a]) })
+              Layer.succeed(ToolHooks.ToolAuditLog, { record: (a) => Ref.update(audits, (all) => [...all, a]) })
             )
           )
         )
