@@ -15,6 +15,7 @@ import {
   ResourceTemplate,
   JsonObject
 } from "./Mcp.js"
+import * as FastPaths from "./internal/fastPaths.js"
 import { opt } from "./internal/schema.js"
 import { passThrough } from "./Records.js"
 
@@ -23,43 +24,13 @@ export const ResourceEntry = Schema.Struct({ server: Schema.String, ...Resource.
 /** A resource entry: `server` first, then the resource's fields. */
 export type ResourceEntry = typeof ResourceEntry.Type
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] }
-
-/** The optional text fields of a resource or a template, in the schema's order. */
-const withTexts = (
-  out: { title?: string; description?: string; mimeType?: string },
-  item: { readonly title?: string; readonly description?: string; readonly mimeType?: string }
-): void => {
-  if (item.title !== undefined) out.title = item.title
-  if (item.description !== undefined) out.description = item.description
-  if (item.mimeType !== undefined) out.mimeType = item.mimeType
-}
-
-/** The optional nested fields of a resource or a template, in the schema's order. */
-const withNested = (
-  out: { icons?: ReadonlyArray<unknown>; _meta?: JsonObject; annotations?: JsonObject },
-  item: {
-    readonly icons?: ReadonlyArray<unknown>
-    readonly _meta?: JsonObject
-    readonly annotations?: JsonObject
-  }
-): void => {
-  if (item.icons !== undefined) out.icons = item.icons
-  if (item._meta !== undefined) out._meta = item._meta
-  if (item.annotations !== undefined) out.annotations = item.annotations
-}
-
 /**
  * A resource entry built in {@link ResourceEntry}'s key order (the JSON text of encoding through
- * it, without the schema machinery: list payloads can hold thousands of entries).
+ * it, without the schema machinery: list payloads can hold thousands of entries). The fast path
+ * lives in `internal/fastPaths.ts`.
  */
-export const resourceEntry = (server: string, resource: Resource): ResourceEntry => {
-  const out: Mutable<ResourceEntry> = { server, uri: resource.uri, name: resource.name }
-  withTexts(out, resource)
-  if (resource.size !== undefined) out.size = resource.size
-  withNested(out, resource)
-  return out
-}
+export const resourceEntry = (server: string, resource: Resource): ResourceEntry =>
+  FastPaths.resourceEntry(server, resource)
 
 /** A template entry: `server` first, then the template's fields. */
 export const ResourceTemplateEntry = Schema.Struct({ server: Schema.String, ...ResourceTemplate.fields })
@@ -67,12 +38,8 @@ export const ResourceTemplateEntry = Schema.Struct({ server: Schema.String, ...R
 export type ResourceTemplateEntry = typeof ResourceTemplateEntry.Type
 
 /** A template entry built in {@link ResourceTemplateEntry}'s key order (as {@link resourceEntry}). */
-export const resourceTemplateEntry = (server: string, template: ResourceTemplate): ResourceTemplateEntry => {
-  const out: Mutable<ResourceTemplateEntry> = { server, uriTemplate: template.uriTemplate, name: template.name }
-  withTexts(out, template)
-  withNested(out, template)
-  return out
-}
+export const resourceTemplateEntry = (server: string, template: ResourceTemplate): ResourceTemplateEntry =>
+  FastPaths.resourceTemplateEntry(server, template)
 
 /** `{server, error}`: a server that failed in an aggregate list. */
 export const FailedServer = Schema.Struct({ server: Schema.String, error: Schema.String })

@@ -1,23 +1,26 @@
 /**
  * Every fast path of `src/internal/fastPaths.ts` against its plain version: where a fast encoder
  * answers, its answer is the schema's encoding, key order included; what it does not answer is left
- * to the schema.
+ * to the schema. The entry builders give what encoding through their entry schemas gives.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Arbitrary, Either, FastCheck, Schema } from "effect"
 import * as AppServer from "../src/AppServer.js"
-import { encodeReadResult } from "../src/internal/fastPaths.js"
+import { encodeReadResult, resourceEntry, resourceTemplateEntry } from "../src/internal/fastPaths.js"
+import * as Mcp from "../src/Mcp.js"
+import * as ToolPayload from "../src/ToolPayload.js"
+
+/** Keys in order, all the way down: what JSON.stringify would write. */
+const shape = (u: unknown): unknown =>
+  Array.isArray(u)
+    ? u.map(shape)
+    : typeof u === "object" && u !== null
+      ? Object.entries(u).map(([k, v]) => [k, shape(v)])
+      : u
 
 describe("encodeReadResult (the read result's fast encoder)", () => {
   const schema = AppServer.McpResourceReadResult
   const encode = Schema.encodeUnknownEither(schema)
-  /** Keys in order, all the way down: what JSON.stringify would write. */
-  const shape = (u: unknown): unknown =>
-    Array.isArray(u)
-      ? u.map(shape)
-      : typeof u === "object" && u !== null
-        ? Object.entries(u).map(([k, v]) => [k, shape(v)])
-        : u
 
   /** Where the fast encoder answers, its answer is the schema's encoding, key order included. */
   const agrees = (value: unknown) => {
@@ -95,5 +98,53 @@ describe("encodeReadResult (the read result's fast encoder)", () => {
       assert.strictEqual(encodeReadResult(refused), undefined)
       assert.isTrue(Either.isLeft(encode(refused)))
     }
+  })
+})
+
+describe("resourceEntry and resourceTemplateEntry (the list payloads' entry builders)", () => {
+  const plainEntry = Schema.encodeSync(ToolPayload.ResourceEntry)
+  const plainTemplateEntry = Schema.encodeSync(ToolPayload.ResourceTemplateEntry)
+  /** Keys the schemas do not know, which neither version keeps. */
+  const extra = FastCheck.dictionary(
+    FastCheck.string().filter((key) => !(key in Mcp.Resource.fields) && !(key in Mcp.ResourceTemplate.fields)),
+    FastCheck.jsonValue(),
+    { maxKeys: 2 }
+  )
+
+  it("a resource entry is its schema's encoding, key order included, for every resource", () => {
+    FastCheck.assert(
+      FastCheck.property(FastCheck.string(), Arbitrary.make(Mcp.Resource), extra, (server, resource, more) => {
+        const given = { ...more, ...resource }
+        assert.deepStrictEqual(shape(resourceEntry(server, given)), shape(plainEntry({ server, ...given })))
+      }),
+      { numRuns: 500 }
+    )
+  })
+
+  it("a template entry is its schema's encoding, key order included, for every template", () => {
+    FastCheck.assert(
+      FastCheck.property(FastCheck.string(), Arbitrary.make(Mcp.ResourceTemplate), extra, (server, template, more) => {
+        const given = { ...more, ...template }
+        assert.deepStrictEqual(
+          shape(resourceTemplateEntry(server, given)),
+          shape(plainTemplateEntry({ server, ...given }))
+        )
+      }),
+      { numRuns: 500 }
+    )
+  })
+
+  it("puts server first and every field in the schema's order, whatever the resource's own order", () => {
+    const resource = Schema.decodeUnknownSync(Mcp.Resource)({
+      annotations: { audience: ["user"] },
+      size: 3,
+      mimeType: "text/plain",
+      name: "memo",
+      uri: "memo://a",
+      title: "Memo"
+    })
+    const fast = resourceEntry("s", resource)
+    assert.deepStrictEqual(Object.keys(fast), Object.keys(plainEntry({ server: "s", ...resource })))
+    assert.deepStrictEqual(Object.keys(fast), ["server", "uri", "name", "title", "mimeType", "size", "annotations"])
   })
 })

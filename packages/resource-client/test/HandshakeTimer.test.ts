@@ -1,6 +1,7 @@
 /**
- * The start-up handshake and the 2026-07-28 `subscriptions/listen` acknowledgement are bounded by the
- * request path's one timer on the current `Clock` (the SDK's own timers off): a TestClock drives them.
+ * The start-up handshake, its era probe (`server/discover` before `initialize`) and the 2026-07-28
+ * `subscriptions/listen` acknowledgement are bounded by the request path's one timer on the current
+ * `Clock` (the SDK's own timers off): a TestClock drives them.
  * The bounds are minutes long, so that a timer of the SDK's (real time) would leave each case waiting
  * past the test's own timeout; the awaited messages are bounded by that timeout too.
  */
@@ -56,6 +57,71 @@ describe("handshake and listen timers", () => {
         assert.strictEqual(result.left._tag, "TransportError")
         assert.strictEqual(result.left.message, Messages.timedOutAwaiting("initialize", 600_000))
       }
+    }).pipe(Effect.provide(McpTransport.layerMemory))
+  )
+
+  it.scoped(
+    "a stdio-like server that never answers the era probe falls back to initialize at its bound on the clock",
+    () =>
+      Effect.gen(function* () {
+        const fixture = yield* Effect.acquireRelease(
+          Effect.sync(() => connectContractInMemory("legacy")),
+          (opened) => Effect.promise(() => opened.close())
+        )
+        const probeSent = yield* Deferred.make<void>()
+        const resolve = Runtime.runSync(yield* Effect.runtime<never>())
+        const methods: Array<string | undefined> = []
+        // the server's side never sees the probe; `stderr` and `pid` make the SDK take the transport
+        // for stdio, where a silent probe means an older server
+        const silentProbe = async (): Promise<Transport> => {
+          const transport = await fixture.connect()
+          const send = transport.send.bind(transport)
+          transport.send = async (message, options) => {
+            methods.push(methodOf(message))
+            if (methodOf(message) !== "server/discover") return send(message, options)
+            resolve(Deferred.succeed(probeSent, undefined))
+          }
+          return Object.assign(transport, { stderr: null, pid: 1 })
+        }
+        const transports = yield* McpTransport.McpTransport
+        const opening = yield* Effect.fork(open(entry(silentProbe), { timeoutMillis: 600_000, transports }))
+        yield* Deferred.await(probeSent)
+        // half the start-up timeout
+        yield* TestClock.adjust("299999 millis")
+        assert.isTrue((yield* Fiber.poll(opening))._tag === "None")
+        assert.deepStrictEqual(methods, ["server/discover"])
+        yield* TestClock.adjust("1 millis")
+        const connection = yield* Fiber.join(opening)
+        assert.strictEqual(connection.era, "legacy")
+        assert.deepStrictEqual(methods.slice(0, 2), ["server/discover", "initialize"])
+      }).pipe(Effect.provide(McpTransport.layerMemory))
+  )
+
+  it.scoped("any other server that never answers the era probe fails the start-up at its bound on the clock", () =>
+    Effect.gen(function* () {
+      const probeSent = yield* Deferred.make<void>()
+      const resolve = Runtime.runSync(yield* Effect.runtime<never>())
+      const silent = async (): Promise<Transport> => {
+        const transport: Transport = {
+          start: async () => {},
+          send: async (message) => {
+            if (methodOf(message) === "server/discover") resolve(Deferred.succeed(probeSent, undefined))
+          },
+          close: async () => transport.onclose?.()
+        }
+        return transport
+      }
+      const transports = yield* McpTransport.McpTransport
+      const opening = yield* Effect.fork(Effect.either(open(entry(silent), { timeoutMillis: 600_000, transports })))
+      yield* Deferred.await(probeSent)
+      yield* TestClock.adjust("299999 millis")
+      assert.isTrue((yield* Fiber.poll(opening))._tag === "None")
+      yield* TestClock.adjust("1 millis")
+      const result = yield* Fiber.join(opening)
+      assert.deepStrictEqual(
+        Either.mapLeft(result, (error) => [error._tag, error.message]),
+        Either.left(["TransportError", Messages.timedOutAwaiting("initialize", 600_000)])
+      )
     }).pipe(Effect.provide(McpTransport.layerMemory))
   )
 

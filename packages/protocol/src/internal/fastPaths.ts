@@ -1,11 +1,13 @@
 /**
- * The protocol's fast paths, all of them: the fast encoders of the hottest results. Each gives exactly
- * its schema's encoding where it answers, and undefined otherwise, for the schema to encode or refuse
- * (`test/FastPaths.test.ts` holds it to that, key order included); each names the BENCHMARKS.md row
- * that measured the gain. Where the bench shows no gain, the schema's encoder is used instead and the
- * fast path is removed from here. They are used through `Wire.encodeResult` only (`internal/wire/codecs.ts`).
+ * The protocol's fast paths, all of them: the fast encoders of the hottest results, and the builders
+ * of the list payloads' entries. Each gives exactly its schema's encoding where it answers (an encoder
+ * answers undefined otherwise, for the schema to encode or refuse); `test/FastPaths.test.ts` holds it
+ * to that, key order included. Each names the BENCHMARKS.md row that measured the gain. Where the
+ * bench shows no gain, the schema's encoder is used instead and the fast path is removed from here.
+ * The encoders are used through `Wire.encodeResult` only (`internal/wire/codecs.ts`), the entry
+ * builders through `ToolPayload.resourceEntry` and `ToolPayload.resourceTemplateEntry`.
  */
-import { isJsonObject, isPlainObject } from "../Mcp.js"
+import { isJsonObject, isPlainObject, type JsonObject, type Resource, type ResourceTemplate } from "../Mcp.js"
 
 /** A content item `{uri, mimeType?, text | blob, _meta?}` as the schema encodes it; undefined when the schema must decide. */
 const contentItem = (item: unknown): Record<string, unknown> | undefined => {
@@ -51,4 +53,67 @@ export const encodeReadResult = (value: unknown): unknown => {
     encoded.push(out)
   }
   return { contents: encoded, originCallId }
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] }
+
+/** The optional text fields of a resource or a template, in the schema's order. */
+const withTexts = (
+  out: { title?: string; description?: string; mimeType?: string },
+  item: { readonly title?: string; readonly description?: string; readonly mimeType?: string }
+): void => {
+  if (item.title !== undefined) out.title = item.title
+  if (item.description !== undefined) out.description = item.description
+  if (item.mimeType !== undefined) out.mimeType = item.mimeType
+}
+
+/** The optional nested fields of a resource or a template, in the schema's order. */
+const withNested = (
+  out: { icons?: ReadonlyArray<unknown>; _meta?: JsonObject; annotations?: JsonObject },
+  item: {
+    readonly icons?: ReadonlyArray<unknown>
+    readonly _meta?: JsonObject
+    readonly annotations?: JsonObject
+  }
+): void => {
+  if (item.icons !== undefined) out.icons = item.icons
+  if (item._meta !== undefined) out._meta = item._meta
+  if (item.annotations !== undefined) out.annotations = item.annotations
+}
+
+/**
+ * A resource entry of a list payload, `server` first, then the resource's fields, built in
+ * `ToolPayload.ResourceEntry`'s key order without the schema machinery (list payloads can hold
+ * thousands of entries); nested values are shared. The plain version is
+ * `Schema.encodeSync(ToolPayload.ResourceEntry)({ server, ...resource })`, whose JSON text is the same.
+ * BENCHMARKS.md, "Full run with the v2 baseline for throughput", row "10. listing: ours / fastest
+ * complete side" (the first full run with it; "the tool's payload and truncation after the last page
+ * take under a millisecond": the builder is to be measured on its own against the schema).
+ */
+export const resourceEntry = (server: string, resource: Resource): { readonly server: string } & Resource => {
+  const out: Mutable<{ server: string } & Resource> = { server, uri: resource.uri, name: resource.name }
+  withTexts(out, resource)
+  if (resource.size !== undefined) out.size = resource.size
+  withNested(out, resource)
+  return out
+}
+
+/**
+ * A template entry of a list payload, built in `ToolPayload.ResourceTemplateEntry`'s key order (as
+ * {@link resourceEntry}). The plain version is
+ * `Schema.encodeSync(ToolPayload.ResourceTemplateEntry)({ server, ...template })`.
+ * BENCHMARKS.md: the row of {@link resourceEntry}.
+ */
+export const resourceTemplateEntry = (
+  server: string,
+  template: ResourceTemplate
+): { readonly server: string } & ResourceTemplate => {
+  const out: Mutable<{ server: string } & ResourceTemplate> = {
+    server,
+    uriTemplate: template.uriTemplate,
+    name: template.name
+  }
+  withTexts(out, template)
+  withNested(out, template)
+  return out
 }

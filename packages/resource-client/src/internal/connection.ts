@@ -18,6 +18,7 @@ import {
 } from "./failures.js"
 import { type Hold, InFlightList, keepRaw, makeRequester, maxTimerMillis, timerOn, type Wire } from "./request.js"
 import { gateNotifications } from "./notificationGate.js"
+import { type Receive, wrapOnMessage } from "./onMessage.js"
 import * as Sdk from "./sdk.js"
 import { ChangeQueue } from "./changes.js"
 import { Background, Signal } from "./onDemand.js"
@@ -177,10 +178,11 @@ export interface Connection {
 
 /**
  * The SDK's `versionNegotiation` for the entry's `protocol_version` (absent = `auto`). A stdio server
- * that never answers the `auto` probe is an older one: half the start-up timeout is waited for it,
- * so that `initialize` still fits in the rest (over HTTP silence is an outage, not a verdict).
+ * that never answers the `auto` probe is an older one: half the start-up timeout is waited for it
+ * ({@link probeMillis}, bounded by {@link probeWithin}), so that `initialize` still fits in the rest
+ * (over HTTP silence is an outage, not a verdict).
  */
-const negotiation = (entry: ServerEntry, timeoutMillis: number) => {
+const negotiation = (entry: ServerEntry) => {
   // HTTP+SSE is a transport of the `initialize` era: a `server/discover` probe over it is a wasted round trip
   const sse = entry.transport._tag === "http" && entry.transport.sse === true
   switch (entry.protocolVersion ?? (sse ? "legacy" : "auto")) {
@@ -189,9 +191,108 @@ const negotiation = (entry: ServerEntry, timeoutMillis: number) => {
     case "2026-07-28":
       return { mode: { pin: modernRevision } }
     case "auto":
-      return { mode: "auto" as const, probe: { timeoutMs: Math.max(1, Math.floor(timeoutMillis / 2)) } }
+      // the probe's bound is `probeWithin`'s, on the current clock; the SDK's own timer is off
+      return { mode: "auto" as const, probe: { timeoutMs: maxTimerMillis } }
   }
 }
+
+/** How long the `auto` era probe waits for its answer: half the start-up timeout. */
+const probeMillis = (timeoutMillis: number): number => Math.max(1, Math.floor(timeoutMillis / 2))
+
+/** The id of a response (a message with an id and no method), else undefined. */
+const responseId = (message: unknown): string | number | undefined => {
+  if (typeof message !== "object" || message === null || "method" in message || !("id" in message)) return undefined
+  const id = message.id
+  return typeof id === "string" || typeof id === "number" ? id : undefined
+}
+
+/**
+ * How the SDK reads a probe that got no answer: over a transport it takes for stdio (one with `stderr`
+ * and `pid`, as ours is) the server is an older one and the connection falls back to `initialize`;
+ * over any other transport the silence is an outage and the start-up fails with the probe's timeout.
+ */
+const silenceIsLegacy = (transport: Transport): boolean => "stderr" in transport && "pid" in transport
+
+/**
+ * The `auto` handshake `connect()` with the era probe (`server/discover`, sent by the SDK before
+ * `initialize`) bounded by `millis` on `clock` through the request path's one timer (`timerOn`), the
+ * SDK's own probe timer off. Once a probe went unanswered that long it ends as the SDK's timeout
+ * would end it: where silence is a verdict ({@link silenceIsLegacy}) the SDK's probe is given a local
+ * `method not found` answer, which it reads as a legacy server, and `initialize` follows; elsewhere
+ * the handshake fails with `timedOut()`. Only the handler the SDK installs for the probe is wrapped
+ * (the one installed after it is left as it is), and `send` is given back once the handshake settled.
+ */
+const probeWithin = (
+  transport: Transport,
+  clock: Clock.Clock,
+  millis: number,
+  timedOut: () => unknown,
+  connect: () => Promise<void>
+): Promise<void> =>
+  new Promise<void>((resolve, reject) => {
+    // each probe sent and not answered yet, with the cancel of its bound
+    const pending = new Map<string | number, () => void>()
+    let sent = false
+    let settled = false
+    // the SDK's handler for the probe's answer
+    let probeReceive: Receive | undefined
+    wrapOnMessage(transport, (receive) => {
+      if (settled || (sent && pending.size === 0)) return receive
+      probeReceive = receive
+      return (message, extra) => {
+        const id = responseId(message)
+        if (id !== undefined) pending.get(id)?.()
+        receive(message, extra)
+      }
+    })
+    const ownSend = Object.getOwnPropertyDescriptor(transport, "send")
+    const send = transport.send.bind(transport)
+    const settle = () => {
+      settled = true
+      for (const cancel of [...pending.values()]) cancel()
+      if (transport.send === probeSend) {
+        if (ownSend === undefined) delete (transport as { send?: unknown }).send
+        else Object.defineProperty(transport, "send", ownSend)
+      }
+    }
+    const probeSend: Transport["send"] = (message, options) => {
+      const id = "method" in message && message.method === "server/discover" && "id" in message ? message.id : undefined
+      if (!settled && id !== undefined) {
+        sent = true
+        const cancel = timerOn(clock, millis, () => {
+          if (!pending.delete(id) || settled) return
+          if (silenceIsLegacy(transport)) {
+            probeReceive?.({
+              jsonrpc: "2.0",
+              id,
+              error: { code: -32601, message: `server/discover not answered within ${millis} ms` }
+            })
+            return
+          }
+          settle()
+          reject(timedOut())
+        })
+        pending.set(id, () => {
+          pending.delete(id)
+          cancel()
+        })
+      }
+      return send(message, options)
+    }
+    transport.send = probeSend
+    connect().then(
+      () => {
+        if (settled) return
+        settle()
+        resolve()
+      },
+      (error: unknown) => {
+        if (settled) return
+        settle()
+        reject(error)
+      }
+    )
+  })
 
 /** Why a stdio transport closed: the exit of its process (undefined for other transports, or while it runs). */
 const stdioCloseReason = (transport: Transport): string | undefined =>
@@ -402,7 +503,7 @@ const openWith = (
           ...clientCapabilities(handlers),
           extensions: { [Widget.extensionId]: { mimeTypes: [Widget.mimeType] } }
         },
-        versionNegotiation: negotiation(entry, timeoutMillis),
+        versionNegotiation: negotiation(entry),
         // 2026-07-28 `input_required` is answered by us (it names the input), never fulfilled silently
         inputRequired: { autoFulfill: false }
       })
@@ -476,10 +577,24 @@ const openWith = (
     }
     // the handshake is bounded by the request path's one timer on the current clock, the SDK's own
     // timer off; when it passes, the failure is the SDK's timeout's, as before
+    const clock = yield* Effect.clock
+    const probing = prior === undefined && negotiation(entry)?.mode === "auto"
+    const probeTimedOut = () => {
+      const millis = probeMillis(timeoutMillis)
+      return new sdk.client.SdkError(
+        sdk.client.SdkErrorCode.RequestTimeout,
+        `Version negotiation probe timed out after ${millis}ms`,
+        { timeout: millis }
+      )
+    }
     yield* promiseWithin(
       (signal) => {
         const options = { signal, timeout: maxTimerMillis }
-        const connected = client.connect(transport, prior === undefined ? options : { ...options, prior })
+        const connected = probing
+          ? probeWithin(transport, clock, probeMillis(timeoutMillis), probeTimedOut, () =>
+              client.connect(transport, options)
+            )
+          : client.connect(transport, prior === undefined ? options : { ...options, prior })
         // an adopted 2026-07-28 verdict connects without a round trip: `server/discover` proves the
         // server is there (a legacy verdict skips the probe and runs `initialize`, which proves it)
         return prior?.kind === "modern"
