@@ -13,7 +13,10 @@ import { open } from "../src/internal/connection.js"
 import { McpTransport, type ServerEntry } from "../src/index.js"
 import { connectContractInMemory } from "./utils/contractServer.mjs"
 
-const entry = (connect: () => Promise<Transport>, protocolVersion?: Config.ProtocolVersionSetting): ServerEntry.ServerEntry => ({
+const entry = (
+  connect: () => Promise<Transport>,
+  protocolVersion?: Config.ProtocolVersionSetting
+): ServerEntry.ServerEntry => ({
   name: "s",
   transport: { _tag: "memory", connect },
   enabled: true,
