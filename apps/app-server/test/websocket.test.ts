@@ -131,7 +131,7 @@ const startWs = (args: Array<string>, env: Record<string, string> = {}) =>
       Effect.flip,
       Effect.orElse(() => Effect.die(new Error(`server exited: ${server.stderr()}`)))
     )
-    for (let i = 0; i < 100 && !server.stderr().includes("listening on"); i++) yield* Effect.sleep("50 millis")
+    yield* server.waitForStderr(/listening on/)
     return { port, server }
   })
 

@@ -5,7 +5,7 @@ import { Extended } from "@mcp-resources/tool-handlers"
 import { generateText, type LanguageModel, stepCountIs } from "ai"
 import { type Prompt, scripted, text, toolCalls } from "./models.js"
 import { resourceTools } from "../src/AiSdk.js"
-import { pngBase64, sources, waitFor } from "./utils.js"
+import { pngBase64, sources } from "./utils.js"
 
 /** The tool results the model got in its last prompt, by call id. */
 const toolResults = (prompt: Prompt): Record<string, unknown> => {
@@ -101,20 +101,14 @@ describe("AI SDK adapter", () => {
               abortSignal: controller.signal,
               prompt: "go"
             })
-            await waitFor(
-              () => fixture.requests.some((r) => r.method === "tools/call"),
-              "the tools/call request at the server"
-            )
+            await fixture.awaitRequest("tools/call", { timeoutMs: 20_000 })
             controller.abort()
             const outcome = await run.then(
               () => "resolved",
               (error: unknown) => (error instanceof Error ? error.name : String(error))
             )
             assert.strictEqual(outcome, "AbortError")
-            await waitFor(
-              () => fixture.cancelled.some((r) => r.method === "tools/call"),
-              "the cancellation at the server"
-            )
+            await fixture.awaitCancelled("tools/call", { timeoutMs: 20_000 })
             assert.deepStrictEqual(
               fixture.cancelled.map((r) => r.method),
               ["tools/call"]

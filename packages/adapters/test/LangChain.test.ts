@@ -6,7 +6,7 @@ import { FakeStreamingChatModel } from "@langchain/core/utils/testing"
 import { Messages } from "@mcp-resources/protocol"
 import { Extended } from "@mcp-resources/tool-handlers"
 import { resourceTools, ToolCallFailed } from "../src/LangChain.js"
-import { pngBase64, sources, waitFor } from "./utils.js"
+import { pngBase64, sources } from "./utils.js"
 
 const toolCall = (id: string, name: string, args: Record<string, unknown>): ToolCall => ({
   type: "tool_call",
@@ -117,13 +117,10 @@ describe("LangChain adapter", () => {
               () => "resolved",
               (error: unknown) => (error instanceof Error ? error.name : String(error))
             )
-            await waitFor(() => fixture.requests.some((r) => r.method === "tools/call"), "the tools/call request")
+            await fixture.awaitRequest("tools/call", { timeoutMs: 20_000 })
             controller.abort()
             assert.strictEqual(await run, "AbortError")
-            await waitFor(
-              () => fixture.cancelled.some((r) => r.method === "tools/call"),
-              "the cancellation at the server"
-            )
+            await fixture.awaitCancelled("tools/call", { timeoutMs: 20_000 })
             assert.deepStrictEqual(
               fixture.cancelled.map((r) => r.method),
               ["tools/call"]

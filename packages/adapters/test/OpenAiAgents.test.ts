@@ -5,7 +5,7 @@ import { Extended } from "@mcp-resources/tool-handlers"
 import { Agent, type AgentInputItem, Runner } from "@openai/agents"
 import { call, ScriptedModel, say } from "./models.js"
 import { resourceTools } from "../src/OpenAiAgents.js"
-import { pngBase64, sources, waitFor } from "./utils.js"
+import { pngBase64, sources } from "./utils.js"
 
 const runner = () => new Runner({ tracingDisabled: true })
 
@@ -84,16 +84,13 @@ describe("OpenAI Agents adapter", () => {
             const agent = new Agent({ name: "host", model, tools: await resourceTools(binding) })
             const controller = new AbortController()
             const run = runner().run(agent, "go", { signal: controller.signal })
-            await waitFor(() => fixture.requests.some((r) => r.method === "tools/call"), "the tools/call request")
+            await fixture.awaitRequest("tools/call", { timeoutMs: 20_000 })
             controller.abort()
             await run.then(
               () => undefined,
               () => undefined
             )
-            await waitFor(
-              () => fixture.cancelled.some((r) => r.method === "tools/call"),
-              "the cancellation at the server"
-            )
+            await fixture.awaitCancelled("tools/call", { timeoutMs: 20_000 })
             assert.deepStrictEqual(
               fixture.cancelled.map((r) => r.method),
               ["tools/call"]

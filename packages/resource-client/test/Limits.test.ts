@@ -5,20 +5,12 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { Deferred, Effect, Either, Fiber, Option, TestClock } from "effect"
 import { McpTransport, ResourceClient, ServerEntry } from "../src/index.js"
 import { fixture } from "./utils/memory.js"
+import { within } from "./utils/wait.js"
 
 const setupWith = (
   servers: ReadonlyArray<ServerEntry.ServerEntry>,
   mcp: Partial<Config.McpLimits>
 ): ServerEntry.Setup => ({ config: { ...Config.empty, mcp: { ...Config.mcpDefaults, ...mcp } }, servers })
-
-/** Lets in-memory I/O run until `done` holds (bounded). */
-const until = (done: () => boolean) =>
-  Effect.gen(function* () {
-    for (let i = 0; i < 2000 && !done(); i++) {
-      yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
-    }
-    assert.isTrue(done(), "condition not reached")
-  })
 
 const status = (client: ResourceClient.Service, name: string) =>
   Effect.map(client.servers, (servers) => servers.find((s) => s.name === name)?.status)
@@ -34,8 +26,13 @@ layer(McpTransport.layerMemory)("bounded start-up and threadless connections", (
         yield* Effect.addFinalizer(() => Effect.promise(() => Promise.all([slow.closeAll(), fast.closeAll()])))
         const gate = yield* Deferred.make<void>()
         const connects: Array<string> = []
+        let slowStarted: () => void = () => {}
+        const slowStart = new Promise<void>((resolve) => {
+          slowStarted = resolve
+        })
         const slowConnect = (): Promise<Transport> => {
           connects.push("slow")
+          slowStarted()
           return Effect.runPromise(Deferred.await(gate)).then(() => slow.connect())
         }
         const fastConnect = (): Promise<Transport> => {
@@ -51,7 +48,7 @@ layer(McpTransport.layerMemory)("bounded start-up and threadless connections", (
             { startupConcurrency: 1 }
           )
         )
-        yield* until(() => connects.length === 1)
+        yield* Effect.promise(() => within(slowStart, "a-slow's connect"))
         // five seconds pass while b-fast waits: more than its own startup timeout, yet it is still starting
         yield* TestClock.adjust("5 seconds")
         assert.deepStrictEqual(connects, ["slow"])
@@ -85,7 +82,7 @@ layer(McpTransport.layerMemory)("bounded start-up and threadless connections", (
             { concurrency: "unbounded" }
           )
         )
-        yield* until(() => f.requests.filter((r) => r.method === "resources/read").length === 2)
+        yield* Effect.promise(() => f.awaitRequest("resources/read", { count: 2 }))
         const third = yield* Effect.fork(
           Effect.either(client.withServerConnection("srv", (c) => c.readResource("x://a")))
         )

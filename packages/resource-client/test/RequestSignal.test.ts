@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { connectInMemory } from "@mcp-resources/fixtures"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { RequestSignal } from "../src/internal/requestSignal.js"
-import { outcome, until } from "./utils/wait.js"
+import { outcome } from "./utils/wait.js"
 
 describe("RequestSignal", () => {
   it("abort sets aborted and an AbortError reason, runs each listener once, and only the first time", () => {
@@ -52,10 +52,10 @@ describe("RequestSignal", () => {
     try {
       const signal = new RequestSignal()
       const read = outcome(client.readResource({ uri: "memo://hang" }, { signal, timeout: 60000 }))
-      await until(() => fixture.requests.some((r) => r.method === "resources/read"))
+      await fixture.awaitRequest("resources/read")
       signal.abort()
       assert.match(await read, /AbortError: This operation was aborted/)
-      await until(() => fixture.cancelled.some((r) => r.method === "resources/read"))
+      await fixture.awaitCancelled("resources/read")
       // a signal aborted before the request is refused at once, and nothing is sent
       const before = fixture.requests.length
       const aborted = new RequestSignal()

@@ -146,13 +146,13 @@ layer(McpTransport.layerMemory)("ResourceClient (in-memory servers)", (it) => {
       const client = yield* ResourceClient.make(setupOf([entry("srv", srv, { toolTimeoutSec: 1 })]))
       yield* settled(client)
       const fiber = yield* Effect.fork(Effect.either(client.readResource("srv", "test://slow")))
-      yield* until(() => srv.requests.some((r) => r.method === "resources/read"))
+      yield* Effect.promise(() => srv.awaitRequest("resources/read"))
       yield* TestClock.adjust("1 second")
       assert.strictEqual(
         message(yield* Fiber.join(fiber)),
         "resources/read failed for `srv` (test://slow): timed out awaiting resources/read after 1s"
       )
-      yield* until(() => srv.cancelled.some((r) => r.method === "resources/read"))
+      yield* Effect.promise(() => srv.awaitCancelled("resources/read"))
     })
   )
 
@@ -278,7 +278,7 @@ layer(McpTransport.layerMemory)("ResourceClient (in-memory servers)", (it) => {
       const client = yield* ResourceClient.make(setupOf([entry("srv", srv)]))
       yield* settled(client)
       const reading = yield* Effect.fork(client.readResource("srv", "memo://slow"))
-      yield* until(() => srv.requests.some((r) => r.method === "resources/read"))
+      yield* Effect.promise(() => srv.awaitRequest("resources/read"))
       yield* client.reload(setupOf([]))
       assert.strictEqual(srv.stats.closed, 0)
       const result = yield* Fiber.join(reading)
@@ -293,7 +293,7 @@ layer(McpTransport.layerMemory)("ResourceClient (in-memory servers)", (it) => {
       const client = yield* ResourceClient.make(setupOf([entry("srv", srv)]))
       yield* settled(client)
       const reading = yield* Effect.fork(client.readResource("srv", "memo://hang"))
-      yield* until(() => srv.requests.some((r) => r.method === "resources/read"))
+      yield* Effect.promise(() => srv.awaitRequest("resources/read"))
       yield* client.reload(setupOf([]))
       assert.strictEqual(srv.stats.closed, 0)
       yield* Fiber.interrupt(reading)
@@ -386,7 +386,7 @@ layer(McpTransport.layerMemory)("ResourceClient (in-memory servers)", (it) => {
       const client = yield* ResourceClient.make(setup)
       yield* settled(client)
       const fiber = yield* Effect.fork(Effect.either(client.readResource("srv", "test://hang")))
-      yield* until(() => srv.requests.some((r) => r.method === "resources/read"))
+      yield* Effect.promise(() => srv.awaitRequest("resources/read"))
       yield* Effect.promise(() => srv.closeAll())
       assert.strictEqual(
         message(yield* Fiber.join(fiber)),
@@ -567,7 +567,7 @@ describe("ResourceClient (in-memory servers, live clock)", () => {
           message(yield* Effect.either(client.readResource("srv", "test://slow"))),
           "resources/read failed for `srv` (test://slow): timed out awaiting resources/read after 1s"
         )
-        yield* until(() => srv.cancelled.some((r) => r.method === "resources/read"))
+        yield* Effect.promise(() => srv.awaitCancelled("resources/read"))
       })
     ).pipe(Effect.provide(McpTransport.layerMemory))
   )

@@ -2,11 +2,34 @@ import { Socket } from "node:net"
 import { assert, describe, it, vi } from "@effect/vitest"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { MessageTooLargeError, StdioTransport } from "../src/internal/stdioTransport.js"
-import { outcome, until } from "./utils/wait.js"
+import { outcome, within } from "./utils/wait.js"
 
-/** A transport over `node -e script`, recording what it receives. */
+/** A transport over `node -e script`, recording what it receives; `seen.until` awaits a change that makes `ready` hold. */
 const open = (script: string, maxMessageBytes = 1000) => {
-  const seen = { messages: [] as Array<JSONRPCMessage>, errors: [] as Array<Error>, stderr: "", closed: false }
+  const listeners = new Set<() => void>()
+  const changed = () => {
+    for (const listener of [...listeners]) listener()
+  }
+  const until = (ready: () => boolean, what = "the transport's callbacks"): Promise<void> =>
+    within(
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (!ready()) return
+          listeners.delete(check)
+          resolve()
+        }
+        listeners.add(check)
+        check()
+      }),
+      what
+    )
+  const seen = {
+    messages: [] as Array<JSONRPCMessage>,
+    errors: [] as Array<Error>,
+    stderr: "",
+    closed: false,
+    until
+  }
   const transport = new StdioTransport({
     command: process.execPath,
     args: ["-e", script],
@@ -14,16 +37,24 @@ const open = (script: string, maxMessageBytes = 1000) => {
     maxMessageBytes,
     stderr: (text) => {
       seen.stderr += text
+      changed()
     }
   })
-  transport.onmessage = (message) => seen.messages.push(message)
-  transport.onerror = (error) => seen.errors.push(error)
+  transport.onmessage = (message) => {
+    seen.messages.push(message)
+    changed()
+  }
+  transport.onerror = (error) => {
+    seen.errors.push(error)
+    changed()
+  }
   let closed!: () => void
   const whenClosed = new Promise<void>((resolve) => {
     closed = resolve
   })
   transport.onclose = () => {
     seen.closed = true
+    changed()
     closed()
   }
   return { transport, seen, whenClosed }
@@ -53,7 +84,7 @@ describe("StdioTransport", () => {
       const sent = Array.from({ length: 20 }, (_, n) => transport.send(notification(n)))
       await Promise.all(sent)
       assert.strictEqual(writesOfNotifications(), 1)
-      await until(() => seen.messages.length === 1)
+      await seen.until(() => seen.messages.length === 1, "message 1")
       assert.deepStrictEqual(seen.messages[0], {
         jsonrpc: "2.0",
         method: "reads",
@@ -62,7 +93,7 @@ describe("StdioTransport", () => {
       // a later turn is a later write
       await transport.send(notification(20))
       assert.strictEqual(writesOfNotifications(), 2)
-      await until(() => seen.messages.length === 2)
+      await seen.until(() => seen.messages.length === 2, "message 2")
       assert.deepStrictEqual(seen.messages[1], { jsonrpc: "2.0", method: "reads", params: { lines: [20] } })
     } finally {
       write.mockRestore()
@@ -85,7 +116,7 @@ ${exitOnEnd}`
     const { transport, seen } = open(script, 700)
     await transport.start()
     try {
-      await until(() => seen.messages.length === 3)
+      await seen.until(() => seen.messages.length === 3, "message 3")
       assert.deepStrictEqual(
         seen.messages.map((m) => ("params" in m ? m.params?.n : undefined)),
         [1, 2, 3]
@@ -131,7 +162,7 @@ ${exitOnEnd}`
     const { transport, seen } = open(script)
     await transport.start()
     try {
-      await until(() => seen.messages.length === 1)
+      await seen.until(() => seen.messages.length === 1, "message 1")
       assert.strictEqual(seen.errors.length, 3)
       assert.strictEqual(seen.errors[1]?.message, "not a JSON-RPC 2.0 message: [1]")
       assert.deepStrictEqual(seen.messages[0], { jsonrpc: "2.0", method: "ok" })
@@ -145,7 +176,7 @@ ${exitOnEnd}`
     const { transport, seen } = open(script)
     await transport.start()
     try {
-      await until(() => seen.stderr.includes("warming up"))
+      await seen.until(() => seen.stderr.includes("warming up"), "the stderr line")
       assert.deepStrictEqual(seen.messages, [])
     } finally {
       await transport.close()
@@ -164,7 +195,7 @@ process.stdin.on("end", () => { process.stderr.write("got " + text.trim().split(
     const started = Date.now()
     await transport.close()
     assert.isBelow(Date.now() - started, 2000)
-    await until(() => seen.closed)
+    await seen.until(() => seen.closed, "the close")
     assert.include(seen.stderr, "got 2")
     await assertRejects(transport.send(notification(3)), "Not connected")
   })
@@ -175,7 +206,7 @@ process.stdin.on("end", () => { process.stderr.write("got " + text.trim().split(
     await transport.start()
     const pid = transport.pid
     await transport.close()
-    await until(() => seen.closed)
+    await seen.until(() => seen.closed, "the close")
     assert.isDefined(pid)
     assert.throws(() => process.kill(pid!, 0))
   }, 10000)
@@ -186,7 +217,7 @@ process.stdin.on("end", () => { process.stderr.write("got " + text.trim().split(
     await transport.start()
     const pid = transport.pid
     await transport.close()
-    await until(() => seen.closed)
+    await seen.until(() => seen.closed, "the close")
     assert.throws(() => process.kill(pid!, 0))
   }, 10000)
 

@@ -66,6 +66,8 @@ export interface AppServer {
     timeout?: Duration.DurationInput,
     what?: string
   ) => Effect.Effect<Message, WaitTimeout>
+  /** Waits until the server's stderr matches `pattern` (a log line it writes). */
+  readonly waitForStderr: (pattern: RegExp, timeout?: Duration.DurationInput) => Effect.Effect<void, WaitTimeout>
   /** Sends `initialize` and checks it succeeded. */
   readonly initialize: Effect.Effect<void, WaitTimeout>
   /** Notifications with that method, in order. */
@@ -110,6 +112,7 @@ export const start = (options: StartOptions): Effect.Effect<AppServer, never, Sc
       ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
       stderr: (text) => {
         stderr += text
+        notify()
       },
       // Every line as written, however long or blank: the tests judge the server's output.
       maxMessageBytes: Number.MAX_SAFE_INTEGER,
@@ -218,6 +221,10 @@ export const start = (options: StartOptions): Effect.Effect<AppServer, never, Sc
       notify: (method, params) => Effect.orDie(client.notify(method, params)),
       response,
       waitFor,
+      waitForStderr: (pattern, timeout = "20 seconds") =>
+        waitUntil(() => (pattern.test(stderr) ? true : undefined), timeout, `stderr to match ${pattern}`).pipe(
+          Effect.asVoid
+        ),
       initialize: Effect.flatMap(request("initialize", { clientInfo: { name: "test" } }), (m) =>
         m.result !== undefined
           ? Effect.void

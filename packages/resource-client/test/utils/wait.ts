@@ -1,10 +1,10 @@
-/** Waits until `ready()` holds, letting I/O run between checks; fails after `millis`. */
-export const until = async (ready: () => boolean, millis = 5000): Promise<void> => {
-  const deadline = Date.now() + millis
-  while (!ready()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting")
-    await new Promise((resolve) => setTimeout(resolve, 5))
-  }
+/** `event`, or a failure naming `what` once `millis` pass on the real clock (so it holds under TestClock too). */
+export const within = <A>(event: Promise<A>, what: string, millis = 10_000): Promise<A> => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${millis} ms waiting for ${what}`)), millis)
+  })
+  return Promise.race([event, timeout]).finally(() => clearTimeout(timer))
 }
 
 /** How a promise ended: `resolved`, or the rejection as `{name}: {message}`. */
