@@ -114,7 +114,7 @@ describe("threads and the thread store", () => {
       ])
       expect(exit.code).not.toBe(0)
       expect(newer.stderr()).toContain(
-        "its schema is at version 9, newer than version 1, the newest this version of mcp-resources knows"
+        "its schema is at version 9, newer than version 2, the newest this version of mcp-resources knows"
       )
       refusals++
     } finally {
