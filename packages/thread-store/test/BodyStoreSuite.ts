@@ -284,6 +284,9 @@ export const bodyStoreSuite = (
     )
 
     const reopen = "bodies and references survive closing the store and opening it again"
+    if (!options.persistent) {
+      console.warn(`skipped: ${reopen} (does not apply: the ${name} layer keeps nothing across a restart)`)
+    }
     it.scoped.skipIf(!options.persistent)(
       options.persistent ? reopen : `${reopen} (does not apply: the ${name} layer keeps nothing across a restart)`,
       () =>
