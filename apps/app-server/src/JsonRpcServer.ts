@@ -50,17 +50,6 @@ export const toWireError = (cause: Cause.Cause<unknown>): WireError => {
   return { code: codes.internalError, message: error === undefined ? "internal error" : String(error) }
 }
 
-/**
- * Encodes a method's result through its result schema (`AppServer.results`), the one place results
- * are checked before they are sent (`Wire.encodeResult`, with the schemas' compiled encoders and the
- * fast encoders of the hottest results). A result of another shape becomes a `-32603`.
- */
-export const encodeResult: (
-  method: string,
-  schema: Schema.Schema<unknown, unknown>,
-  value: unknown
-) => Either.Either<unknown, string> = Wire.encodeResult
-
 const initializeResultSchema = AppServer.results.initialize as unknown as Schema.Schema<unknown, unknown>
 
 /** One attached connection: the transport hands it each framed message. */
@@ -113,6 +102,9 @@ export const makeWith = <R>(
     const fibers = yield* FiberSet.make<void>()
     const runFork = yield* FiberSet.runtime(fibers)<R>()
     const queues = new ThreadQueues()
+    // The server's codecs: each params and result schema compiled once, for every connection; results
+    // are checked through their schemas before they are sent (`encodeResult`, with the fast encoders).
+    const codecs = Wire.makeCodecs()
     const everything = new Set<Map<string, InFlight>>()
     let accepting = true
     const stopped = yield* Deferred.make<void>()
@@ -155,7 +147,7 @@ export const makeWith = <R>(
         ) => {
           const method = definition.name
           if (exit._tag === "Success") {
-            const encoded = encodeResult(method, definition.result, exit.value)
+            const encoded = codecs.encodeResult(method, definition.result, exit.value)
             if (Either.isRight(encoded)) return connections.respond(connection, id, encoded.right)
             return Effect.zipRight(
               Effect.logError(encoded.left).pipe(Effect.locally(FiberRef.currentLogSpan, outerSpans)),
@@ -270,9 +262,9 @@ export const makeWith = <R>(
           if (!initialized && method !== "initialize") return fail(id, codes.invalidRequest, messages.notInitialized)
           if (method === "initialize") {
             if (initialized) return fail(id, codes.invalidRequest, messages.alreadyInitialized)
-            const decoded = Wire.decodeParams("initialize", params)
+            const decoded = codecs.decodeParams("initialize", params)
             if (Either.isLeft(decoded)) return fail(id, codes.invalidRequest, messages.invalidParams(decoded.left))
-            const result = encodeResult(method, initializeResultSchema, initializeResult(decoded.right))
+            const result = codecs.encodeResult(method, initializeResultSchema, initializeResult(decoded.right))
             if (Either.isLeft(result)) return fail(id, codes.internalError, result.left)
             initialized = true
             const { clientInfo, capabilities } = decoded.right
@@ -289,7 +281,7 @@ export const makeWith = <R>(
           if (inflight.has(idKey(id))) return fail(id, codes.invalidRequest, requestIdInFlight(id))
           const definition = Object.hasOwn(methods, method) ? methods[method] : undefined
           if (definition === undefined) return fail(id, codes.methodNotFound, messages.methodNotFound(method))
-          const prepared = definition.prepare(params)
+          const prepared = definition.prepare(params, codecs)
           if (Either.isLeft(prepared)) return fail(id, codes.invalidRequest, prepared.left)
           if (!accepting) return fail(id, codes.internalError, messages.shuttingDown)
           const ticket = queues.enter(prepared.right.threadId, definition.ordering)

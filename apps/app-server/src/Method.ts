@@ -4,7 +4,7 @@
  * Handlers fail with {@link MethodError} for protocol-level refusals and with the packages' errors
  * otherwise; `JsonRpcServer` maps every failure to a JSON-RPC error in one place.
  */
-import { AppServer, Wire } from "@mcp-resources/protocol"
+import { AppServer, type Wire } from "@mcp-resources/protocol"
 import { type Effect, Either, Schema } from "effect"
 import type { Connection } from "./Connections.js"
 
@@ -61,8 +61,8 @@ export interface Method<R> {
   readonly ordering: Ordering
   /** The method's result schema (`AppServer.results[name]`). */
   readonly result: Schema.Schema<unknown, unknown>
-  /** Decodes the params; the failure is the whole `Invalid request: {detail}` message. */
-  readonly prepare: (params: unknown) => Either.Either<Prepared<R>, string>
+  /** Decodes the params with the server's codecs; the failure is the whole `Invalid request: {detail}` message. */
+  readonly prepare: (params: unknown, codecs: Wire.Codecs) => Either.Either<Prepared<R>, string>
 }
 
 /** What a method is defined by: its ordering, its thread (for an ordered method) and its body. */
@@ -82,9 +82,9 @@ export const method = <M extends AppServer.Method, R>(name: M, definition: Defin
     name,
     ordering,
     result: AppServer.results[name] as unknown as Schema.Schema<unknown, unknown>,
-    prepare: (params) =>
+    prepare: (params, codecs) =>
       Either.map(
-        Either.mapLeft(Wire.decodeParams(name, params), messages.invalidParams),
+        Either.mapLeft(codecs.decodeParams(name, params), messages.invalidParams),
         (decoded): Prepared<R> => ({
           threadId: ordering === "none" ? undefined : definition.threadId?.(decoded),
           run: (context) => definition.run(decoded, context)

@@ -5,7 +5,7 @@
  * spans and MCP request context), and `catchAllDefect` is `Effect.catchAllDefect`.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { AppServer } from "@mcp-resources/protocol"
+import { AppServer, Wire } from "@mcp-resources/protocol"
 import { ServerRequests } from "@mcp-resources/resource-client"
 import {
   Arbitrary,
@@ -72,6 +72,7 @@ const readContext = (p: AppServer.Params<Read>): ServerRequests.RequestContext |
 }
 
 const connection = {} as RequestContext["connection"]
+const codecs = Wire.makeCodecs()
 
 describe("fastPaths", () => {
   it("methodInContext started on requestRefs is method with ServerRequests.withContext inside Effect.withLogSpan", async () => {
@@ -90,7 +91,7 @@ describe("fastPaths", () => {
             run: () => observe as never
           }
           const runtime = runtimeWith(now, outer)
-          const fast = methodInContext(name, readContext, definition).prepare(p)
+          const fast = methodInContext(name, readContext, definition).prepare(p, codecs)
           const plain = method(name, {
             ...definition,
             run: (decoded, context) => {
@@ -98,7 +99,7 @@ describe("fastPaths", () => {
               const requestContext = readContext(decoded)
               return requestContext === undefined ? body : ServerRequests.withContext(body, requestContext)
             }
-          }).prepare(p)
+          }).prepare(p, codecs)
           if (Either.isLeft(plain) || Either.isLeft(fast)) {
             assert.deepStrictEqual(fast.pipe(Either.map(() => "prepared")), plain.pipe(Either.map(() => "prepared")))
             return
@@ -125,7 +126,7 @@ describe("fastPaths", () => {
 
   it("a plain read on a thread is prepared with the thread as its request context; others with none", () => {
     const read = methodInContext(name, readContext, { run: () => observe as never })
-    const prepared = (params: unknown) => Either.getOrThrow(read.prepare(params))
+    const prepared = (params: unknown) => Either.getOrThrow(read.prepare(params, codecs))
     assert.deepStrictEqual(requestContextOf(prepared({ server: "s", uri: "u", threadId: "t" })), { threadId: "t" })
     assert.isUndefined(requestContextOf(prepared({ server: "s", uri: "u", threadId: "t", originCallId: "c" })))
     assert.isUndefined(requestContextOf(prepared({ server: "s", uri: "u" })))
@@ -133,7 +134,7 @@ describe("fastPaths", () => {
     assert.isUndefined(
       requestContextOf(
         Either.getOrThrow(
-          method(name, { run: () => observe as never }).prepare({ server: "s", uri: "u", threadId: "t" })
+          method(name, { run: () => observe as never }).prepare({ server: "s", uri: "u", threadId: "t" }, codecs)
         )
       )
     )

@@ -198,27 +198,42 @@ const responseError = (method: string, error: unknown): ResponseError => {
 
 const describe = (duration: Duration.Duration): string => Duration.format(duration)
 
-/** The wire's compiled codecs; fields of a newer server (or a newer answer) are kept. */
-const decoderOf = (schema: Schema.Schema.Any) => Wire.decoder(schema, "preserve")
-const encoderOf = (schema: Schema.Schema.Any) => Wire.encoder(schema, "preserve")
+/**
+ * A client's codecs: fields of a newer server (or a newer answer) are kept. Each client holds its own
+ * set ({@link make}, `PromiseClient`); a one-off call without a set compiles its schema once for itself.
+ */
+export const makeCodecs = (): Wire.Codecs => Wire.makeCodecs("preserve")
 
-/** Encodes a method's params with its schema; a failure with reason `params` names the first offending field. */
+const encoderOf = (schema: Schema.Schema.Any, codecs: Wire.Codecs | undefined) =>
+  codecs === undefined ? Wire.compileEncoder(schema, "preserve") : codecs.encoder(schema)
+const decoderOf = (schema: Schema.Schema.Any, codecs: Wire.Codecs | undefined) =>
+  codecs === undefined ? Wire.compileDecoder(schema, "preserve") : codecs.decoder(schema)
+
+/**
+ * Encodes a method's params with its schema (through `codecs`, a client's set, when given); a failure
+ * with reason `params` names the first offending field.
+ */
 export const encodeParams = <M extends Method>(
   method: M,
-  params: Params<M> | undefined
+  params: Params<M> | undefined,
+  codecs?: Wire.Codecs
 ): Either.Either<unknown, ClientError> => {
   if (!AppServer.isMethod(method)) {
     return Either.left(new ClientError({ reason: "params", message: `unknown method: ${method}` }))
   }
   return Either.mapLeft(
-    encoderOf(AppServer.methods[method])(params ?? {}),
+    encoderOf(AppServer.methods[method], codecs)(params ?? {}),
     (error) => new ClientError({ reason: "params", message: `${method} params: ${AppServer.formatParamsError(error)}` })
   )
 }
 
-/** Decodes a method's result with its result schema (fields a newer server adds are kept). */
-export const decodeResult = <M extends Method>(method: M, result: unknown): Either.Either<Result<M>, ClientError> =>
-  Either.mapBoth(decoderOf(AppServer.results[method])(result), {
+/** Decodes a method's result with its result schema (through `codecs` when given; fields a newer server adds are kept). */
+export const decodeResult = <M extends Method>(
+  method: M,
+  result: unknown,
+  codecs?: Wire.Codecs
+): Either.Either<Result<M>, ClientError> =>
+  Either.mapBoth(decoderOf(AppServer.results[method], codecs)(result), {
     onLeft: (error) =>
       new ClientError({ reason: "result", message: `${method} result: ${AppServer.formatParamsError(error)}` }),
     onRight: (decoded) => decoded as Result<M>
@@ -250,8 +265,9 @@ export const serverRequestHandlers = (
   for (const method of Object.keys(handlers) as Array<ServerRequestMethod>) {
     const handler = handlers[method]
     if (handler === undefined) continue
-    const decode = decoderOf(AppServer.serverRequests[method])
-    const encode = encoderOf(AppServer.serverRequestResults[method])
+    // compiled once here: the returned handlers own them
+    const decode = Wire.compileDecoder(AppServer.serverRequests[method], "preserve")
+    const encode = Wire.compileEncoder(AppServer.serverRequestResults[method], "preserve")
     out[method] = (params) =>
       Either.match(decode(params ?? {}), {
         onLeft: (error) =>
@@ -298,6 +314,7 @@ export const make = (
     let nextId = 1
     const runHandler = yield* FiberSet.makeRuntime<never, void, never>()
     const clock = yield* Effect.clock
+    const codecs = makeCodecs()
 
     const sendJson = (message: Json): Effect.Effect<void, ClientError> =>
       transport.send(JSON.stringify({ jsonrpc: "2.0", ...message }))
@@ -356,7 +373,7 @@ export const make = (
       for (const q of rawSubscribers) q.unsafeOffer({ method, params })
       if (typedSubscribers.size === 0 || !Object.hasOwn(AppServer.notifications, method)) return
       const schema = AppServer.notifications[method as NotificationMethod]
-      const decoded = decoderOf(schema)(params ?? {})
+      const decoded = codecs.decoder(schema)(params ?? {})
       // A notification that does not match its schema is left to raw subscribers.
       if (Either.isLeft(decoded)) return
       const notification = { method, params: decoded.right } as Notification
@@ -533,10 +550,10 @@ export const make = (
     ): Effect.Effect<Result<M>, ResponseError | ClientError> =>
       Effect.suspend(() => {
         const [params, requestOptions] = args as [Params<M> | undefined, RequestOptions | undefined]
-        const encoded = encodeParams(method, params)
+        const encoded = encodeParams(method, params, codecs)
         if (Either.isLeft(encoded)) return Effect.fail(encoded.left)
         return Effect.flatMap(requestUnknown(method, encoded.right, requestOptions), (result) =>
-          decodeResult(method, result)
+          decodeResult(method, result, codecs)
         )
       })
 

@@ -94,6 +94,7 @@ const connect = async (open: Effect.Effect<AppServerClient.Service, unknown, Sco
     await Effect.runPromise(Scope.close(scope, Exit.void))
     throw e
   }
+  const codecs = AppServerClient.makeCodecs()
   const withTimeout = (options?: RequestOptions) =>
     options?.timeoutMs === undefined ? undefined : { timeout: Duration.millis(options.timeoutMs) }
   // Straight on the client's request table, without a fiber per request (what a bench loop measures).
@@ -114,9 +115,9 @@ const connect = async (open: Effect.Effect<AppServerClient.Service, unknown, Sco
     })
   return {
     request: async (method, params, options) => {
-      const encoded = AppServerClient.encodeParams(method, params)
+      const encoded = AppServerClient.encodeParams(method, params, codecs)
       if (Either.isLeft(encoded)) throw encoded.left
-      const decoded = AppServerClient.decodeResult(method, await requestUnknown(method, encoded.right, options))
+      const decoded = AppServerClient.decodeResult(method, await requestUnknown(method, encoded.right, options), codecs)
       if (Either.isLeft(decoded)) throw decoded.left
       return decoded.right
     },

@@ -71,23 +71,28 @@ describe("WriteBatcher", () => {
 })
 
 describe("Wire codecs", () => {
-  it("compiles each schema once per direction and mode", () => {
+  it("a codec set compiles each schema once per direction; another set compiles its own", () => {
     const schema = AppServer.results["thread/list"]
-    assert.strictEqual(Wire.decoder(schema), Wire.decoder(schema))
-    assert.strictEqual(Wire.encoder(schema, "preserve"), Wire.encoder(schema, "preserve"))
-    assert.notStrictEqual(Wire.decoder(schema), Wire.decoder(schema, "preserve"))
-    assert.notStrictEqual(Wire.decoder(schema), Wire.encoder(schema))
+    const strict = Wire.makeCodecs()
+    const preserve = Wire.makeCodecs("preserve")
+    assert.strictEqual(strict.decoder(schema), strict.decoder(schema))
+    assert.strictEqual(preserve.encoder(schema), preserve.encoder(schema))
+    assert.notStrictEqual(strict.decoder(schema), preserve.decoder(schema))
+    assert.notStrictEqual(strict.decoder(schema), strict.encoder(schema))
+    assert.notStrictEqual(strict.decoder(schema), Wire.makeCodecs().decoder(schema))
   })
 
   it("strict drops the fields a schema does not name; preserve keeps them", () => {
     const value = { threads: [], extra: 1 }
     const schema = AppServer.results["thread/list"]
-    assert.deepStrictEqual(Either.getOrThrow(Wire.encoder(schema)(value)), { threads: [] })
-    assert.deepStrictEqual(Either.getOrThrow(Wire.decoder(schema, "preserve")(value)), value)
+    assert.deepStrictEqual(Either.getOrThrow(Wire.makeCodecs().encoder(schema)(value)), { threads: [] })
+    assert.deepStrictEqual(Either.getOrThrow(Wire.makeCodecs("preserve").decoder(schema)(value)), value)
+    assert.deepStrictEqual(Either.getOrThrow(Wire.compileEncoder(schema)(value)), { threads: [] })
+    assert.deepStrictEqual(Either.getOrThrow(Wire.compileDecoder(schema, "preserve")(value)), value)
   })
 
   it("encodeResult encodes through the result schema, in the schema's order", () => {
-    const encoded = Wire.encodeResult("thread/start", AppServer.results["thread/start"], {
+    const encoded = Wire.makeCodecs().encodeResult("thread/start", AppServer.results["thread/start"], {
       thread: { ephemeral: false, id: "t1" },
       extra: true
     })
@@ -95,7 +100,9 @@ describe("Wire codecs", () => {
   })
 
   it("encodeResult names the method and the first offending field of a result of another shape", () => {
-    const encoded = Wire.encodeResult("thread/start", AppServer.results["thread/start"], { thread: { id: 5 } })
+    const encoded = Wire.makeCodecs().encodeResult("thread/start", AppServer.results["thread/start"], {
+      thread: { id: 5 }
+    })
     assert.deepStrictEqual(
       encoded,
       Either.left(
@@ -107,16 +114,15 @@ describe("Wire codecs", () => {
   it("encodeResult answers a read result through its fast encoder exactly as the schema encodes it", () => {
     const schema = AppServer.results["mcp/resource/read"]
     const value = { originCallId: null, contents: [{ text: "hi", uri: "file:///a", mimeType: "text/plain" }] }
-    const fast = Either.getOrThrow(Wire.encodeResult("mcp/resource/read", schema, value))
-    assert.strictEqual(JSON.stringify(fast), JSON.stringify(Either.getOrThrow(Wire.encoder(schema)(value))))
+    const fast = Either.getOrThrow(Wire.makeCodecs().encodeResult("mcp/resource/read", schema, value))
+    assert.strictEqual(JSON.stringify(fast), JSON.stringify(Either.getOrThrow(Wire.compileEncoder(schema)(value))))
   })
 
   it("decodeWith refuses params nested deeper than the guard before decoding", () => {
     let deep: unknown = 1
     for (let i = 0; i < Wire.maxParamsDepth + 1; i++) deep = { a: deep }
-    assert.deepStrictEqual(
-      Wire.decodeWith(AppServer.methods["thread/list"], deep),
-      Either.left(`a.a.a: nested deeper than ${Wire.maxParamsDepth} levels`)
-    )
+    const refused = Either.left(`a.a.a: nested deeper than ${Wire.maxParamsDepth} levels`)
+    assert.deepStrictEqual(Wire.decodeWith(AppServer.methods["thread/list"], deep), refused)
+    assert.deepStrictEqual(Wire.makeCodecs().decodeWith(AppServer.methods["thread/list"], deep), refused)
   })
 })

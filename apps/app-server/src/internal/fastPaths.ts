@@ -4,7 +4,7 @@
  * BENCHMARKS.md row that measured the gain. Where the bench shows no gain, the plain version is used
  * instead and the fast path is removed from here. None of them shows in a public type.
  */
-import { type AppServer, Wire } from "@mcp-resources/protocol"
+import type { AppServer } from "@mcp-resources/protocol"
 import { ServerRequests } from "@mcp-resources/resource-client"
 import {
   Clock,
@@ -47,9 +47,9 @@ export const methodInContext = <M extends AppServer.Method, R>(
   const plain = method(name, definition)
   return {
     ...plain,
-    prepare: (params) =>
+    prepare: (params, codecs) =>
       Either.map(
-        Either.mapLeft(Wire.decodeParams(name, params), messages.invalidParams),
+        Either.mapLeft(codecs.decodeParams(name, params), messages.invalidParams),
         (decoded): InContext<R> => ({
           threadId: plain.ordering === "none" ? undefined : definition.threadId?.(decoded),
           [requestContextKey]: requestContext(decoded),

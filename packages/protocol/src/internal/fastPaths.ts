@@ -4,7 +4,7 @@
  * answers undefined otherwise, for the schema to encode or refuse); `test/FastPaths.test.ts` holds it
  * to that, key order included. Each names the BENCHMARKS.md row that measured the gain. Where the
  * bench shows no gain, the schema's encoder is used instead and the fast path is removed from here.
- * The encoders are used through `Wire.encodeResult` only (`internal/wire/codecs.ts`), the entry
+ * The encoders are used through a codec set's `encodeResult` only (`internal/wire/codecs.ts`), the entry
  * builders through `ToolPayload.resourceEntry` and `ToolPayload.resourceTemplateEntry`.
  */
 import { isJsonObject, isPlainObject, type JsonObject, type Resource, type ResourceTemplate } from "../Mcp.js"

@@ -1,5 +1,8 @@
 /**
- * The compiled codecs of the wire: one decoder or encoder per schema and mode, compiled once, here.
+ * The compiled codecs of the wire. A codec set ({@link makeCodecs}) compiles one decoder or encoder
+ * per schema on first use and keeps it for its owner's lifetime: the server holds one set (strict),
+ * each typed client its own (preserve). No codec is kept at module level; Effect memoizes the parser
+ * of a schema's AST itself, so a set costs one closure per schema.
  * The server decodes params and encodes results strictly; a client keeps the fields a newer peer adds.
  */
 import { Either, type ParseResult, Schema } from "effect"
@@ -19,66 +22,102 @@ export type Codec = (u: unknown) => Either.Either<unknown, ParseResult.ParseErro
  */
 export type Excess = "strict" | "preserve"
 
-const compiled = {
-  decode: { strict: new WeakMap<object, Codec>(), preserve: new WeakMap<object, Codec>() },
-  encode: { strict: new WeakMap<object, Codec>(), preserve: new WeakMap<object, Codec>() }
-} as const
+const optionsOf = (excess: Excess) =>
+  excess === "strict"
+    ? { errors: "first" as const }
+    : { errors: "first" as const, onExcessProperty: "preserve" as const }
 
-const compile = (direction: "decode" | "encode", schema: Schema.Schema.Any, excess: Excess): Codec => {
-  const cache = compiled[direction][excess]
-  let codec = cache.get(schema)
-  if (codec === undefined) {
-    const options =
-      excess === "strict"
-        ? { errors: "first" as const }
-        : { errors: "first" as const, onExcessProperty: "preserve" as const }
-    const s = schema as Schema.Schema<unknown, unknown>
-    codec = direction === "decode" ? Schema.decodeUnknownEither(s, options) : Schema.encodeUnknownEither(s, options)
-    cache.set(schema, codec)
-  }
-  return codec
-}
+/** Compiles the decoder of `schema` (not kept: a {@link Codecs} set keeps what it compiles). */
+export const compileDecoder = (schema: Schema.Schema.Any, excess: Excess = "strict"): Codec =>
+  Schema.decodeUnknownEither(schema as Schema.Schema<unknown, unknown>, optionsOf(excess))
 
-/** The compiled decoder of `schema` (compiled on first use, then shared). */
-export const decoder = (schema: Schema.Schema.Any, excess: Excess = "strict"): Codec =>
-  compile("decode", schema, excess)
+/** Compiles the encoder of `schema` (not kept: a {@link Codecs} set keeps what it compiles). */
+export const compileEncoder = (schema: Schema.Schema.Any, excess: Excess = "strict"): Codec =>
+  Schema.encodeUnknownEither(schema as Schema.Schema<unknown, unknown>, optionsOf(excess))
 
-/** The compiled encoder of `schema` (compiled on first use, then shared). */
-export const encoder = (schema: Schema.Schema.Any, excess: Excess = "strict"): Codec =>
-  compile("encode", schema, excess)
+/** The fast encoders of the hottest results (`internal/fastPaths.ts`), by result schema (exactly their schemas' encodings where they answer). */
+const fastEncoders: ReadonlyMap<object, (value: unknown) => unknown> = new Map([
+  [results["mcp/resource/read"], encodeReadResult]
+])
 
-/**
- * Decodes a method's params (an absent params object counts as `{}`); the left side is the detail for
- * `Invalid request: {detail}`.
- */
-export const decodeParams = <M extends Method>(method: M, params: unknown): Either.Either<Params<M>, string> =>
-  decodeWith(methods[method] as unknown as Schema.Schema<Params<M>, unknown>, params)
-
-/** Decodes params with a schema (absent params count as `{}`); the failure is the detail of `Invalid request: {detail}`. */
-export const decodeWith = <A, I>(schema: Schema.Schema<A, I>, params: unknown): Either.Either<A, string> => {
+/** Params decoded through `decode`, after the depth guard (absent params count as `{}`); the failure is the detail of `Invalid request: {detail}`. */
+const decodeGuarded = <A>(decode: Codec, params: unknown): Either.Either<A, string> => {
   const deep = tooDeep(params)
   if (deep !== undefined) {
     return Either.left(`${deep.slice(0, 3).join(".")}: nested deeper than ${maxParamsDepth} levels`)
   }
-  const decoded = decoder(schema)(params === undefined ? {} : params)
+  const decoded = decode(params === undefined ? {} : params)
   return Either.isRight(decoded) ? (decoded as Either.Either<A, never>) : Either.left(formatParamsError(decoded.left))
 }
 
-/** The fast encoders of the hottest results (`internal/fastPaths.ts`), by result schema (exactly their schemas' encodings where they answer). */
-const fastEncoders = new Map<object, (value: unknown) => unknown>([[results["mcp/resource/read"], encodeReadResult]])
+/**
+ * One owner's compiled codecs, all in one excess mode: each schema's decoder and encoder compiled on
+ * first use and kept while the set lives (a server holds one for all its connections, a client one).
+ */
+export interface Codecs {
+  /** How this set treats excess fields. */
+  readonly excess: Excess
+  /** The compiled decoder of `schema` (compiled on first use, then the same function). */
+  readonly decoder: (schema: Schema.Schema.Any) => Codec
+  /** The compiled encoder of `schema` (compiled on first use, then the same function). */
+  readonly encoder: (schema: Schema.Schema.Any) => Codec
+  /** Decodes a method's params (absent params count as `{}`); the left side is the detail for `Invalid request: {detail}`. */
+  readonly decodeParams: <M extends Method>(method: M, params: unknown) => Either.Either<Params<M>, string>
+  /** Decodes params with a schema after the depth guard; the left side is the detail for `Invalid request: {detail}`. */
+  readonly decodeWith: <A, I>(schema: Schema.Schema<A, I>, params: unknown) => Either.Either<A, string>
+  /**
+   * Encodes a method's result through its result schema, the one place results are checked before
+   * they are sent: the encoded value has the schema's fields, in the schema's order. A result of
+   * another shape is a bug of its handler; the left side is the `-32603` message naming the method
+   * and the first offending field, never a malformed answer.
+   */
+  readonly encodeResult: (method: string, schema: Schema.Schema.Any, value: unknown) => Either.Either<unknown, string>
+}
+
+/** A new codec set (`strict` for a server, `preserve` for a client); it owns what it compiles. */
+export const makeCodecs = (excess: Excess = "strict"): Codecs => {
+  const decoders = new WeakMap<object, Codec>()
+  const encoders = new WeakMap<object, Codec>()
+  const decoder = (schema: Schema.Schema.Any): Codec => {
+    let codec = decoders.get(schema)
+    if (codec === undefined) {
+      codec = compileDecoder(schema, excess)
+      decoders.set(schema, codec)
+    }
+    return codec
+  }
+  const encoder = (schema: Schema.Schema.Any): Codec => {
+    let codec = encoders.get(schema)
+    if (codec === undefined) {
+      codec = compileEncoder(schema, excess)
+      encoders.set(schema, codec)
+    }
+    return codec
+  }
+  const decodeWith = <A, I>(schema: Schema.Schema<A, I>, params: unknown): Either.Either<A, string> =>
+    decodeGuarded<A>(decoder(schema), params)
+  return {
+    excess,
+    decoder,
+    encoder,
+    decodeWith,
+    decodeParams: <M extends Method>(method: M, params: unknown) =>
+      decodeWith(methods[method] as unknown as Schema.Schema<Params<M>, unknown>, params),
+    encodeResult: (method, schema, value) => {
+      const fast = fastEncoders.get(schema)?.(value)
+      if (fast !== undefined) return Either.right(fast)
+      return Either.mapLeft(encoder(schema)(value), (error) => messages.invalidResult(method, formatParamsError(error)))
+    }
+  }
+}
 
 /**
- * Encodes a method's result through its result schema, the one place results are checked before they
- * are sent: the encoded value has the schema's fields, in the schema's order. A result of another
- * shape is a bug of its handler; the left side is the `-32603` message naming the method and the first
- * offending field, never a malformed answer.
+ * Decodes a method's params once, with a freshly compiled decoder (for a test or a one-off check; a
+ * server decodes through its {@link Codecs}). The left side is the detail for `Invalid request: {detail}`.
  */
-export const encodeResult = (
-  method: string,
-  schema: Schema.Schema.Any,
-  value: unknown
-): Either.Either<unknown, string> => {
-  const fast = fastEncoders.get(schema)?.(value)
-  if (fast !== undefined) return Either.right(fast)
-  return Either.mapLeft(encoder(schema)(value), (error) => messages.invalidResult(method, formatParamsError(error)))
-}
+export const decodeParams = <M extends Method>(method: M, params: unknown): Either.Either<Params<M>, string> =>
+  decodeWith(methods[method] as unknown as Schema.Schema<Params<M>, unknown>, params)
+
+/** Decodes params once with a schema (absent params count as `{}`), after the depth guard; see {@link decodeParams}. */
+export const decodeWith = <A, I>(schema: Schema.Schema<A, I>, params: unknown): Either.Either<A, string> =>
+  decodeGuarded<A>(compileDecoder(schema), params)
