@@ -7,9 +7,10 @@
  *
  * - Parts ({@link Part}): images become image parts (up to `max_image_bytes`), text-like blobs are
  *   decoded as text, other binary is described; base64 never reaches the model's text. Each blob is
- *   decoded once: the part made of it is kept beside the content object (a cached read result is
- *   the same object, so a later window decodes nothing); an image keeps only its hash, a text blob
- *   its decoded bytes once (its text is decoded from them when rendered).
+ *   decoded once: the part made of it is kept on the content object itself, under a symbol that is
+ *   not enumerable (a cached read result is the same object, so a later window decodes nothing; the
+ *   part lives and dies with its content, and no table outlives them); an image keeps only its hash,
+ *   a text blob its decoded bytes once (its text is decoded from them when rendered).
  * - codex: the payload's JSON text, middle-truncated (Truncation.ts); MCP results as their JSON.
  * - extended: parts as lines (hygiene.ts escapes bidi and control characters), a read's text in
  *   windows (byte ranges: internal/extended/window.ts) under the budget, images as content items.
@@ -155,8 +156,18 @@ export const imageType = (mimeType: string | undefined): string | undefined => {
   return type !== undefined && imageMimeTypes.includes(type) ? type : undefined
 }
 
-const parts = new WeakMap<object, Part>()
-const textBytes = new WeakMap<object, Buffer>()
+/** Where a content object keeps its part ({@link blobPart}) and its text's UTF-8 bytes ({@link textPart}, {@link keptRead}). */
+const partKey = Symbol("@mcp-resources/tool-handlers/Content/part")
+const bytesKey = Symbol("@mcp-resources/tool-handlers/Content/utf8")
+
+/** What `owner` keeps under `key`, if anything. */
+const keptOn = <A>(owner: object, key: symbol): A | undefined => (owner as { readonly [k: symbol]: A | undefined })[key]
+
+/** Keeps `value` on `owner` under `key`, not enumerable (JSON, spreads and key lists do not see it); a frozen owner keeps nothing. */
+const keepOn = <A>(owner: object, key: symbol, value: A): A => {
+  if (Object.isExtensible(owner)) Object.defineProperty(owner, key, { value, enumerable: false })
+  return value
+}
 
 /** The byte size of base64 text without decoding it. */
 export const base64Size = (base64: string): number => {
@@ -173,14 +184,7 @@ export const textPart = (owner: object, text: string): TextPart => ({
   _tag: "text",
   text,
   decoded: false,
-  bytes: () => {
-    let bytes = textBytes.get(owner)
-    if (bytes === undefined) {
-      bytes = Buffer.from(text, "utf8")
-      textBytes.set(owner, bytes)
-    }
-    return bytes
-  }
+  bytes: () => keptOn<Buffer>(owner, bytesKey) ?? keepOn(owner, bytesKey, Buffer.from(text, "utf8"))
 })
 
 /**
@@ -193,7 +197,7 @@ export const blobPart = (
   mimeType: string | undefined,
   options: Options
 ): Either.Either<Part, string> => {
-  const known = parts.get(owner)
+  const known = keptOn<Part>(owner, partKey)
   if (known !== undefined) return Either.right(known)
   if (!Mcp.isBase64(base64)) return Either.left("is not valid base64")
   let part: Part
@@ -234,8 +238,7 @@ export const blobPart = (
   } else {
     part = { _tag: "described", mimeType, size: base64Size(base64), reason: "binary" }
   }
-  parts.set(owner, part)
-  return Either.right(part)
+  return Either.right(keepOn(owner, partKey, part))
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -245,10 +248,11 @@ export const blobPart = (
 /** A text content at least this long (UTF-16 units) is kept as its UTF-8 bytes by {@link keptRead}. */
 export const bytesFormMinLength = 64 * 1024
 
-const keptBytes = new WeakMap<object, Buffer>()
+/** A {@link keptRead} copy holds its text's UTF-8 bytes under this key (a text content's memo of {@link textPart} uses another). */
+const keptBytesKey = Symbol("@mcp-resources/tool-handlers/Content/kept")
 
 /** The UTF-8 bytes a content of a {@link keptRead} result holds its text in; undefined for any other content. */
-export const textBytesOf = (contents: object): Buffer | undefined => keptBytes.get(contents)
+export const textBytesOf = (contents: object): Buffer | undefined => keptOn<Buffer>(contents, keptBytesKey)
 
 const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? "", "utf8")
 
@@ -279,7 +283,7 @@ export const keptRead = <A extends { readonly contents: ReadonlyArray<object> }>
           : { enumerable: true, writable: false, value }
       )
     }
-    keptBytes.set(copy, bytes)
+    keepOn(copy, keptBytesKey, bytes)
     kept += bytes.length
     changed = true
     return copy

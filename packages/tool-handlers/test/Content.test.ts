@@ -92,3 +92,32 @@ describe("the kept form of a read held for windows", () => {
     assert.strictEqual(size, Buffer.byteLength(JSON.stringify(result)))
   })
 })
+
+describe("what a content object keeps of itself", () => {
+  it("a blob is decided once per content object; what it keeps is invisible to JSON, keys and copies", () => {
+    const item = { uri: "x://b", mimeType: "text/plain", blob: Buffer.from("héllo").toString("base64") }
+    const json = JSON.stringify(item)
+    const first = Content.blobPart(item, item.blob, item.mimeType, { maxImageBytes: 0 })
+    const again = Content.blobPart(item, item.blob, item.mimeType, { maxImageBytes: 0 })
+    assert.isTrue(Either.isRight(first) && Either.isRight(again) && first.right === again.right)
+    // another object with the same blob decides for itself
+    const other = { ...item }
+    const third = Content.blobPart(other, other.blob, other.mimeType, { maxImageBytes: 0 })
+    assert.isTrue(Either.isRight(first) && Either.isRight(third) && first.right !== third.right)
+    assert.strictEqual(JSON.stringify(item), json)
+    assert.deepStrictEqual(Object.keys(item), ["uri", "mimeType", "blob"])
+    assert.deepStrictEqual(other, item)
+    // a frozen content object keeps nothing and still gets its part
+    const frozen = Object.freeze({ ...item })
+    const part = Content.blobPart(frozen, frozen.blob, frozen.mimeType, { maxImageBytes: 0 })
+    assert.isTrue(Either.isRight(part) && part.right._tag === "text" && part.right.text === "héllo")
+  })
+
+  it("a text content's UTF-8 bytes are built once", () => {
+    const item = { uri: "x://t", text: "é ✓" }
+    const part = Content.textPart(item, item.text)
+    assert.strictEqual(part.bytes(), Content.textPart(item, item.text).bytes())
+    assert.strictEqual(part.bytes().toString("utf8"), "é ✓")
+    assert.isUndefined(Content.textBytesOf(item))
+  })
+})
