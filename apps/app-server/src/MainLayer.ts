@@ -12,7 +12,7 @@ import * as AppOptions from "./AppOptions.js"
 import * as CommandHooks from "./CommandHooks.js"
 import * as Connections from "./Connections.js"
 import * as Elicitation from "./Elicitation.js"
-import { loadConfig } from "./handlers/config.js"
+import { loadConfig, statusChangedLayer } from "./handlers/config.js"
 import { OAuthLogins, scopeRequiredLayer } from "./handlers/oauth.js"
 import { subscribersLayer } from "./handlers/skillsExtension.js"
 import * as JsonRpcServer from "./JsonRpcServer.js"
@@ -69,7 +69,7 @@ export const layer = (
         ResourceSearch.layer,
         OAuthLogins.layer
       ).pipe(Layer.provideMerge(client))
-      const extension = Layer.merge(subscribersLayer, scopeRequiredLayer).pipe(
+      const extension = Layer.mergeAll(subscribersLayer, scopeRequiredLayer, statusChangedLayer).pipe(
         Layer.provideMerge(ExtensionSkills.layer),
         Layer.provideMerge(services)
       )

@@ -10,6 +10,7 @@ import * as Cache from "./internal/cache.js"
 import * as Changes from "./internal/changes.js"
 import * as Lifetimes from "./internal/lifetimes.js"
 import * as Server from "./internal/server.js"
+import * as StatusChanges from "./internal/statusChanges.js"
 import * as Threadless from "./internal/threadless.js"
 import { McpTransport, layer as transportLayer } from "./McpTransport.js"
 import type { ServerEntry, Setup } from "./ServerEntry.js"
@@ -64,6 +65,12 @@ export interface Service
    * `list_changed`. Changes are coalesced per server before they get here (a flood becomes few updates).
    */
   readonly updates: Effect.Effect<Queue.Dequeue<ResourceUpdate>, never, Scope.Scope>
+  /**
+   * A queue of every change of a server's status in the latest set from now on (starting, ready,
+   * failed, disabled, a reconnection attempt, a new protocol revision), across reloads, until the
+   * scope closes; each entry is the server's status as {@link Service.servers} now gives it.
+   */
+  readonly statusChanges: Effect.Effect<Queue.Dequeue<ServerStatus>, never, Scope.Scope>
   /** Publishes a new set from a new setup (unchanged ready servers may be carried over). */
   readonly reload: (setup: Setup) => Effect.Effect<void>
   /** Publishes a new set from the same setup with fresh connections for every server. */
@@ -103,7 +110,19 @@ export const make = (setup: Setup): Effect.Effect<Service, never, Scope.Scope | 
     const cache = new Cache.ResultCache(setup.config.cache)
     const serverRequests = yield* ServerRequests.ServerRequests
     const changes = yield* Changes.make(cache)
-    const lifetimes = yield* Lifetimes.make({ transports, cache, startupPermits, serverRequests, changes })
+    const statuses = yield* StatusChanges.make
+    const announce = (): void => {
+      const set = lifetimes.latestIfOpen()
+      statuses.announce(set === undefined ? undefined : () => set.view.servers())
+    }
+    const lifetimes: Lifetimes.Lifetimes = yield* Lifetimes.make({
+      transports,
+      cache,
+      startupPermits,
+      serverRequests,
+      changes,
+      onStateChange: announce
+    })
 
     const publish = (next: Setup, carryOver: boolean): Effect.Effect<void> =>
       Effect.zipRight(
@@ -111,7 +130,7 @@ export const make = (setup: Setup): Effect.Effect<Service, never, Scope.Scope | 
           startupPermits.resize(next.config.mcp.startupConcurrency),
           threadlessPermits.resize(next.config.mcp.threadlessConcurrency)
         ]),
-        lifetimes.publish(next, carryOver)
+        Effect.zipRight(lifetimes.publish(next, carryOver), Effect.sync(announce))
       )
     yield* publish(setup, false)
 
@@ -149,6 +168,7 @@ export const make = (setup: Setup): Effect.Effect<Service, never, Scope.Scope | 
       servers: Effect.map(latest, (set) => set.servers()),
       cacheStats: Effect.sync(() => cache.stats()),
       updates: changes.updates,
+      statusChanges: statuses.subscribe,
       reload: Effect.fn("ResourceClient.reload")(function* (next: Setup) {
         yield* publish(next, true)
       }),

@@ -2,7 +2,7 @@ import { assert, describe, it, layer } from "@effect/vitest"
 import { directReadSpec } from "@mcp-resources/fixtures"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
-import { Effect, Either, Exit, Fiber, Option, Scope, TestClock } from "effect"
+import { Clock, Effect, Either, Exit, Fiber, Option, Queue, Scope, TestClock } from "effect"
 import { McpTransport, ResourceClient } from "../src/index.js"
 import { entry, fixture, type Overlap, resource, setupOf } from "./utils/memory.js"
 
@@ -153,6 +153,43 @@ layer(McpTransport.layerMemory)("ResourceClient (in-memory servers)", (it) => {
         "resources/read failed for `srv` (test://slow): timed out awaiting resources/read after 1s"
       )
       yield* Effect.promise(() => srv.awaitCancelled("resources/read"))
+    })
+  )
+
+  it.scoped("a change of a server's status in the latest set is announced once, across reloads", () =>
+    Effect.gen(function* () {
+      const alpha = yield* fixture({})
+      const client = yield* ResourceClient.make(setupOf([entry("alpha", alpha)]))
+      yield* settled(client)
+      const changes = yield* client.statusChanges
+      const beta = { connect: () => Promise.reject(new Error("spawn failed")) }
+      yield* client.reload(setupOf([entry("alpha", alpha, { enabled: false }), entry("beta", beta)]))
+      const seen: Array<ResourceClient.ServerStatus> = []
+      while (!seen.some((s) => s.name === "beta" && s.status === "failed")) {
+        seen.push(
+          yield* Queue.take(changes).pipe(
+            Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => seen }),
+            Effect.withClock(Clock.make())
+          )
+        )
+      }
+      assert.deepStrictEqual(
+        seen.filter((s) => s.name === "alpha"),
+        [{ name: "alpha", transport: "memory", status: "disabled" }]
+      )
+      // beta: starting (unless it failed before the reload's announcement), then failed; never twice the same
+      const betas = seen.filter((s) => s.name === "beta").map((s) => s.status)
+      assert.include([["starting", "failed"].join(), "failed"], betas.join())
+      assert.deepStrictEqual(seen.at(-1), {
+        name: "beta",
+        transport: "memory",
+        status: "failed",
+        error: "spawn failed"
+      })
+      // a reload that changes no status of the latest set announces nothing (it announces within the
+      // reload); a server the new config drops is not announced
+      yield* client.reload(setupOf([entry("alpha", alpha, { enabled: false })]))
+      assert.strictEqual(yield* Queue.size(changes), 0)
     })
   )
 

@@ -120,16 +120,25 @@ const waitForNotification = (session: Session, method: string, timeoutMs: number
     })
   })
 
-let step = 0
+/** Numbers the steps of one run of the demo, from 1. */
+class Steps {
+  private count = 0
+  /** Prints the next step's heading. */
+  next(title: string): void {
+    this.count += 1
+    out(`[${this.count}] ${title}`)
+  }
+}
+
 const show = async <M extends AppServerClient.Method>(
+  steps: Steps,
   session: Session,
   title: string,
   method: M,
   params: AppServerClient.Params<M>,
   render: (r: AppServerClient.Result<M>) => string
 ): Promise<AppServerClient.Result<M>> => {
-  step += 1
-  out(`[${step}] ${title}`)
+  steps.next(title)
   out(`    → ${method} ${clip(JSON.stringify(params), 200)}`)
   try {
     const result = await session.client.request(method, params)
@@ -174,7 +183,7 @@ const runCli = (args: ReadonlyArray<string>): Promise<CliRun> =>
  * The CLI on the demo's config: each command starts only the server it names and prints what the
  * model would see.
  */
-const cliSection = async (configPath: string, dataDir: string, everything: boolean): Promise<void> => {
+const cliSection = async (steps: Steps, configPath: string, dataDir: string, everything: boolean): Promise<void> => {
   const template = "demo://resource/dynamic/text/{resourceId}"
   const commands: Array<{ readonly title: string; readonly args: ReadonlyArray<string> }> = [
     {
@@ -200,8 +209,7 @@ const cliSection = async (configPath: string, dataDir: string, everything: boole
   ]
   for (const command of commands) {
     const run = await runCli([...command.args, "--config", configPath, "--data-dir", dataDir])
-    step += 1
-    out(`[${step}] ${command.title}`)
+    steps.next(`${command.title}`)
     out(`    $ mcp-resources ${command.args.map((a) => (/^[\w:/.=-]+$/.test(a) ? a : `'${a}'`)).join(" ")}`)
     out(indent(clip(run.stdout.trimEnd(), 700)))
     if (run.code !== 0) {
@@ -230,11 +238,13 @@ const main = async (): Promise<number> => {
   out("           docs       = a bundled server of changing documents (2026-07-28, subscriptions)")
   out()
 
+  const steps = new Steps()
   let client: Session | undefined
   let ok = false
   try {
     client = await startServer(mainJs, args, logFile)
     await show(
+      steps,
       client,
       "Initialize the connection",
       "initialize",
@@ -248,6 +258,7 @@ const main = async (): Promise<number> => {
         ].join("\n")
     )
     const started = await show(
+      steps,
       client,
       "Start a persistent thread",
       "thread/start",
@@ -255,10 +266,11 @@ const main = async (): Promise<number> => {
       (r) => `thread ${r.thread.id} (${r.thread.ephemeral ? "ephemeral" : "persistent"})`
     )
     const threadId = started.thread.id
-    const turn = await show(client, "Start a turn", "turn/start", { threadId }, (r) => `turn ${r.turn.id}`)
+    const turn = await show(steps, client, "Start a turn", "turn/start", { threadId }, (r) => `turn ${r.turn.id}`)
     const turnId = turn.turn.id
 
     await show(
+      steps,
       client,
       "List the tools the model sees",
       "tool/list",
@@ -270,6 +282,7 @@ const main = async (): Promise<number> => {
     const session = client
     const call = (title: string, name: string, argumentsText: string) =>
       show(
+        steps,
         session,
         title,
         "tool/call",
@@ -303,8 +316,7 @@ const main = async (): Promise<number> => {
       JSON.stringify({ server: "codex_apps" })
     )
     const appCallId = "app-call"
-    step += 1
-    out(`[${step}] The model calls the app tool; its item names the widget resource`)
+    steps.next(`The model calls the app tool; its item names the widget resource`)
     const appResult = await client.client.request("tool/call", {
       threadId,
       turnId,
@@ -325,6 +337,7 @@ const main = async (): Promise<number> => {
     const renderContents = (r: AppServerClient.Result<"mcp/resource/read">) =>
       `${r.contents.map((c) => `${c.uri}: ${"text" in c ? c.text : "(blob)"}`).join("\n")}\n(originCallId ${r.originCallId})`
     await show(
+      steps,
       client,
       "The widget host reads the widget through the call that produced it",
       "mcp/resource/read",
@@ -333,6 +346,7 @@ const main = async (): Promise<number> => {
     )
     try {
       await show(
+        steps,
         client,
         "A read naming a call that never happened is refused",
         "mcp/resource/read",
@@ -344,6 +358,7 @@ const main = async (): Promise<number> => {
     }
     // The extended tool profile, chosen per thread: windows over large text, images as image parts.
     const extended = await show(
+      steps,
       client,
       "Start a thread on the extended tool profile",
       "thread/start",
@@ -352,6 +367,7 @@ const main = async (): Promise<number> => {
     )
     const extendedThread = extended.thread.id
     const extendedTurn = await show(
+      steps,
       client,
       "Start a turn on it",
       "turn/start",
@@ -360,6 +376,7 @@ const main = async (): Promise<number> => {
     )
     const extendedCall = (title: string, name: string, args: unknown) =>
       show(
+        steps,
         session,
         title,
         "tool/call",
@@ -434,6 +451,7 @@ const main = async (): Promise<number> => {
     out(`      ⇠ mcp/resource/changed ${JSON.stringify(change)}`)
     out()
     await show(
+      steps,
       client,
       "The next turn on the extended thread says which resources it read have changed",
       "turn/start",
@@ -450,6 +468,7 @@ const main = async (): Promise<number> => {
 
     // The tools a widget page offers a user: those that name a ui:// widget, callable through tool/call.
     await show(
+      steps,
       client,
       "A widget host lists the tools that open a widget (its page offers each as a form)",
       "mcp/widget/tools",
@@ -459,6 +478,7 @@ const main = async (): Promise<number> => {
 
     // The MCP Apps widget of the app call, with its UI metadata, through the widget method.
     await show(
+      steps,
       client,
       "A widget host reads the app call's widget with its UI metadata",
       "mcp/widget/read",
@@ -468,6 +488,7 @@ const main = async (): Promise<number> => {
 
     // Host policy: a thread whose config denies a URI pattern; the read is refused before any request.
     const policed = await show(
+      steps,
       client,
       "Start a thread whose config denies example://docs/**",
       "thread/start",
@@ -475,6 +496,7 @@ const main = async (): Promise<number> => {
       (r) => `thread ${r.thread.id}`
     )
     const policedTurn = await show(
+      steps,
       client,
       "Start a turn on it",
       "turn/start",
@@ -482,6 +504,7 @@ const main = async (): Promise<number> => {
       (r) => `turn ${r.turn.id}`
     )
     await show(
+      steps,
       client,
       "The model's read of a denied URI is refused by host policy",
       "tool/call",
@@ -496,6 +519,7 @@ const main = async (): Promise<number> => {
     )
 
     await show(
+      steps,
       client,
       "Compact the thread (writes the origin checkpoint)",
       "thread/compact",
@@ -503,13 +527,13 @@ const main = async (): Promise<number> => {
       () => "compacted"
     )
 
-    step += 1
-    out(`[${step}] Restart the app-server on the same data dir`)
+    steps.next(`Restart the app-server on the same data dir`)
     const code = await client.close()
     out(`      ← exited with code ${code}; starting again`)
     out()
     client = await startServer(mainJs, args, logFile)
     await show(
+      steps,
       client,
       "Initialize the new connection",
       "initialize",
@@ -517,6 +541,7 @@ const main = async (): Promise<number> => {
       () => "ok"
     )
     await show(
+      steps,
       client,
       "Resume the thread from SQLite",
       "thread/resume",
@@ -524,16 +549,18 @@ const main = async (): Promise<number> => {
       (r) => `thread ${r.thread.id} resumed`
     )
     await show(
+      steps,
       client,
       "The widget is still readable after the restart",
       "mcp/resource/read",
       widgetRead,
       renderContents
     )
-    await show(client, "Threads in the store", "thread/list", {}, (r) =>
+    await show(steps, client, "Threads in the store", "thread/list", {}, (r) =>
       r.threads.map((t) => `${t.id} ${t.ephemeral ? "ephemeral" : "persistent"} ${t.createdAt}`).join("\n")
     )
     await cliSection(
+      steps,
       configPath,
       dataDir,
       resources.some((r) => r.server === "everything")

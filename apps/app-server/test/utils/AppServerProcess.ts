@@ -289,13 +289,25 @@ export const threadWithTurn = (
     return { threadId, turnId }
   })
 
-/** Polls `mcpServer/list` until no server is `starting` (aggregate lists never wait for startup). */
-export const waitSettled = (server: AppServer): Effect.Effect<Array<Record<string, unknown>>, WaitTimeout> =>
+/**
+ * Waits until no server is `starting` (aggregate lists never wait for startup): reads `mcpServer/list`
+ * and, while a server starts, awaits the next `mcpServer/statusChanged` sent after that read was asked
+ * for (a change during the read is announced after it), then reads again. Every wait has a timeout.
+ */
+export const waitSettled = (
+  server: AppServer,
+  timeout: Duration.DurationInput = "10 seconds"
+): Effect.Effect<Array<Record<string, unknown>>, WaitTimeout> =>
   Effect.gen(function* () {
-    for (let i = 0; i < 100; i++) {
+    for (;;) {
+      const from = server.messages.length
       const servers = resultOf(yield* server.request("mcpServer/list", {})).servers as Array<Record<string, unknown>>
-      if (servers.every((s) => s.status !== "starting")) return servers
-      yield* Effect.sleep("100 millis")
+      const starting = servers.filter((s) => s.status === "starting").map((s) => s.name)
+      if (starting.length === 0) return servers
+      yield* server.waitFor(
+        (m) => m.method === "mcpServer/statusChanged" && server.messages.indexOf(m) >= from,
+        timeout,
+        `mcpServer/statusChanged while ${starting.join(", ")} started`
+      )
     }
-    return yield* Effect.fail(new WaitTimeout({ message: "servers still starting after 10 s" }))
   })

@@ -21,6 +21,8 @@ import * as ConnectionSetImpl from "./connectionSet.js"
 export interface Lifetimes {
   /** The latest set (defined from the first publish until the scope closes). */
   readonly latest: () => ConnectionSetImpl.SetImpl
+  /** The latest set, or undefined before the first publish and once the scope is closing. */
+  readonly latestIfOpen: () => ConnectionSetImpl.SetImpl | undefined
   /** The setup of the latest set. */
   readonly setup: () => Setup
   /**
@@ -69,12 +71,14 @@ export interface Options {
   readonly changes?: Changes.Path
   /** The sources of a connection's changes besides its notifications (see `changes.ts`). */
   readonly changeSources?: ReadonlyArray<(entry: ServerEntry, connection: Connection) => Changes.Source>
+  /** Told after every change of a server's state in any set (see `Server.StartOptions.onStateChange`). */
+  readonly onStateChange?: () => void
 }
 
 /** Makes the lifetimes; closing the scope closes every set (children end, sessions end). */
 export const make = (options: Options): Effect.Effect<Lifetimes, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const { transports, cache, startupPermits, serverRequests, changes, changeSources = [] } = options
+    const { transports, cache, startupPermits, serverRequests, changes, changeSources = [], onStateChange } = options
     const publishLock = yield* Effect.makeSemaphore(1)
     const open = new Map<ConnectionSet, Held>()
     /** How many open sets share each handle. */
@@ -103,7 +107,8 @@ export const make = (options: Options): Effect.Effect<Lifetimes, never, Scope.Sc
       runtime: yield* Effect.runtime<never>(),
       permits: startupPermits,
       watch,
-      ...(serverRequests === undefined ? {} : { serverRequests })
+      ...(serverRequests === undefined ? {} : { serverRequests }),
+      ...(onStateChange === undefined ? {} : { onStateChange })
     }
 
     const releaseHandle = (handle: Server.Handle): boolean => {
@@ -211,6 +216,7 @@ export const make = (options: Options): Effect.Effect<Lifetimes, never, Scope.Sc
 
     return {
       latest: () => current!.set!,
+      latestIfOpen: () => current?.set,
       setup: () => currentSetup!,
       publish,
       hold: (set) =>

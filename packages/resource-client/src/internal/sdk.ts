@@ -4,6 +4,8 @@
  * modules run) is most of the cost of importing the resource client, and a host whose config names
  * no server, or a CLI command that opens none, never pays it. Every value of the SDK is reached
  * through this module; the other modules import only its types.
+ * The loaded SDK is held here, at module level, on purpose: it is the module cache of a dynamic
+ * import (one per process by nature, like a static import's), not state of a service.
  */
 import type * as Client from "@modelcontextprotocol/client"
 import { Effect } from "effect"

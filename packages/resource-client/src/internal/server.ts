@@ -100,6 +100,8 @@ export interface StartOptions {
   readonly permits?: Effect.Semaphore
   readonly watch?: ConnectionWatch
   readonly serverRequests?: ServerRequests.Service
+  /** Told after every change of a handle's state (its status may have changed: `mcpServer/statusChanged`). */
+  readonly onStateChange?: () => void
 }
 
 /**
@@ -108,7 +110,7 @@ export interface StartOptions {
  */
 export const start = (
   entry: ServerEntry,
-  { transports, runtime, permits, watch, serverRequests }: StartOptions,
+  { transports, runtime, permits, watch, serverRequests, onStateChange }: StartOptions,
   /** The subscriptions of a handle this one replaces for the same entry (a reconnect of the set). */
   subscriptions: Subscriptions = new Subscriptions()
 ): Effect.Effect<Handle> =>
@@ -124,11 +126,16 @@ export const start = (
       httpTransport: undefined,
       subscriptions
     }
+    /** Every change of the state goes through here, so that the set's owner hears of it. */
+    const setState = (state: State): void => {
+      handle.state = state
+      onStateChange?.()
+    }
     // runs last on close: whoever still waits sees a settled, closed server
     yield* Scope.addFinalizer(
       scope,
       Effect.suspend(() => {
-        if (handle.state._tag !== "failed") handle.state = { _tag: "failed", error: Messages.connectionClosed }
+        if (handle.state._tag !== "failed") setState({ _tag: "failed", error: Messages.connectionClosed })
         return Deferred.succeed(settled, undefined)
       })
     )
@@ -176,7 +183,7 @@ export const start = (
      */
     const serve = ({ connection, tools, scope: connectionScope }: Connected): Effect.Effect<void> =>
       Effect.gen(function* () {
-        handle.state = { _tag: "ready", connection, tools }
+        setState({ _tag: "ready", connection, tools })
         handle.verdict ??= connection.verdict
         handle.httpTransport = connection.httpTransport
         const { background } = connection
@@ -188,7 +195,7 @@ export const start = (
           serially(background, () =>
             Effect.flatMap(collectToolsOrNone(connection, entry), (tools) =>
               Effect.sync(() => {
-                if (isCurrent(connection)) handle.state = { _tag: "ready", connection, tools }
+                if (isCurrent(connection)) setState({ _tag: "ready", connection, tools })
               })
             )
           )
@@ -201,9 +208,9 @@ export const start = (
               const remote = entry.transport._tag === "http"
               // a server that needs a login stays failed until one (a login reloads the set)
               const reconnects = remote && !connection.needsLogin()
-              handle.state = reconnects
-                ? { _tag: "failed", error: reason, reconnectAttempt: 1 }
-                : { _tag: "failed", error: reason }
+              setState(
+                reconnects ? { _tag: "failed", error: reason, reconnectAttempt: 1 } : { _tag: "failed", error: reason }
+              )
               const logged = Effect.logWarning(`MCP server '${entry.name}' closed: ${reason}`)
               if (!remote) return logged
               // the dead connection is cleaned up beside the reconnection (ending a session may take its time)
@@ -222,7 +229,7 @@ export const start = (
       Effect.gen(function* () {
         let last = reason
         for (let attempt = 1; attempt <= reconnectPolicy.maxAttempts; attempt++) {
-          handle.state = { _tag: "failed", error: reason, reconnectAttempt: attempt }
+          setState({ _tag: "failed", error: reason, reconnectAttempt: attempt })
           yield* Effect.sleep(reconnectDelayMillis(attempt))
           const outcome = yield* Effect.either(connect)
           if (outcome._tag === "Right") {
@@ -232,17 +239,17 @@ export const start = (
           last = outcome.left
           yield* Effect.logWarning(`MCP server '${entry.name}' reconnection attempt ${attempt} failed: ${last}`)
         }
-        handle.state = { _tag: "failed", error: Messages.reconnectFailed(reconnectPolicy.maxAttempts, last) }
+        setState({ _tag: "failed", error: Messages.reconnectFailed(reconnectPolicy.maxAttempts, last) })
       })
 
     const startup = Effect.gen(function* () {
       const outcome = yield* Effect.either(connect)
       if (outcome._tag === "Left") {
-        handle.state = { _tag: "failed", error: outcome.left }
+        setState({ _tag: "failed", error: outcome.left })
         yield* Effect.logWarning(`MCP server '${entry.name}' failed to start: ${outcome.left}`)
         return yield* Deferred.succeed(settled, undefined)
       }
-      handle.state = { _tag: "ready", connection: outcome.right.connection, tools: outcome.right.tools }
+      setState({ _tag: "ready", connection: outcome.right.connection, tools: outcome.right.tools })
       yield* Deferred.succeed(settled, undefined)
       yield* serve(outcome.right)
     })

@@ -118,6 +118,8 @@ const tracedClass = (sdk: Sdk.Sdk["client"]) =>
     }
   }
 
+// The class is made once per process, when the SDK module is loaded (`sdk.ts`): like the SDK's own
+// classes it belongs to the module, and `instanceof` tells our transports apart by it.
 let tracedHttp: ReturnType<typeof tracedClass> | undefined
 
 /** The class of {@link TracedSseTransport} (made once the SDK is loaded, as {@link tracedClass}). */
@@ -156,6 +158,7 @@ const tracedSseClass = (sdk: Sdk.Sdk["client"]) =>
     }
   }
 
+// made once per process when the SDK is loaded, as `tracedHttp`
 let tracedSse: ReturnType<typeof tracedSseClass> | undefined
 
 /** The transport as a {@link TracedSseTransport} when it was built here, else undefined. */

@@ -41,6 +41,14 @@ export const McpServerListResult = Schema.Struct({
   )
 })
 
+/**
+ * `mcpServer/statusChanged` params: a configured server's status changed (starting, ready, failed,
+ * disabled, a reconnection attempt; also after a config reload); the server's `mcpServer/list` entry
+ * as it is now. Sent to every initialized connection, so that a client awaits a server instead of
+ * polling `mcpServer/list`.
+ */
+export const McpServerStatusChangedNotification = McpServerListResult.fields.servers.value
+
 /** `mcpServer/oauth/login` params: the configured server to log in to. */
 export const McpServerOAuthLoginParams = Schema.Struct({ server: Schema.String })
 /** `mcpServer/oauth/login` result: the URL the user opens; the end comes as `mcpServer/oauth/loginCompleted`. */

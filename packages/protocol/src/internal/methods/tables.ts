@@ -10,7 +10,8 @@ import {
   McpServerOAuthLoginCompletedNotification,
   McpServerOAuthLoginParams,
   McpServerOAuthLoginResult,
-  McpServerOAuthScopeRequiredNotification
+  McpServerOAuthScopeRequiredNotification,
+  McpServerStatusChangedNotification
 } from "./mcpServers.js"
 import {
   McpResourceChangedNotification,
@@ -94,6 +95,7 @@ export const notifications = {
   "thread/rolledBack": ThreadRolledBackNotification,
   "mcpServer/oauth/loginCompleted": McpServerOAuthLoginCompletedNotification,
   "mcpServer/oauth/scopeRequired": McpServerOAuthScopeRequiredNotification,
+  "mcpServer/statusChanged": McpServerStatusChangedNotification,
   "skills/extension/changed": SkillsExtensionChangedNotification,
   "mcp/resource/changed": McpResourceChangedNotification
 } as const
