@@ -297,6 +297,78 @@ export const serverRequestHandlers = (
   return out
 }
 
+/** The decoded params of a notification method. */
+export type NotificationParams<N extends NotificationMethod> = (typeof AppServer.notifications)[N]["Type"]
+
+/**
+ * A typed handler of one notification method: `handler` runs for each `method` notification that
+ * arrives from now on, in order, one at a time, until the scope closes or the connection closes.
+ */
+export const onNotification = <N extends NotificationMethod, R>(
+  client: Service,
+  method: N,
+  handler: (params: NotificationParams<N>) => Effect.Effect<void, never, R>
+): Effect.Effect<void, never, Scope.Scope | R> =>
+  Effect.flatMap(client.subscribe, (queue) =>
+    Effect.asVoid(
+      Effect.forkScoped(
+        Effect.forever(
+          Effect.flatMap(Queue.take(queue), (n) =>
+            n.method === method ? handler(n.params as NotificationParams<N>) : Effect.void
+          )
+        )
+      )
+    )
+  )
+
+/** A configured server's `mcpServer/list` entry, as `mcpServer/statusChanged` carries it. */
+export type ServerEntry = NotificationParams<"mcpServer/statusChanged">
+
+/** Options of {@link awaitServer}. */
+export interface AwaitServerOptions {
+  /** What the entry must satisfy (default: its startup settled, any status but `starting`). */
+  readonly until?: (entry: ServerEntry) => boolean
+  /** How long to wait (default {@link defaultRequestTimeout}); then it fails with reason `timeout`. */
+  readonly timeout?: Duration.DurationInput
+}
+
+/**
+ * Waits for a configured server without polling: subscribes to `mcpServer/statusChanged`, reads
+ * `mcpServer/list`, and answers the first entry of `server` (the listed one, then each announced)
+ * that satisfies `until`. Fails with reason `timeout` after the timeout, `closed` when the
+ * connection closes.
+ */
+export const awaitServer = (
+  client: Service,
+  server: string,
+  options: AwaitServerOptions = {}
+): Effect.Effect<ServerEntry, ClientError | ResponseError> => {
+  const until = options.until ?? ((entry: ServerEntry) => entry.status !== "starting")
+  const timeout = Duration.decode(options.timeout ?? defaultRequestTimeout)
+  const wait = Effect.gen(function* () {
+    const queue = yield* client.subscribe
+    const listed = (yield* client.request("mcpServer/list", {})).servers.find((s) => s.name === server)
+    if (listed !== undefined && until(listed)) return listed
+    for (;;) {
+      const n = yield* Queue.take(queue)
+      if (n.method === "mcpServer/statusChanged" && n.params.name === server && until(n.params)) return n.params
+    }
+  })
+  const closed = Effect.flatMap(client.closed, (reason) =>
+    Effect.fail(new ClientError({ reason: "closed", message: `waiting for MCP server '${server}': ${reason}` }))
+  )
+  return Effect.scoped(Effect.raceFirst(wait, closed)).pipe(
+    Effect.timeoutFail({
+      duration: timeout,
+      onTimeout: () =>
+        new ClientError({
+          reason: "timeout",
+          message: `MCP server '${server}' did not reach the awaited status within ${describe(timeout)}`
+        })
+    })
+  )
+}
+
 /** Runs the JSON-RPC client over a transport until the scope closes. */
 export const make = (
   transport: Transport.Transport,

@@ -72,11 +72,27 @@ describe("AppServerClient against the app-server over stdio", () => {
         })
       )
       yield* client.initialize({ name: "test", version: "1" })
-      let listed = yield* client.request("mcpServer/list")
-      while (listed.servers.some((s) => s.status === "starting")) {
-        yield* Effect.sleep("50 millis")
-        listed = yield* client.request("mcpServer/list")
-      }
+      // each server's startup settles: awaited through mcpServer/statusChanged, not polled
+      const legacy = yield* AppServerClient.awaitServer(client, "legacy", { timeout: "20 seconds" })
+      assert.strictEqual(legacy.status, "ready")
+      const local = yield* AppServerClient.awaitServer(client, "local", {
+        until: (entry) => entry.status === "ready",
+        timeout: "20 seconds"
+      })
+      assert.strictEqual(local.protocolVersion !== undefined, true)
+      const listed = yield* client.request("mcpServer/list")
+      // a status never reached fails with reason timeout, naming the server
+      const never = yield* Effect.flip(
+        AppServerClient.awaitServer(client, "local", {
+          until: (entry) => entry.status === "disabled",
+          timeout: "200 millis"
+        })
+      )
+      assert.deepStrictEqual(
+        [never._tag, never._tag === "ClientError" ? never.reason : undefined],
+        ["ClientError", "timeout"]
+      )
+      assert.include(never.message, "MCP server 'local'")
       const kinds: Array<[string, "streamable" | "sse" | undefined]> = listed.servers.map((s) => [
         s.name,
         s.httpTransport
