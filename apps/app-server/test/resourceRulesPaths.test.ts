@@ -10,23 +10,12 @@ import { cartWidgetUri, readLog, shopDataUri, shopWidgetSpec, skillsSpec, stdioC
 import { Messages } from "@mcp-resources/protocol"
 import { Effect } from "effect"
 import { tempDir, writeConfig } from "./utils/AppServerProcess.js"
-import { type InProcessServer, type Message, resultOf, startInProcess, threadIdOf } from "./utils/InProcess.js"
+import { type Message, resultOf, startInProcess, threadIdOf, waitSettled } from "./utils/InProcess.js"
 
 process.env.MCP_RESOURCES_LOG = "error"
 
 const guideUri = "skill://plugin_demo/deploy/references/guide.md"
 const mainUri = "skill://plugin_demo/deploy/SKILL.md"
-
-/** The servers' statuses once none is still starting (bounded). */
-const settled = (server: InProcessServer) =>
-  Effect.gen(function* () {
-    for (let i = 0; i < 100; i++) {
-      const servers = resultOf(yield* server.request("mcpServer/list", {})).servers as Array<Record<string, unknown>>
-      if (servers.every((s) => s.status !== "starting")) return servers
-      yield* Effect.sleep("100 millis")
-    }
-    return yield* Effect.fail(new Error("servers still starting after 10 s"))
-  })
 
 /** How a path answered a read: its refusal text, or `"answered"`. */
 const refusalOf = (message: Message): string => {
@@ -53,7 +42,7 @@ describe("resource rules: one owner for every path", () => {
           }
         })
       })
-      yield* settled(server)
+      yield* waitSettled(server)
       // the thread adds its own deny pattern: it applies to every read on the thread, skills reads included
       const threadId = threadIdOf(yield* server.request("thread/start", { config: { resources: { deny: [mainUri] } } }))
       resultOf(yield* server.request("turn/start", { threadId, turnId: "t1" }))

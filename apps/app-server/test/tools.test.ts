@@ -12,6 +12,7 @@ import {
   startInitialized,
   tempDir,
   threadWithTurn,
+  waitServers,
   waitSettled,
   writeConfig
 } from "./utils/AppServerProcess.js"
@@ -340,12 +341,12 @@ describe("connection runtime", () => {
       const config = writeConfig(tempDir(), { mcp_servers: { srv: server(srvSpec({ exitAfterMs: 1500 })) } })
       const app = yield* startInitialized({ config })
       const { threadId } = yield* threadWithTurn(app)
-      let status: Array<{ name: string; status: string; transport: string; error?: string }> = []
-      for (let i = 0; i < 50; i++) {
-        status = resultOf(yield* app.request("mcpServer/list", {})).servers as typeof status
-        if (status[0]?.status === "failed") break
-        yield* Effect.sleep("200 millis")
-      }
+      const status = (yield* waitServers(app, (servers) => servers[0]?.status === "failed", "srv to fail")) as Array<{
+        name: string
+        status: string
+        transport: string
+        error?: string
+      }>
       assert.strictEqual(status[0]!.status, "failed")
       assert.strictEqual(status[0]!.transport, "stdio")
       assert.isString(status[0]!.error)

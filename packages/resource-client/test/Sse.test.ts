@@ -10,7 +10,7 @@ import * as NodePath from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { exampleSpec, followAuthorization, listenLoopback, startOAuthHttp, startSse } from "@mcp-resources/fixtures"
 import { Config, Messages } from "@mcp-resources/protocol"
-import { ConfigProvider, Effect, Either, Layer, TestClock } from "effect"
+import { Clock, ConfigProvider, Effect, Either, Layer, Queue, TestClock } from "effect"
 import { McpTransport, OAuth, ResourceClient, type ServerEntry, TokenStore } from "../src/index.js"
 
 const defaults = { enabled: true, startupTimeoutSec: 60, toolTimeoutSec: 30, maxMessageBytes: 67108864 }
@@ -48,6 +48,30 @@ const until = <E, R>(done: Effect.Effect<boolean, E, R>) =>
 
 const statusOf = (client: ResourceClient.Service, name: string) =>
   Effect.map(client.servers, (servers) => servers.find((s) => s.name === name)!)
+
+/**
+ * Awaits the server's status until `done` holds: the current one, then each change the client
+ * announces (`statusChanges`); at most 20 s on the real clock (the tests' TestClock stands still).
+ */
+const awaitStatus = (
+  client: ResourceClient.Service,
+  name: string,
+  done: (status: ResourceClient.ServerStatus) => boolean
+) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const changes = yield* client.statusChanges
+      if (done(yield* statusOf(client, name))) return
+      for (;;) {
+        const changed = yield* Queue.take(changes)
+        if (changed.name === name && done(changed)) return
+      }
+    })
+  ).pipe(
+    Effect.timeoutFail({ duration: "20 seconds", onTimeout: () => new Error(`${name}: status not reached`) }),
+    Effect.withClock(Clock.make()),
+    Effect.orDie
+  )
 
 describe("HTTP+SSE servers", () => {
   it.live('type = "sse": lists and reads over the SDK\'s SSE transport; mcpServer/list says httpTransport sse', () =>
@@ -119,14 +143,14 @@ describe("HTTP+SSE servers", () => {
       assert.strictEqual((yield* statusOf(client, "legacy")).status, "ready")
       const posts = sse.httpRequests.filter((r) => r === "POST /sse").length
       yield* Effect.promise(() => sse.dropStreams())
-      yield* until(Effect.map(statusOf(client, "legacy"), (s) => s.status === "failed"))
+      yield* awaitStatus(client, "legacy", (s) => s.status === "failed")
       const failed = yield* statusOf(client, "legacy")
       assert.deepStrictEqual(
         { error: failed.error, reconnectAttempt: failed.reconnectAttempt, httpTransport: failed.httpTransport },
         { error: `${Messages.connectionClosed}: the SSE stream ended`, reconnectAttempt: 1, httpTransport: "sse" }
       )
       yield* TestClock.adjust("500 millis")
-      yield* until(Effect.map(statusOf(client, "legacy"), (s) => s.status === "ready"))
+      yield* awaitStatus(client, "legacy", (s) => s.status === "ready")
       assert.strictEqual(sse.httpRequests.filter((r) => r === "POST /sse").length, posts)
       assert.isAbove((yield* client.listResources("legacy")).resources.length, 0)
     }).pipe(Effect.provide(McpTransport.layer))
@@ -163,10 +187,11 @@ describe("HTTP+SSE servers", () => {
         const client = yield* ResourceClient.make({ config: noCache, servers: [entry] })
         const set = yield* client.latest
         const settled = yield* Effect.fork(set.awaitAllSettled)
+        // the fixture counts its GETs and announces none: checked as real I/O makes progress
         yield* until(Effect.sync(() => gets.length > 0))
         // half of the start-up time left: no endpoint event by then
         yield* TestClock.adjust("30 seconds")
-        yield* until(Effect.map(statusOf(client, "strict"), (s) => s.status === "failed"))
+        yield* awaitStatus(client, "strict", (s) => s.status === "failed")
         yield* settled.await
         const status = yield* statusOf(client, "strict")
         assert.deepStrictEqual(

@@ -11,6 +11,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { AppServerClient, Transport } from "@mcp-resources/app-server-client"
 import { Data, Duration, Effect, type Scope } from "effect"
+import * as ServerStatus from "./serverStatus.js"
 
 /** The built server entry point. */
 export const mainJs = fileURLToPath(new URL("../../dist/main.js", import.meta.url))
@@ -289,25 +290,29 @@ export const threadWithTurn = (
     return { threadId, turnId }
   })
 
-/**
- * Waits until no server is `starting` (aggregate lists never wait for startup): reads `mcpServer/list`
- * and, while a server starts, awaits the next `mcpServer/statusChanged` sent after that read was asked
- * for (a change during the read is announced after it), then reads again. Every wait has a timeout.
- */
+/** The server's `mcpServer/list` entries once `done` holds for them, awaited through `mcpServer/statusChanged` (`serverStatus.ts`). */
+export const waitServers = (
+  server: AppServer,
+  done: (servers: Array<Record<string, unknown>>) => boolean,
+  what: string,
+  timeout: Duration.DurationInput = "10 seconds"
+): Effect.Effect<Array<Record<string, unknown>>, WaitTimeout> =>
+  ServerStatus.waitServers(
+    {
+      messages: server.messages,
+      list: Effect.map(
+        server.request("mcpServer/list", {}),
+        (m) => resultOf(m).servers as Array<Record<string, unknown>>
+      ),
+      awaitMessage: (predicate, description) => server.waitFor(predicate, timeout, description)
+    },
+    done,
+    what
+  )
+
+/** Waits until no server is `starting` (aggregate lists never wait for startup); no polling. */
 export const waitSettled = (
   server: AppServer,
   timeout: Duration.DurationInput = "10 seconds"
 ): Effect.Effect<Array<Record<string, unknown>>, WaitTimeout> =>
-  Effect.gen(function* () {
-    for (;;) {
-      const from = server.messages.length
-      const servers = resultOf(yield* server.request("mcpServer/list", {})).servers as Array<Record<string, unknown>>
-      const starting = servers.filter((s) => s.status === "starting").map((s) => s.name)
-      if (starting.length === 0) return servers
-      yield* server.waitFor(
-        (m) => m.method === "mcpServer/statusChanged" && server.messages.indexOf(m) >= from,
-        timeout,
-        `mcpServer/statusChanged while ${starting.join(", ")} started`
-      )
-    }
-  })
+  waitServers(server, ServerStatus.noneStarting, "no server starting", timeout)

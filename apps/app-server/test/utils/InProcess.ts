@@ -8,6 +8,7 @@ import { Data, Deferred, Duration, Effect, Layer, type Scope } from "effect"
 import * as AppOptions from "../../src/AppOptions.js"
 import * as JsonRpcServer from "../../src/JsonRpcServer.js"
 import * as MainLayer from "../../src/MainLayer.js"
+import * as ServerStatus from "./serverStatus.js"
 
 /** A message the server sent on the connection. */
 export type Message = Record<string, unknown> & {
@@ -143,3 +144,18 @@ export const resultOf = (message: Message): Record<string, unknown> => {
 
 /** The thread id of a `thread/start` answer. */
 export const threadIdOf = (message: Message): string => (resultOf(message).thread as { id: string }).id
+
+/** Waits until no server is `starting`, through `mcpServer/statusChanged` (`serverStatus.ts`); no polling. */
+export const waitSettled = (server: InProcessServer): Effect.Effect<Array<Record<string, unknown>>, WaitTimeout> =>
+  ServerStatus.waitServers(
+    {
+      messages: server.messages,
+      list: Effect.map(
+        server.request("mcpServer/list", {}),
+        (m) => resultOf(m).servers as Array<Record<string, unknown>>
+      ),
+      awaitMessage: server.waitFor
+    },
+    ServerStatus.noneStarting,
+    "no server starting"
+  )

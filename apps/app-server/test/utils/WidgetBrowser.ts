@@ -173,18 +173,38 @@ export const connectClient = async (host: Host) => {
     { url: host.appServerUrl, token: tokenOf(host.pageUrl) },
     { requestTimeoutMs: timeout }
   )
+  // every fixture server ready first (a tool of a server still starting is not offered yet): the list,
+  // then, while one starts, the next mcpServer/statusChanged (listened to before the list is asked for)
+  let changed: () => void = () => {}
+  const stop = client.onNotification((n) => {
+    if (n.method === "mcpServer/statusChanged") changed()
+  })
   await client.initialize({ name: "widget-host-test" })
-  // every fixture server ready first (a tool of a server still starting is not offered yet)
   const deadline = Date.now() + timeout
-  for (;;) {
-    const { servers } = await client.request("mcpServer/list", {})
-    if (servers.every((s) => s.status === "ready")) break
-    assert.isFalse(
-      servers.some((s) => s.status === "failed"),
-      `a server failed: ${JSON.stringify(servers)}`
-    )
-    assert.isBelow(Date.now(), deadline, `servers not ready: ${JSON.stringify(servers)}`)
-    await new Promise((done) => setTimeout(done, 100))
+  try {
+    for (;;) {
+      const next = new Promise<void>((resolve) => {
+        changed = resolve
+      })
+      const { servers } = await client.request("mcpServer/list", {})
+      if (servers.every((s) => s.status === "ready")) break
+      assert.isFalse(
+        servers.some((s) => s.status === "failed"),
+        `a server failed: ${JSON.stringify(servers)}`
+      )
+      let timer: ReturnType<typeof setTimeout> | undefined
+      await Promise.race([
+        next,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`servers not ready: ${JSON.stringify(servers)}`)),
+            Math.max(0, deadline - Date.now())
+          )
+        })
+      ]).finally(() => clearTimeout(timer))
+    }
+  } finally {
+    stop()
   }
   return client
 }
