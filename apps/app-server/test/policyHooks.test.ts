@@ -182,6 +182,7 @@ describe("command hooks", () => {
         })
         const pid = Number(readFileSync(pidFile, "utf8"))
         // the kill is sent before the answer; the process is gone once the kernel reaps it
+        // polled (bounded): the hook is the app-server's child, not ours, so no exit event reaches the test
         for (let i = 0; i < 100 && isAlive(pid); i++) yield* Effect.sleep("20 millis")
         assert.isFalse(isAlive(pid), "the hung hook process was killed")
         const crashed = yield* call("h2", "list_mcp_resource_templates", {})
@@ -380,6 +381,7 @@ describe("command hooks", () => {
         yield* app.waitFor(isItem("item/started"), "30 seconds", "the started item")
         // the hook is running (it wrote its pid), then the call is cancelled
         const pidFile = join(dir, "slow-cancel.pid")
+        // polled (bounded): the hook's pid file is written by a process of the app-server's, announced by no message
         for (let i = 0; i < 500 && !existsSync(pidFile); i++) yield* Effect.sleep("20 millis")
         const pid = Number(readFileSync(pidFile, "utf8"))
         yield* app.notify("$/cancelRequest", { id })
@@ -391,6 +393,7 @@ describe("command hooks", () => {
         const item = (completed.params as { item: Record<string, unknown> }).item
         assert.deepStrictEqual([item.status, item.result, item.error], ["failed", null, { message: "cancelled" }])
         assert.strictEqual(app.notifications("item/completed").filter(isItem("item/completed")).length, 1)
+        // polled (bounded): no exit event of another process's child reaches the test
         for (let i = 0; i < 100 && isAlive(pid); i++) yield* Effect.sleep("20 millis")
         assert.isFalse(isAlive(pid), "the hook process was killed")
         // the items are in the thread's history: the call id is taken
@@ -437,6 +440,7 @@ describe("command hooks", () => {
         const pids = JSON.parse(readFileSync(pidFile, "utf8")) as Array<number>
         assert.strictEqual(pids.length, 2)
         for (const pid of pids) {
+          // polled (bounded): a grandchild of the app-server's hook has no exit event the test can await
           for (let i = 0; i < 100 && isAlive(pid); i++) yield* Effect.sleep("20 millis")
           assert.isFalse(isAlive(pid), `background process ${pid} was killed with the hook's group`)
         }

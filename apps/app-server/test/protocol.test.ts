@@ -200,6 +200,7 @@ describe("threads", () => {
     Effect.gen(function* () {
       const server = yield* startInitialized({})
       const a = (resultOf(yield* server.request("thread/start", {})).thread as { id: string }).id
+      // not a wait for an event: the order is by createdAt (milliseconds), so each thread starts in a later one
       yield* Effect.sleep("5 millis")
       const b = (resultOf(yield* server.request("thread/start", { ephemeral: true })).thread as { id: string }).id
       yield* Effect.sleep("5 millis")

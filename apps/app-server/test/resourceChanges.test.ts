@@ -72,7 +72,10 @@ const nextChanged = (h: Harness, uri: string, before: number) =>
         .at(-1)!.params as Record<string, unknown>
   )
 
-/** Polls the fixture (bounded) until the uri is subscribed there: a restore runs in the background. */
+/**
+ * Polls the fixture (bounded) until the uri is subscribed there: a restore runs in the background, and
+ * neither the app-server nor the fixture announces its end (the fixture answers only when asked).
+ */
 const awaitSubscribed = (h: Harness, turnId: string, uri: string, server = "docs") =>
   Effect.gen(function* () {
     for (let i = 0; i < 100; i++) {

@@ -56,7 +56,11 @@ export const spec = (): FixtureSpec => ({
 /** Every listed MCP request name of the fixture in arrival order. */
 export const methods = (fixture: HttpFixture): ReadonlyArray<string> => fixture.requests.map((r) => r.method)
 
-/** Waits until `condition` holds, checking every few milliseconds (after `poll`); fails after `timeoutMs`. */
+/**
+ * Waits until `condition` holds, checking every few milliseconds (after `poll`); fails after `timeoutMs`.
+ * Polled: its uses wait for a tool catalog refreshed after `tools/list_changed`, which changes no server
+ * status and so is announced by no event (`mcpServer/statusChanged` covers statuses only).
+ */
 export const waitFor = async (
   condition: () => boolean,
   what: string,

@@ -65,7 +65,10 @@ export const freshDatabase = (clusterUrl: string): Effect.Effect<string, PsqlErr
     return url.toString()
   })
 
-/** Polls `query` (a count) every 50 ms until it reaches `count`; fails after `attempts` tries. */
+/**
+ * Polls `query` (a count) every 50 ms until it reaches `count`; fails after `attempts` tries. Polled:
+ * rows another process writes to PostgreSQL announce nothing the test could await without a trigger.
+ */
 export const awaitCount = (url: string, query: string, count: number, attempts = 200): Effect.Effect<void, PsqlError> =>
   Effect.gen(function* () {
     for (let i = 0; i < attempts; i++) {
