@@ -158,6 +158,35 @@ describe("AppServerClient against the app-server over stdio", () => {
     })
   )
 
+  it.scopedLive("onNotification runs a typed handler for each notification of its method, in order", () =>
+    Effect.gen(function* () {
+      const client = yield* connectFake()
+      const seen = yield* Queue.unbounded<AppServerClient.ServerEntry>()
+      yield* AppServerClient.onNotification(client, "mcpServer/statusChanged", (entry) => Queue.offer(seen, entry))
+      const send = (method: string, params: unknown) => client.notify("ask", { method, params })
+      yield* send("mcpServer/statusChanged", { name: "docs", status: "starting", transport: "stdio" })
+      // another method, and params that do not match the schema, do not reach the handler
+      yield* send("mcpServer/oauth/scopeRequired", { server: "docs", requiredScopes: [] })
+      yield* send("mcpServer/statusChanged", { name: "docs", status: "unknown", transport: "stdio" })
+      yield* send("mcpServer/statusChanged", {
+        name: "docs",
+        status: "ready",
+        transport: "stdio",
+        protocolVersion: "v"
+      })
+      const first = yield* Queue.take(seen)
+      const second = yield* Queue.take(seen)
+      assert.deepStrictEqual(
+        [first, second],
+        [
+          { name: "docs", status: "starting", transport: "stdio" },
+          { name: "docs", status: "ready", transport: "stdio", protocolVersion: "v" }
+        ]
+      )
+      assert.strictEqual(yield* Queue.size(seen), 0)
+    }).pipe(bounded)
+  )
+
   it.scopedLive(
     "mcpServer/oauth/scopeRequired arrives typed; params that do not match reach only raw subscribers",
     () =>
