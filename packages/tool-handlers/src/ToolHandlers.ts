@@ -15,7 +15,6 @@ import * as List from "./internal/list.js"
 import * as Policy from "./internal/policy.js"
 import * as Registry from "./internal/registry.js"
 import * as Route from "./internal/route.js"
-import * as Rules from "./internal/rules.js"
 import * as ToolMeta from "./internal/toolMeta.js"
 
 /** What a thread's tools run against (its fields: internal/context.ts). */
@@ -120,13 +119,12 @@ const offersCompletions = (ctx: ToolContext): boolean =>
  * The call is routed once; with hooks or resource rules a resource tool or MCP tool runs on the policy path.
  */
 export const callTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<ToolOutput, EmitError, LifecycleSink> =>
-  Effect.contextWithEffect((context: Context.Context<LifecycleSink>) => {
-    const { hooks, audit } = Policy.services(context)
-    // without hooks and rules: exactly the plain call
-    const plain = !Policy.hasHooks(hooks) && !Rules.active(ctx)
-    return Effect.flatMap(Route.classify(ctx, Profile.of(ctx.profile), call), (route) =>
-      plain || route._tag === "completion" || route._tag === "unsupported"
+  Effect.contextWithEffect((context: Context.Context<LifecycleSink>) =>
+    Effect.flatMap(Route.classify(ctx, Profile.of(ctx.profile), call), (route) => {
+      // without hooks and rules: exactly the plain call
+      const policy = Route.policyOf(ctx, route, context)
+      return policy === undefined
         ? Route.run(ctx, call, route)
-        : Policy.run(ctx, call, route, hooks, audit)
-    )
-  })
+        : Policy.run(ctx, call, route, policy.hooks, policy.audit)
+    })
+  )
