@@ -10,11 +10,12 @@ import * as Content from "./Content.js"
 import type { EmitError, LifecycleSink } from "./LifecycleSink.js"
 import type * as McpToolNames from "./McpToolNames.js"
 import * as Profile from "./Profile.js"
-import * as ToolContexts from "./internal/context.js"
+import type * as ToolContexts from "./internal/context.js"
 import * as List from "./internal/list.js"
 import * as Policy from "./internal/policy.js"
 import * as Registry from "./internal/registry.js"
 import * as Route from "./internal/route.js"
+import * as Rules from "./internal/rules.js"
 import * as ToolMeta from "./internal/toolMeta.js"
 
 /** What a thread's tools run against (its fields: internal/context.ts). */
@@ -59,7 +60,7 @@ export const exportTools = <F extends keyof ExportForms>(
 export const isModelVisible: (tool: Mcp.Tool) => boolean = ToolMeta.isModelVisible
 
 /** `canAccess(server)`: the access gate of the three resource tools (section 6). */
-export const canAccess: (ctx: ToolContext, server: string) => boolean = ToolContexts.canAccess
+export const canAccess: (ctx: ToolContext, server: string) => boolean = Rules.canAccess
 
 /** The refusal of a server the access gate keeps from the resource tools. */
 export const disabledMessage = (server: string): string => Messages.serverDisabledByOrchestrator(server)

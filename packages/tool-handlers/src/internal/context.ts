@@ -134,7 +134,3 @@ export interface Profile {
    */
   readonly followsReads: boolean
 }
-
-/** `canAccess(server)`: the access gate of the resource tools (section 6). */
-export const canAccess = (ctx: ToolContext, server: string): boolean =>
-  ctx.orchestratorMcpEnabled || server !== ctx.config.apps.serverName
