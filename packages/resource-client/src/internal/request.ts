@@ -18,6 +18,9 @@ import { restoreResultType } from "./responseGuard.js"
 import { type Attributable, Budget, fulfil, maxInputRounds } from "./serverRequests.js"
 import { isRecord } from "@mcp-resources/protocol/Records"
 
+/** Milliseconds of a number of seconds (a server entry's timeouts are in seconds). */
+export const millis = (seconds: number): number => Math.round(seconds * 1000)
+
 /** The longest delay a timer can have (a longer one would fire at once); also the SDK's timer, which is thereby off. */
 export const maxTimerMillis = 2 ** 31 - 1
 
