@@ -720,8 +720,8 @@ const openWith = (
       listen,
       request: (method, params, timeoutMillis) =>
         requestWith(method, params, timeoutMillis, keepRaw, undefined, undefined),
-      requestDecoded: (method, params, timeoutMillis, decode, context, hold) =>
-        requestWith(method, params, timeoutMillis, decode, context, hold),
+      // the request path itself, not a wrapper: a read does not step through this module
+      requestDecoded: requestWith,
       onClosed,
       needsLogin: () => needsLogin,
       toolsChanged,
