@@ -71,7 +71,8 @@ export const callReadTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<To
   const watched = (uri: string) => (result: Mcp.ReadResourceResult) => {
     const outcome = success(uri)(result)
     const watch = ctx.resourceChanges
-    return watch === undefined || !outcome.success
+    // a server without `resources.subscribe` has no changes to follow: its reads are not watched
+    return watch === undefined || !outcome.success || !ctx.set.supports(server, "subscribe")
       ? Effect.succeed(outcome)
       : Effect.as(watch.track({ server, uri, callId: call.callId }), outcome)
   }
