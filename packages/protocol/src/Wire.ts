@@ -15,6 +15,6 @@ export {
   encodeResult,
   encoder
 } from "./internal/wire/codecs.js"
-export { maxParamsDepth, tooDeep } from "./internal/wire/depth.js"
+export { maxParamsDepth, tooDeep } from "./internal/wire/codecs.js"
 export { type Frame, LineSplitter, maxLineBytes, WriteBatcher } from "./LineFramer.js"
 export { formatParamsError } from "./internal/wire/parseError.js"
