@@ -133,7 +133,8 @@ export interface Connection {
   ) => Effect.Effect<unknown, Errors.TransportError | Errors.ServerError>
   /**
    * {@link request} with the result decoded (synchronously) by `decode`, and every failure (the
-   * request's, the timeout, the decoding mismatch) prefixed with `context`: one async step in all.
+   * request's, the timeout, the decoding mismatch) prefixed with what `context` gives (asked only
+   * when one fails): one async step in all.
    * When `hold` is given, it is held for the request's whole run.
    */
   readonly requestDecoded: <A>(
@@ -141,7 +142,7 @@ export interface Connection {
     params: Record<string, unknown> | undefined,
     timeoutMillis: number,
     decode: (raw: unknown) => Either.Either<A, Errors.TransportError>,
-    context: string,
+    context: () => string,
     hold?: Hold
   ) => Effect.Effect<A, Errors.TransportError | Errors.ServerError>
   /**
