@@ -181,7 +181,10 @@ export const make = (deps: Dependencies): Operations => {
       const removed = rolledBackTurns(thread, event)
       apply(thread, event)
       if (!isLoaded(thread)) return Effect.void
-      return Effect.zipRight(origins.observe(thread.id, event), subscriptions.rolledBack(thread.id, removed))
+      // only a rollback ends subscriptions: any other event is not shown to them
+      return removed.length === 0
+        ? origins.observe(thread.id, event)
+        : Effect.zipRight(origins.observe(thread.id, event), subscriptions.rolledBack(thread.id, removed))
     })
 
   const catchUp = (thread: State) =>

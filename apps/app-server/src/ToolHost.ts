@@ -9,7 +9,7 @@
  * call); the host keeps the store's error for that call and fails the call with it (`ThreadStoreError`
  * or `MethodError`).
  */
-import type { ToolCallItem } from "@mcp-resources/protocol"
+import type { Config, ToolCallItem } from "@mcp-resources/protocol"
 import { ResourceClient, ServerRequests } from "@mcp-resources/resource-client"
 import type { ThreadStore } from "@mcp-resources/thread-store"
 import { LifecycleSink, type ResourceChanges, type ToolHandlers, ToolHooks } from "@mcp-resources/tool-handlers"
@@ -61,6 +61,13 @@ export const make = Effect.gen(function* () {
   const client = yield* ResourceClient.ResourceClient
   const hooks = yield* CommandHooks
   const subscriptions = yield* ResourceSubscriptions
+
+  // The hooks of the config in force, looked up when the config object changes (a reload), not per call.
+  let inForce: { readonly config: Config.HooksConfig | undefined; readonly hooks: ToolHooks.Service } | undefined
+  const hooksOf = (config: Config.HooksConfig | undefined): ToolHooks.Service => {
+    if (inForce === undefined || inForce.config !== config) inForce = { config, hooks: hooks.forConfig(config) }
+    return inForce.hooks
+  }
 
   /** Records the items in the thread's turn: `check` (the model's calls) makes the started item's append conflict-retrying. */
   const sink = (
@@ -128,7 +135,7 @@ export const make = Effect.gen(function* () {
         LifecycleSink.LifecycleSink,
         sink(thread, turnId, check, notRecorded)
       ).pipe(
-        Context.add(ToolHooks.ToolHooks, hooks.forConfig(config.hooks)),
+        Context.add(ToolHooks.ToolHooks, hooksOf(config.hooks)),
         Context.add(ToolHooks.ToolAuditLog, audit(thread, turnId))
       )
       return yield* Effect.provide(threads.withToolContext(thread, use), services)

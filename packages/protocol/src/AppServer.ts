@@ -19,6 +19,6 @@ export * from "./internal/methods/elicitation.js"
 export * from "./internal/methods/tables.js"
 // The wire's limits and params codec, also exported by `Wire` (their home), kept here for importers.
 export { decodeParams, decodeWith } from "./internal/wire/codecs.js"
-export { maxParamsDepth, tooDeep } from "./internal/wire/depth.js"
+export { maxParamsDepth, tooDeep } from "./internal/wire/codecs.js"
 export { maxLineBytes } from "./LineFramer.js"
 export { formatParamsError } from "./internal/wire/parseError.js"

@@ -16,6 +16,6 @@ export {
   type Excess,
   makeCodecs
 } from "./internal/wire/codecs.js"
-export { maxParamsDepth, tooDeep } from "./internal/wire/depth.js"
+export { maxParamsDepth, tooDeep } from "./internal/wire/codecs.js"
 export { type Frame, LineSplitter, maxLineBytes, WriteBatcher } from "./LineFramer.js"
 export { formatParamsError } from "./internal/wire/parseError.js"

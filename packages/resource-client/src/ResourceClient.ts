@@ -161,7 +161,7 @@ export const make = (setup: Setup): Effect.Effect<Service, never, Scope.Scope | 
     const service: Service = {
       generation: Effect.map(latest, (set) => set.generation),
       cacheKey: Effect.map(latest, (set) => `mcp-resources/generation/${set.generation}`),
-      config: Effect.sync(() => lifetimes.setup().config),
+      config: Effect.sync(lifetimes.config),
       latest,
       acquire: lifetimes.holdLatest,
       hold: lifetimes.hold,

@@ -47,8 +47,9 @@ export const parseRaw = (text: string): Either.Either<JsonObject | null, Errors.
     return fail(Messages.args.invalidJson)
   }
   if (value === null) return Either.right(null)
-  const kind = Messages.jsonKind(value)
-  if (kind !== "object") return fail(Messages.args.expectedObject(kind))
+  // the JSON kind is named only in the refusal: an object is told apart without computing it
+  if (typeof value !== "object" || Array.isArray(value))
+    return fail(Messages.args.expectedObject(Messages.jsonKind(value)))
   // Arguments are stored and sent with recursive encoders (`JSON.stringify` among them): the depth is
   // checked first, iteratively. Nesting deeper than the limit takes at least two characters per level.
   if (

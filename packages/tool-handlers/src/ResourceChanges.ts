@@ -64,7 +64,10 @@ export interface Tracked {
 
 /** The part of a tracker the read tool uses: {@link ToolHandlers.ToolContext.resourceChanges}. */
 export interface ReadWatch {
-  /** Called after each successful extended-profile read, with the URI read (a template's expanded URI). */
+  /**
+   * Called after each successful extended-profile read of a server that declares `resources.subscribe`,
+   * with the URI read (a template's expanded URI).
+   */
   readonly track: (read: Read) => Effect.Effect<unknown>
 }
 

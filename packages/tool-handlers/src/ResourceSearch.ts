@@ -10,7 +10,7 @@ import { Config, Errors, type Mcp, Messages, type ResourcePolicy } from "@mcp-re
 import { Pagination, ResourceClient } from "@mcp-resources/resource-client"
 import { Context, Deferred, Duration, Effect, Layer, Queue, type Scope } from "effect"
 import * as Arguments from "./Arguments.js"
-import * as ToolContexts from "./internal/context.js"
+import type * as ToolContexts from "./internal/context.js"
 import * as Index from "./internal/searchIndex.js"
 import * as Rules from "./internal/rules.js"
 import * as OptionalTemplates from "./OptionalTemplates.js"
@@ -278,7 +278,7 @@ export const make = (options: Options): Effect.Effect<Service, never, Scope.Scop
         .filter(
           (status) =>
             status.status !== "disabled" &&
-            ToolContexts.canAccess(ctx, status.name) &&
+            Rules.canAccess(ctx, status.name) &&
             (server === undefined || status.name === server)
         )
         .map((status) => status.name)
@@ -289,7 +289,7 @@ export const make = (options: Options): Effect.Effect<Service, never, Scope.Scop
         if (!ctx.set.hasServer(request.server)) {
           return yield* Effect.fail(new Errors.ParameterError({ message: Messages.unknownServer(request.server) }))
         }
-        if (!ToolContexts.canAccess(ctx, request.server)) {
+        if (!Rules.canAccess(ctx, request.server)) {
           return yield* Effect.fail(
             new Errors.ParameterError({ message: Messages.serverDisabledByOrchestrator(request.server) })
           )

@@ -10,7 +10,7 @@ import * as Content from "./Content.js"
 import type { EmitError, LifecycleSink } from "./LifecycleSink.js"
 import type * as McpToolNames from "./McpToolNames.js"
 import * as Profile from "./Profile.js"
-import * as ToolContexts from "./internal/context.js"
+import type * as ToolContexts from "./internal/context.js"
 import * as List from "./internal/list.js"
 import * as Policy from "./internal/policy.js"
 import * as Registry from "./internal/registry.js"
@@ -60,7 +60,7 @@ export const exportTools = <F extends keyof ExportForms>(
 export const isModelVisible: (tool: Mcp.Tool) => boolean = ToolMeta.isModelVisible
 
 /** `canAccess(server)`: the access gate of the three resource tools (section 6). */
-export const canAccess: (ctx: ToolContext, server: string) => boolean = ToolContexts.canAccess
+export const canAccess: (ctx: ToolContext, server: string) => boolean = Rules.canAccess
 
 /** The refusal of a server the access gate keeps from the resource tools. */
 export const disabledMessage = (server: string): string => Messages.serverDisabledByOrchestrator(server)
@@ -120,13 +120,12 @@ const offersCompletions = (ctx: ToolContext): boolean =>
  * The call is routed once; with hooks or resource rules a resource tool or MCP tool runs on the policy path.
  */
 export const callTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<ToolOutput, EmitError, LifecycleSink> =>
-  Effect.contextWithEffect((context: Context.Context<LifecycleSink>) => {
-    const { hooks, audit } = Policy.services(context)
-    // without hooks and rules: exactly the plain call
-    const plain = !Policy.hasHooks(hooks) && !Rules.active(ctx)
-    return Effect.flatMap(Route.classify(ctx, Profile.of(ctx.profile), call), (route) =>
-      plain || route._tag === "completion" || route._tag === "unsupported"
+  Effect.contextWithEffect((context: Context.Context<LifecycleSink>) =>
+    Effect.flatMap(Route.classify(ctx, Profile.of(ctx.profile), call), (route) => {
+      // without hooks and rules: exactly the plain call
+      const policy = Route.policyOf(ctx, route, context)
+      return policy === undefined
         ? Route.run(ctx, call, route)
-        : Policy.run(ctx, call, route, hooks, audit)
-    )
-  })
+        : Policy.run(ctx, call, route, policy.hooks, policy.audit)
+    })
+  )

@@ -11,7 +11,7 @@ import { type Context, Effect, Option } from "effect"
 import type { EmitError, LifecycleSink } from "./LifecycleSink.js"
 import * as McpToolNames from "./McpToolNames.js"
 import * as Policy from "./internal/policy.js"
-import * as Rules from "./internal/rules.js"
+import * as Route from "./internal/route.js"
 import { type ToolContext, toolRegistry } from "./ToolHandlers.js"
 
 /** One call a widget makes. */
@@ -35,19 +35,19 @@ export type Outcome = Policy.WidgetOutcome<Errors.ResourceFailure>
  */
 export const call = (ctx: ToolContext, widgetCall: WidgetCall): Effect.Effect<Outcome, EmitError, LifecycleSink> =>
   Effect.contextWithEffect((context: Context.Context<LifecycleSink>) => {
-    const { hooks, audit } = Policy.services(context)
+    const policy = Route.hostPolicy(ctx, context)
     const request = (args: Readonly<Record<string, unknown>> | undefined) =>
       args === undefined
         ? ctx.set.callTool(widgetCall.server, widgetCall.tool)
         : ctx.set.callTool(widgetCall.server, widgetCall.tool, args)
-    const policed = Policy.hasHooks(hooks) || Rules.active(ctx)
-    const named = policed
-      ? Effect.map(toolRegistry(ctx), (registry) =>
-          Option.getOrElse(registry.nameOf(widgetCall.server, widgetCall.tool), () =>
-            McpToolNames.sanitize(`mcp__${widgetCall.server}__${widgetCall.tool}`)
+    const named =
+      policy !== undefined
+        ? Effect.map(toolRegistry(ctx), (registry) =>
+            Option.getOrElse(registry.nameOf(widgetCall.server, widgetCall.tool), () =>
+              McpToolNames.sanitize(`mcp__${widgetCall.server}__${widgetCall.tool}`)
+            )
           )
-        )
-      : Effect.succeed("")
+        : Effect.succeed("")
     return Effect.flatMap(named, (name) =>
       Policy.runWidgetCall(
         {
@@ -58,8 +58,8 @@ export const call = (ctx: ToolContext, widgetCall: WidgetCall): Effect.Effect<Ou
           name,
           arguments: widgetCall.arguments
         },
-        policed ? hooks : {},
-        policed ? audit : Option.none(),
+        policy?.hooks ?? {},
+        policy?.audit ?? Option.none(),
         request
       )
     )

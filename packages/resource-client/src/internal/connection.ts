@@ -133,7 +133,8 @@ export interface Connection {
   ) => Effect.Effect<unknown, Errors.TransportError | Errors.ServerError>
   /**
    * {@link request} with the result decoded (synchronously) by `decode`, and every failure (the
-   * request's, the timeout, the decoding mismatch) prefixed with `context`: one async step in all.
+   * request's, the timeout, the decoding mismatch) prefixed with what `context` gives (asked only
+   * when one fails): one async step in all.
    * When `hold` is given, it is held for the request's whole run.
    */
   readonly requestDecoded: <A>(
@@ -141,7 +142,7 @@ export interface Connection {
     params: Record<string, unknown> | undefined,
     timeoutMillis: number,
     decode: (raw: unknown) => Either.Either<A, Errors.TransportError>,
-    context: string,
+    context: () => string,
     hold?: Hold
   ) => Effect.Effect<A, Errors.TransportError | Errors.ServerError>
   /**
@@ -720,8 +721,8 @@ const openWith = (
       listen,
       request: (method, params, timeoutMillis) =>
         requestWith(method, params, timeoutMillis, keepRaw, undefined, undefined),
-      requestDecoded: (method, params, timeoutMillis, decode, context, hold) =>
-        requestWith(method, params, timeoutMillis, decode, context, hold),
+      // the request path itself, not a wrapper: a read does not step through this module
+      requestDecoded: requestWith,
       onClosed,
       needsLogin: () => needsLogin,
       toolsChanged,

@@ -252,7 +252,7 @@ export const make = (options: Options): SetImpl => {
       params,
       Server.millis(handle.entry.toolTimeoutSec),
       decodeComplete,
-      Messages.requestContext["completion/complete"](server)
+      () => Messages.requestContext["completion/complete"](server)
     )
     return result.completion
   })

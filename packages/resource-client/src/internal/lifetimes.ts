@@ -6,6 +6,7 @@
  * it runs. When a set or a connection closes, it tells the result cache (`cache.ts`), which owns what
  * that drops; each connection's changes are handed to the change path (`changes.ts`).
  */
+import type { Config } from "@mcp-resources/protocol"
 import type * as ServerRequests from "../ServerRequests.js"
 import { Effect, Scope } from "effect"
 import type { ConnectionSet } from "./types.js"
@@ -25,6 +26,8 @@ export interface Lifetimes {
   readonly latestIfOpen: () => ConnectionSetImpl.SetImpl | undefined
   /** The setup of the latest set. */
   readonly setup: () => Setup
+  /** The config of the latest set's setup (the client's `config`). */
+  readonly config: () => Config.Config
   /**
    * Publishes a set of `setup` as the latest (its enabled servers start in the background); with
    * `carryOver`, unchanged ready servers of the previous set are shared rather than restarted.
@@ -218,6 +221,7 @@ export const make = (options: Options): Effect.Effect<Lifetimes, never, Scope.Sc
       latest: () => current!.set!,
       latestIfOpen: () => current?.set,
       setup: () => currentSetup!,
+      config: () => currentSetup!.config,
       publish,
       hold: (set) =>
         Effect.suspend(() => {

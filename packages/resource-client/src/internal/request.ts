@@ -18,6 +18,9 @@ import { restoreResultType } from "./responseGuard.js"
 import { type Attributable, Budget, fulfil, maxInputRounds } from "./serverRequests.js"
 import { isRecord } from "@mcp-resources/protocol/Records"
 
+/** Milliseconds of a number of seconds (a server entry's timeouts are in seconds). */
+export const millis = (seconds: number): number => Math.round(seconds * 1000)
+
 /** The longest delay a timer can have (a longer one would fire at once); also the SDK's timer, which is thereby off. */
 export const maxTimerMillis = 2 ** 31 - 1
 
@@ -387,7 +390,8 @@ export interface Requester {
   /**
    * One SDK request as a single async step bounded by `timeoutMillis` on the current clock (the
    * same path for the live clock and a TestClock). The result is decoded by `decode`; when
-   * `context` is set, every failure is prefixed with it. Interrupting it cancels the SDK request.
+   * `context` is set, every failure is prefixed with what it gives (asked only when one fails).
+   * Interrupting it cancels the SDK request.
    * `hold` is taken before and released after, in the same mask and match.
    */
   readonly requestWith: <A>(
@@ -395,7 +399,7 @@ export interface Requester {
     params: Record<string, unknown> | undefined,
     timeoutMillis: number,
     decode: (raw: unknown) => Either.Either<A, Errors.TransportError>,
-    context: string | undefined,
+    context: (() => string) | undefined,
     hold: Hold | undefined
   ) => Effect.Effect<A, RequestError>
 }
@@ -440,9 +444,9 @@ export const makeRequester = (wire: Wire): Requester => {
     Effect.clockWith((clock) => boundedOn(clock, method, params, timeoutMillis, decode, hold))
   const withContext = <A>(
     effect: Effect.Effect<A, RequestError>,
-    context: string | undefined
+    context: (() => string) | undefined
   ): Effect.Effect<A, RequestError> =>
-    context === undefined ? effect : Effect.mapError(effect, (error) => Errors.withContext(error, context))
+    context === undefined ? effect : Effect.mapError(effect, (error) => Errors.withContext(error, context()))
 
   const plain: Requester["requestWith"] = (method, params, timeoutMillis, decode, context, hold) =>
     withContext(
@@ -463,7 +467,7 @@ export const makeRequester = (wire: Wire): Requester => {
     params: Record<string, unknown> | undefined,
     timeoutMillis: number,
     decode: (raw: unknown) => Either.Either<A, Errors.TransportError>,
-    errorContext: string | undefined,
+    errorContext: (() => string) | undefined,
     hold: Hold | undefined
   ): Effect.Effect<A, RequestError> =>
     Effect.withFiberRuntime<A, RequestError>((fiber) => {

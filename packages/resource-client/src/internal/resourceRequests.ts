@@ -91,11 +91,7 @@ const listPageOn = <A>(
   timeoutMillis = Server.millis(entry.toolTimeoutSec)
 ): Effect.Effect<DecodedPage<A>, Errors.TransportError | Errors.ServerError> =>
   // decoding and the error context inside the request's one async step (a listing runs many pages)
-  connection.requestDecoded(
-    method,
-    cursor === undefined ? undefined : { cursor },
-    timeoutMillis,
-    decode,
+  connection.requestDecoded(method, cursor === undefined ? undefined : { cursor }, timeoutMillis, decode, () =>
     Messages.requestContext[method](entry.name)
   )
 
@@ -132,7 +128,7 @@ export const readResourceOn = (
     meta === undefined ? { uri } : { uri, _meta: meta },
     Server.millis(entry.toolTimeoutSec),
     decodeReadResource,
-    Messages.requestContext["resources/read"](entry.name, uri),
+    () => Messages.requestContext["resources/read"](entry.name, uri),
     hold
   )
 

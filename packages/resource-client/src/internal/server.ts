@@ -19,9 +19,11 @@ import {
 import { serially } from "./onDemand.js"
 import * as Sdk from "./sdk.js"
 import { Subscriptions } from "./subscriptions.js"
-import { collectToolsAtStartup, collectToolsOrNone, millis } from "./toolCatalog.js"
+import { millis } from "./request.js"
+import { collectToolsAtStartup, collectToolsOrNone } from "./toolCatalog.js"
 
-export { collectTools, millis } from "./toolCatalog.js"
+export { millis } from "./request.js"
+export { collectTools } from "./toolCatalog.js"
 
 /** The state of a handle. */
 export type State =

@@ -7,10 +7,7 @@ import { Effect } from "effect"
 import * as Pagination from "../Pagination.js"
 import type { ServerEntry } from "../ServerEntry.js"
 import type { Connection } from "./connection.js"
-import { decodeResult } from "./request.js"
-
-/** Milliseconds of a number of seconds. */
-export const millis = (seconds: number): number => Math.round(seconds * 1000)
+import { decodeResult, millis } from "./request.js"
 
 /** Collects the tool catalog of a connection with the pagination guard (resource-tools.md 2.3). */
 export const collectTools = (

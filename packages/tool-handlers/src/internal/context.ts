@@ -29,9 +29,10 @@ export interface ToolContext {
   /** Deny patterns the thread adds to the config's resource rules (docs/policy.md); they never remove one. */
   readonly resourceDeny?: ReadonlyArray<string>
   /**
-   * Told of every successful `read_mcp_resource` of a profile that watches reads (the extended one):
-   * the URI read, a template's expanded one, and the call id, e.g. a {@link ResourceChanges.Tracker}
-   * that subscribes the thread to it. The codex profile never calls it.
+   * Told of every successful `read_mcp_resource` of a profile that watches reads (the extended one)
+   * on a server that declares `resources.subscribe`: the URI read, a template's expanded one, and the
+   * call id, e.g. a {@link ResourceChanges.Tracker} that subscribes the thread to it. The codex profile
+   * never calls it.
    */
   readonly resourceChanges?: ResourceChanges.ReadWatch
   /**
@@ -134,7 +135,3 @@ export interface Profile {
    */
   readonly followsReads: boolean
 }
-
-/** `canAccess(server)`: the access gate of the resource tools (section 6). */
-export const canAccess = (ctx: ToolContext, server: string): boolean =>
-  ctx.orchestratorMcpEnabled || server !== ctx.config.apps.serverName

@@ -9,7 +9,7 @@ import { Effect, Either } from "effect"
 import * as Arguments from "../Arguments.js"
 import type * as Content from "../Content.js"
 import * as OptionalTemplates from "../OptionalTemplates.js"
-import { canAccess, type RunTool, type ToolContext } from "./context.js"
+import type { RunTool, ToolContext } from "./context.js"
 import * as Lifecycle from "./lifecycle.js"
 import * as Payloads from "./payloads.js"
 import * as Rules from "./rules.js"
@@ -63,7 +63,7 @@ const listOperation = (
   const hiddenCount = (json: string, hidden: number) => (style.hiddenCount ? Rules.withHiddenCount(json, hidden) : json)
   if (server === undefined) {
     if (cursor !== undefined) return Effect.fail(Messages.args.cursorWithoutServer)
-    const include = (name: string) => canAccess(ctx, name)
+    const include = (name: string) => Rules.canAccess(ctx, name)
     if (policed) {
       return Rules.requested(
         ctx,
@@ -88,7 +88,7 @@ const listOperation = (
         }))
       : Effect.map(allTemplates(ctx, include, style), (result) => pieces([Payloads.aggregateResourceTemplates(result)]))
   }
-  if (!canAccess(ctx, server)) return Effect.fail(Messages.serverDisabledByOrchestrator(server))
+  if (!Rules.canAccess(ctx, server)) return Effect.fail(Messages.serverDisabledByOrchestrator(server))
   if (kind === "resources") {
     const page = cursor === undefined ? ctx.set.listResources(server) : ctx.set.listResources(server, cursor)
     return Rules.requested(ctx, page).pipe(

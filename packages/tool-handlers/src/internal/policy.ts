@@ -8,7 +8,7 @@
  * as `cancelled`), and the completed item shows what the `after` hook left.
  */
 import { type Mcp, Messages, type ToolHook } from "@mcp-resources/protocol"
-import { Cause, Context, Effect, Exit, Option } from "effect"
+import { Cause, Effect, Exit, Option } from "effect"
 import { type EmitError, LifecycleSink } from "../LifecycleSink.js"
 import * as ToolHooks from "../ToolHooks.js"
 import type { ToolCall, ToolContext, ToolOutput } from "./context.js"
@@ -199,9 +199,7 @@ const auditRecord = (
   success
 })
 
-type Audit = Option.Option<Context.Tag.Service<ToolHooks.ToolAuditLog>>
-
-const recordAudit = (audit: Audit, record: ToolHook.ToolAudit): Effect.Effect<void> =>
+const recordAudit = (audit: Route.Audit, record: ToolHook.ToolAudit): Effect.Effect<void> =>
   Option.isNone(audit) ? Effect.void : audit.value.record(record)
 
 const silent = LifecycleSink.of({ emit: () => Effect.void })
@@ -218,7 +216,7 @@ export const run = (
   call: ToolCall,
   route: Route.Route,
   hooks: ToolHooks.Service,
-  audit: Audit
+  audit: Route.Audit
 ): Effect.Effect<ToolOutput, EmitError, LifecycleSink> =>
   Effect.suspend(() => {
     const trace = Rules.makeTrace()
@@ -297,7 +295,7 @@ export type WidgetOutcome<E> =
 export const runWidgetCall = <E extends { readonly message: string }>(
   call: WidgetCall,
   hooks: ToolHooks.Service,
-  audit: Audit,
+  audit: Route.Audit,
   request: (args: Readonly<Record<string, unknown>> | undefined) => Effect.Effect<Mcp.CallToolResult, E>
 ): Effect.Effect<WidgetOutcome<E>, EmitError, LifecycleSink> =>
   Effect.suspend(() => {
@@ -384,14 +382,3 @@ const stepOf = (decision: ToolHook.BeforeToolDecision | ToolHook.AfterToolDecisi
       return { hook: "hook", decision: decision.decision }
   }
 }
-
-/** The hooks and audit sink of the running fiber, when any. */
-export const services = (
-  context: Context.Context<never>
-): { readonly hooks: ToolHooks.Service; readonly audit: Audit } => ({
-  hooks: Option.getOrElse(Context.getOption(context, ToolHooks.ToolHooks), () => ToolHooks.none),
-  audit: Context.getOption(context, ToolHooks.ToolAuditLog)
-})
-
-/** True when the hooks do something. */
-export const hasHooks = (hooks: ToolHooks.Service): boolean => hooks.before !== undefined || hooks.after !== undefined

@@ -1,16 +1,19 @@
 /**
  * The route of one call, decided once: a resource tool of the profile, its completion tool, a
- * registered MCP tool, or unsupported. The plain path runs the route; the policy path (policy.ts)
- * runs the same route inside its hooks.
+ * registered MCP tool, or unsupported; and whether it runs plain or on the policy path (policy.ts):
+ * the host policy in force ({@link hostPolicy}: the fiber's hooks and audit sink, the resource rules).
+ * The plain path runs the route; the policy path runs the same route inside its hooks.
  */
 import { Messages } from "@mcp-resources/protocol"
-import { Effect, Option } from "effect"
+import { Context, Effect, Option } from "effect"
 import type { EmitError, LifecycleSink } from "../LifecycleSink.js"
 import type * as McpToolNames from "../McpToolNames.js"
 import type * as Content from "../Content.js"
+import * as ToolHooks from "../ToolHooks.js"
 import type { Profile, RunTool, ToolCall, ToolContext, ToolOutput } from "./context.js"
 import { callMcpTool } from "./mcpCall.js"
 import { isModelToolEnabled, toolRegistry } from "./registry.js"
+import * as Rules from "./rules.js"
 
 /** Where a call goes. */
 export type Route =
@@ -59,3 +62,26 @@ export const run = (
       return Effect.succeed({ output: Messages.unsupportedCall(call.name), success: false })
   }
 }
+
+/** The audit sink of the running fiber, when any. */
+export type Audit = Option.Option<Context.Tag.Service<ToolHooks.ToolAuditLog>>
+
+/** What a call on the policy path runs under: the hooks and the audit sink of the running fiber. */
+export interface HostPolicy {
+  readonly hooks: ToolHooks.Service
+  readonly audit: Audit
+}
+
+/**
+ * The host policy a call runs under, or undefined when it runs plain: neither hooks (in `context`)
+ * nor resource rules (for the context's principal) are in force.
+ */
+export const hostPolicy = (ctx: ToolContext, context: Context.Context<never>): HostPolicy | undefined => {
+  const hooks = Option.getOrElse(Context.getOption(context, ToolHooks.ToolHooks), () => ToolHooks.none)
+  if (hooks.before === undefined && hooks.after === undefined && !Rules.active(ctx)) return undefined
+  return { hooks, audit: Context.getOption(context, ToolHooks.ToolAuditLog) }
+}
+
+/** The host policy of a call on `route`: a completion or an unsupported name always runs plain. */
+export const policyOf = (ctx: ToolContext, route: Route, context: Context.Context<never>): HostPolicy | undefined =>
+  route._tag === "completion" || route._tag === "unsupported" ? undefined : hostPolicy(ctx, context)

@@ -1,12 +1,17 @@
 /**
- * The resource rules inside the model tools: lists leave out what is denied, reads of it are refused.
- * Every decision is `ResourcePolicy.access` (the one owner for every reader); this module adds the
- * call's audit trace and the hidden counts.
+ * What a call of the model tools may see: the access gate of the resource tools ({@link canAccess},
+ * resource-tools.md section 6) and the resource rules (lists leave out what is denied, reads of it are
+ * refused). Every rule decision is `ResourcePolicy.access` (the one owner for every reader); this
+ * module adds the call's audit trace and the hidden counts.
  */
 import { type Mcp, ResourcePolicy } from "@mcp-resources/protocol"
 import type { ResourceClient } from "@mcp-resources/resource-client"
 import { Effect } from "effect"
 import type { ToolContext } from "./context.js"
+
+/** `canAccess(server)`: the access gate of the resource tools (section 6). */
+export const canAccess = (ctx: ToolContext, server: string): boolean =>
+  ctx.orchestratorMcpEnabled || server !== ctx.config.apps.serverName
 
 /** What the policy path records of one call for the audit (a mutable trace, one per call). */
 export interface Trace {

@@ -4,11 +4,12 @@
  * each typed client its own (preserve). No codec is kept at module level; Effect memoizes the parser
  * of a schema's AST itself, so a set costs one closure per schema.
  * The server decodes params and encodes results strictly; a client keeps the fields a newer peer adds.
+ * The depth guard comes first: params nested deeper than {@link maxParamsDepth} are refused before
+ * any schema sees them.
  */
 import { Either, type ParseResult, Schema } from "effect"
 import { messages } from "../methods/jsonRpc.js"
 import { methods, type Method, type Params, results } from "../methods/tables.js"
-import { maxParamsDepth, tooDeep } from "./depth.js"
 import { encodeReadResult } from "../fastPaths.js"
 import { formatParamsError } from "./parseError.js"
 
@@ -121,3 +122,42 @@ export const decodeParams = <M extends Method>(method: M, params: unknown): Eith
 /** Decodes params once with a schema (absent params count as `{}`), after the depth guard; see {@link decodeParams}. */
 export const decodeWith = <A, I>(schema: Schema.Schema<A, I>, params: unknown): Either.Either<A, string> =>
   decodeGuarded<A>(compileDecoder(schema), params)
+
+// ---------------------------------------------------------------------------------------------------
+// The depth guard
+// ---------------------------------------------------------------------------------------------------
+
+/** How deep params may nest. No method's params come close; the bound keeps decoding off the stack limit. */
+export const maxParamsDepth = 64
+
+/**
+ * The path of the first value nested deeper than `max` levels, or undefined. Iterative, so that any
+ * depth JSON.parse accepted is measured without recursion.
+ */
+export const tooDeep = (value: unknown, max: number = maxParamsDepth): ReadonlyArray<string> | undefined => {
+  if (typeof value !== "object" || value === null) return undefined
+  // The common case, flat params (no nested object), is answered without walking paths.
+  if (max > 0 && !hasNestedObject(value)) return undefined
+  const stack: Array<{ value: unknown; path: ReadonlyArray<string> }> = [{ value, path: [] }]
+  while (stack.length > 0) {
+    const { value: v, path } = stack.pop()!
+    if (typeof v !== "object" || v === null) continue
+    if (path.length >= max) return path
+    for (const [key, child] of Object.entries(v)) stack.push({ value: child, path: [...path, key] })
+  }
+  return undefined
+}
+
+/** Whether any of an object's own values is itself an object (or array). */
+const hasNestedObject = (value: object): boolean => {
+  if (Array.isArray(value)) {
+    for (const child of value) if (typeof child === "object" && child !== null) return true
+    return false
+  }
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue
+    const child = (value as Record<string, unknown>)[key]
+    if (typeof child === "object" && child !== null) return true
+  }
+  return false
+}

@@ -4,7 +4,7 @@ import { Effect, Either } from "effect"
 import * as Arguments from "../../Arguments.js"
 import * as Content from "../../Content.js"
 import type { EmitError, LifecycleSink } from "../../LifecycleSink.js"
-import { canAccess, type ToolCall, type ToolContext, type ToolOutput } from "../context.js"
+import type { ToolCall, ToolContext, ToolOutput } from "../context.js"
 import * as Lifecycle from "../lifecycle.js"
 import * as Rules from "../rules.js"
 
@@ -22,7 +22,7 @@ export const callReadTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<To
   if (Either.isLeft(parsed)) return Effect.succeed({ output: parsed.left.message, success: false })
   const { server, uri, raw } = parsed.right
   const invocation = { callId: call.callId, server, tool: call.name, arguments: raw }
-  if (!canAccess(ctx, server)) {
+  if (!Rules.canAccess(ctx, server)) {
     return Lifecycle.runWith(
       invocation,
       Effect.fail(Messages.serverDisabledByOrchestrator(server)),

@@ -8,7 +8,7 @@ import { Effect, Either } from "effect"
 import * as Arguments from "../../Arguments.js"
 import * as Content from "../../Content.js"
 import type { EmitError, LifecycleSink } from "../../LifecycleSink.js"
-import { canAccess, type ToolCall, type ToolContext, type ToolOutput } from "../context.js"
+import type { ToolCall, ToolContext, ToolOutput } from "../context.js"
 import * as Lifecycle from "../lifecycle.js"
 import * as Rules from "../rules.js"
 import { escapeControls } from "./hygiene.js"
@@ -35,7 +35,7 @@ export const callReadTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<To
   const args = parsed.right
   const { server, raw } = args
   const invocation = { callId: call.callId, server, tool: call.name, arguments: raw }
-  if (!canAccess(ctx, server)) {
+  if (!Rules.canAccess(ctx, server)) {
     return Lifecycle.runWith(
       invocation,
       Effect.fail(escapeControls(Messages.serverDisabledByOrchestrator(server))),
@@ -71,7 +71,8 @@ export const callReadTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<To
   const watched = (uri: string) => (result: Mcp.ReadResourceResult) => {
     const outcome = success(uri)(result)
     const watch = ctx.resourceChanges
-    return watch === undefined || !outcome.success
+    // a server without `resources.subscribe` has no changes to follow: its reads are not watched
+    return watch === undefined || !outcome.success || !ctx.set.supports(server, "subscribe")
       ? Effect.succeed(outcome)
       : Effect.as(watch.track({ server, uri, callId: call.callId }), outcome)
   }
