@@ -26,6 +26,9 @@ export interface ServerStatus {
   readonly reconnectAttempt?: number
 }
 
+/** How a server's changes are learnt: the 2026-07-28 stream, `resources/subscribe`, polling, or not at all. */
+export type ChangeDetection = "stream" | "subscribe" | "poll" | "none"
+
 /** The per-server outcome of an aggregate list: items of each server that succeeded, failures beside them. */
 export interface AggregateResult<A> {
   /** Servers that succeeded, in bytewise order of name, each with its items in the server's order. */
@@ -89,6 +92,11 @@ export interface ConnectionSet {
     tool: string,
     args?: Readonly<Record<string, unknown>>
   ) => Effect.Effect<Mcp.CallToolResult, Errors.ResourceFailure>
+  /**
+   * How a ready server's changes of watched resources are learnt now (`stream`, `subscribe`, `poll` or
+   * `none`; it falls back to `poll` when the server stops pushing); undefined for a server not ready. Never waits.
+   */
+  readonly changeDetection: (server: string) => ChangeDetection | undefined
   /** The server is ready and declared the feature (`completions`, or `resources.subscribe`); never waits. */
   readonly supports: (server: string, feature: ServerFeature) => boolean
   /**
@@ -131,9 +139,17 @@ export interface ConnectionSet {
   ) => Effect.Effect<McpSkills.ReadDirectoryResult, Errors.ResourceFailure>
 }
 
-/** A change a server reported for one of its resources or lists. */
+/** A change a server reported (or a poll found) for one of its resources or lists. */
 export type ResourceUpdate =
-  | { readonly _tag: "updated"; readonly server: string; readonly uri: string }
+  | {
+      readonly _tag: "updated"
+      readonly server: string
+      readonly uri: string
+      /** A polled change: the SHA-256 (hex) of the new body (`Digest.ofContents`). */
+      readonly digest?: string
+      /** A polled change: the new body's size in bytes. */
+      readonly size?: number
+    }
   | { readonly _tag: "listChanged"; readonly server: string; readonly list: "resources" | "templates" }
 
 /** What {@link ConnectionSet.subscribe} found: held, or a server without subscriptions (nothing sent, nothing held). */
