@@ -121,6 +121,44 @@ describe("change detection", () => {
     )
   )
 
+  it.scoped(
+    "one interval reads at most 64 watched resources of a server; the rest, most overdue, come first in the next",
+    () =>
+      withLogs((logs) =>
+        Effect.gen(function* () {
+          const client = yield* ResourceClient.make({
+            config: Config.empty,
+            servers: [server("many", changesStdioCommand({ subscribe: false }), 5)]
+          })
+          yield* settled(client)
+          yield* nextLog(logs, /'many': polling every 5000 ms/)
+          const updates = yield* client.updates
+          const uris = Array.from({ length: 70 }, (_, i) => `changes://doc/${i}`)
+          for (const uri of uris) {
+            yield* readText(client, "many", uri)
+            yield* client.subscribe("many", uri)
+          }
+          yield* TestClock.adjust("5 seconds")
+          const first = new Set<string>()
+          while (first.size < 64) {
+            const update = yield* within("update", Queue.take(updates))
+            if (update._tag === "updated") first.add(update.uri)
+          }
+          // the six left over were not read in that interval (an interval reads its whole batch before
+          // it reports a change): a read of one now is its second
+          const leftOver = uris.filter((uri) => !first.has(uri))
+          assert.strictEqual(leftOver.length, 6)
+          const [checked, ...rest] = leftOver
+          assert.strictEqual(yield* readText(client, "many", checked!), `${checked} read 2 times`)
+          // the next interval starts with the others left over, the most overdue
+          yield* TestClock.adjust("5 seconds")
+          for (const uri of rest) {
+            assert.deepStrictEqual(yield* nextUpdate(updates, uri), polledAfter("many", uri, 2))
+          }
+        })
+      )
+  )
+
   it.scoped("a server that accepts subscriptions but never pushes is marked as not pushing and polled", () =>
     withLogs((logs) =>
       Effect.gen(function* () {
