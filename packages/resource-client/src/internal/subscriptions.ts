@@ -12,7 +12,7 @@ import { Errors } from "@mcp-resources/protocol"
 import { Effect } from "effect"
 import type { Connection } from "./connection.js"
 
-/** What a subscribe found: sent (or already held), or a server that declared no subscriptions. */
+/** What a subscribe found: sent (or already held, or held for polling), or a server that cannot tell changes. */
 export type Outcome = "subscribed" | "unsupported"
 
 /** The subscription book of one handle (shared by a reconnected handle of an unchanged entry). */

@@ -104,7 +104,9 @@ export interface ConnectionSet {
    * server handle: the first holder sends it (`resources/subscribe`, or on 2026-07-28 the uri joins
    * the connection's `subscriptions/listen` stream), later ones send nothing; every held subscription
    * is sent again on a reconnection, and survives a reload that keeps the entry unchanged.
-   * `"unsupported"` when the server declared no `resources.subscribe`: nothing is sent or held.
+   * A server that declared no `resources.subscribe` is sent nothing: the uri is held for change
+   * detection to poll (`"subscribed"`), or with polling off (`poll_changes_sec = 0`) `"unsupported"`
+   * and nothing is held.
    */
   readonly subscribe: (server: string, uri: string) => Effect.Effect<SubscribeOutcome, Errors.ResourceFailure>
   /** Drops one holder of `uri`; the last one sends `resources/unsubscribe` (or updates the listen stream). Never fails. */
@@ -152,7 +154,7 @@ export type ResourceUpdate =
     }
   | { readonly _tag: "listChanged"; readonly server: string; readonly list: "resources" | "templates" }
 
-/** What {@link ConnectionSet.subscribe} found: held, or a server without subscriptions (nothing sent, nothing held). */
+/** What {@link ConnectionSet.subscribe} found: held (on the wire, or for polling), or a server that cannot tell changes (nothing held). */
 export type SubscribeOutcome = "subscribed" | "unsupported"
 
 /** A feature a server may declare that callers branch on. */
