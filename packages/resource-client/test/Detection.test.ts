@@ -9,7 +9,7 @@
  * Time is the TestClock's; each step awaits the event (an update, a log line) that says it happened.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { changesStdioCommand } from "@mcp-resources/fixtures"
+import { brokenPrefix, changesStdioCommand } from "@mcp-resources/fixtures"
 import { Config, Digest } from "@mcp-resources/protocol"
 import { Effect, Layer, Logger, LogLevel, Queue, TestClock, TestServices } from "effect"
 import { McpTransport, ResourceClient, type ServerEntry } from "../src/index.js"
@@ -157,6 +157,32 @@ describe("change detection", () => {
           }
         })
       )
+  )
+
+  it.scoped("a failed poll skips intervals, twice as many after each failure in a row", () =>
+    withLogs((logs) =>
+      Effect.gen(function* () {
+        const client = yield* ResourceClient.make({
+          config: Config.empty,
+          servers: [server("shaky", changesStdioCommand({ subscribe: false }), 5)]
+        })
+        yield* settled(client)
+        yield* nextLog(logs, /'shaky': polling every 5000 ms/)
+        const updates = yield* client.updates
+        assert.strictEqual(yield* readText(client, "shaky", docA), `${docA} read 1 times`)
+        yield* client.subscribe("shaky", docA)
+        // every read of this one fails
+        yield* client.subscribe("shaky", `${brokenPrefix}x`)
+        yield* TestClock.adjust("5 seconds")
+        assert.deepStrictEqual(yield* nextUpdate(updates, docA), polledAfter("shaky", docA, 2))
+        yield* nextLog(logs, /'shaky': 1 failed poll in a row; the next in 2 intervals/)
+        // the second interval has no poll; the third does
+        yield* TestClock.adjust("5 seconds")
+        yield* TestClock.adjust("5 seconds")
+        assert.deepStrictEqual(yield* nextUpdate(updates, docA), polledAfter("shaky", docA, 3))
+        yield* nextLog(logs, /'shaky': 2 failed polls in a row; the next in 4 intervals/)
+      })
+    )
   )
 
   it.scoped("a server that accepts subscriptions but never pushes is marked as not pushing and polled", () =>

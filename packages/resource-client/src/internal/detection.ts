@@ -222,6 +222,11 @@ const pollLoop = (
       } else yield* wait
       const failed = yield* pollOnce(entry, connection, watched, mode, out)
       failures = failed ? failures + 1 : 0
+      if (failed) {
+        yield* Effect.logWarning(
+          `MCP server '${entry.name}': ${failures} failed poll${failures === 1 ? "" : "s"} in a row; the next in ${Math.min(2 ** failures, maxSkippedIntervals)} intervals`
+        )
+      }
     }
   })
 
