@@ -390,6 +390,8 @@ describe("mcpServer/oauth/login", () => {
             transport: "http",
             httpTransport: "streamable",
             protocolVersion: "2025-11-25",
+            // the OAuth fixture declares no resource subscriptions: its watched resources are polled
+            changeDetection: "poll",
             auth: "loggedIn",
             requiredScopes: ["mcp", "docs:read"]
           }
@@ -404,6 +406,8 @@ describe("mcpServer/oauth/login", () => {
             transport: "http",
             httpTransport: "streamable",
             protocolVersion: "2025-11-25",
+            // the OAuth fixture declares no resource subscriptions: its watched resources are polled
+            changeDetection: "poll",
             auth: "loggedIn"
           }
         ])
@@ -437,6 +441,8 @@ describe("mcpServer/oauth/login", () => {
             transport: "http",
             httpTransport: "streamable",
             protocolVersion: "2025-11-25",
+            // the OAuth fixture declares no resource subscriptions: its watched resources are polled
+            changeDetection: "poll",
             auth: "loggedIn"
           }
         ])

@@ -240,13 +240,16 @@ describe.each(["legacy", "modern"] as const)("resource changes over the app-serv
 })
 
 describe("resource changes: what is not claimed", () => {
-  it.scopedLive("codex threads and servers without subscriptions: nothing subscribed, nothing claimed", () =>
+  it.scopedLive("codex threads and servers that cannot tell a change: nothing subscribed, nothing claimed", () =>
     Effect.gen(function* () {
+      // no subscriptions and polling off (with polling on, the default, such a server is watched by
+      // polling: resource-client's Detection.test.ts)
+      const off = { poll_changes_sec: 0 }
       const config = writeConfig(tempDir(), {
         mcp_servers: {
           docs: changesStdioCommand(),
-          plain: changesStdioCommand({ subscribe: false }),
-          plainModern: changesStdioCommand({ subscribe: false, era: "modern" })
+          plain: { ...changesStdioCommand({ subscribe: false }), ...off },
+          plainModern: { ...changesStdioCommand({ subscribe: false, era: "modern" }), ...off }
         }
       })
       // the typed client: params and results checked against the protocol's schemas

@@ -56,6 +56,18 @@ const table = <S extends Schema.Schema.AnyNoContext>(
 }
 
 const StringMap = record(Schema.String)
+/** A number of seconds where 0 turns the feature off. */
+const PollSeconds = Schema.Number.pipe(
+  Schema.filter((n) => (n >= 0 && n <= 86400) || "must be a number of seconds with 0 <= t <= 86400 (0: off)", {
+    jsonSchema: { minimum: 0, maximum: 86400 }
+  })
+)
+/** A count of tries, at least 1. */
+const Tries = Schema.Int.pipe(
+  Schema.filter((n) => (n >= 1 && n <= 1000) || "must be an integer with 1 <= n <= 1000", {
+    jsonSchema: { minimum: 1, maximum: 1000 }
+  })
+)
 const Seconds = Schema.Number.pipe(
   Schema.filter((n) => (n > 0 && n <= 86400) || "must be a number of seconds with 0 < t <= 86400", {
     jsonSchema: { exclusiveMinimum: 0, maximum: 86400 }
@@ -211,6 +223,8 @@ export const McpServerConfig = Schema.Struct({
   maxMessageBytes: Schema.Number,
   /** `protocol_version`; absent means `auto`. */
   protocolVersion: opt(ProtocolVersionSetting),
+  /** `poll_changes_sec`: how often the resources threads watch are polled when the server does not push (0: never); absent means 60. */
+  pollChangesSec: opt(Schema.Number),
   /** `[mcp_servers.NAME.resources]`: this server's resource rules (docs/policy.md); absent: none. */
   resources: opt(ResourceRulesConfig)
 })
@@ -222,7 +236,8 @@ export const serverDefaults = {
   enabled: true,
   startupTimeoutSec: 10,
   toolTimeoutSec: 300,
-  maxMessageBytes: 67108864
+  maxMessageBytes: 67108864,
+  pollChangesSec: 60
 } as const
 
 /** The OAuth registration and grant keys of an HTTP entry (checked together by `oauthOf`). */
@@ -260,6 +275,7 @@ export const RawServer = Schema.Struct({
   tool_timeout_sec: opt(Seconds),
   max_message_bytes: opt(Schema.Int.pipe(Schema.positive())),
   protocol_version: opt(ProtocolVersionSetting),
+  poll_changes_sec: opt(PollSeconds),
   resources: opt(ResourceRulesConfig)
 })
 
@@ -357,17 +373,27 @@ export const ChangesConfig = table(
     /** The bytes of the whole store; past it the oldest bodies are evicted first. */
     storeMaxBytes: withDefault(CacheBytes, (): number => changesDefaults.storeMaxBytes).pipe(
       Schema.fromKey("store_max_bytes")
+    ),
+    /** How often a server that accepted subscriptions is checked by a poll; a change it did not push marks it as not pushing (0: never). */
+    verifyPushSec: withDefault(PollSeconds, (): number => changesDefaults.verifyPushSec).pipe(
+      Schema.fromKey("verify_push_sec")
+    ),
+    /** How many times a dropped 2026-07-28 subscription stream is reopened (with backoff) before the server is polled instead. */
+    streamReopenMax: withDefault(Tries, (): number => changesDefaults.streamReopenMax).pipe(
+      Schema.fromKey("stream_reopen_max")
     )
   })
 )
 /** `[changes] body_max_bytes`, `thread_max_bytes`, `store_max_bytes`: the bounds of the body store. */
 export type ChangesConfig = typeof ChangesConfig.Type
 
-/** The `[changes]` defaults: 4 MiB per body, 64 MiB per thread, 512 MiB in all. */
+/** The `[changes]` defaults: 4 MiB per body, 64 MiB per thread, 512 MiB in all; a push check every 300 s; 8 stream reopens. */
 export const changesDefaults: ChangesConfig = {
   bodyMaxBytes: 4 * 1024 * 1024,
   threadMaxBytes: 64 * 1024 * 1024,
-  storeMaxBytes: 512 * 1024 * 1024
+  storeMaxBytes: 512 * 1024 * 1024,
+  verifyPushSec: 300,
+  streamReopenMax: 8
 }
 
 /** `[widgets]`: the widget methods and the ports of `mcp-resources widgets` (0: any free port). */
@@ -697,6 +723,7 @@ const toServer = (
     toolTimeoutSec: s.tool_timeout_sec ?? serverDefaults.toolTimeoutSec,
     maxMessageBytes: s.max_message_bytes ?? serverDefaults.maxMessageBytes,
     ...(s.protocol_version !== undefined ? { protocolVersion: s.protocol_version } : {}),
+    ...(s.poll_changes_sec !== undefined ? { pollChangesSec: s.poll_changes_sec } : {}),
     ...(s.resources !== undefined ? { resources: s.resources } : {})
   })
 }

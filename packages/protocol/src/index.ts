@@ -1,6 +1,7 @@
 /** @mcp-resources/protocol: Effect Schemas, shared errors and the wire types of mcp-resources. */
 export * as AppServer from "./AppServer.js"
 export * as Config from "./Config.js"
+export * as Digest from "./Digest.js"
 export * as Errors from "./Errors.js"
 export * as LineFramer from "./LineFramer.js"
 export * as Mcp from "./Mcp.js"

@@ -555,18 +555,46 @@ describe("Config", () => {
     assert.deepStrictEqual(Config.changesDefaults, {
       bodyMaxBytes: 4194304,
       threadMaxBytes: 67108864,
-      storeMaxBytes: 536870912
+      storeMaxBytes: 536870912,
+      verifyPushSec: 300,
+      streamReopenMax: 8
     })
     assert.deepStrictEqual(ok("[changes]\nbody_max_bytes = 1024\nstore_max_bytes = 0", "c.toml").changes, {
       bodyMaxBytes: 1024,
       threadMaxBytes: 67108864,
-      storeMaxBytes: 0
+      storeMaxBytes: 0,
+      verifyPushSec: 300,
+      streamReopenMax: 8
     })
     assert.strictEqual(
       errorOf("[changes]\nthread_max_bytes = -1", "c.toml"),
       "c.toml: changes.thread_max_bytes: must be a whole number of bytes with 0 <= n <= 17179869184"
     )
     assert.strictEqual(errorOf("[changes]\nmax_bytes = 1", "c.toml"), "c.toml: changes.max_bytes: unknown key")
+  })
+
+  it("reads change detection's keys: [changes] verify_push_sec and stream_reopen_max, a server's poll_changes_sec (0: off)", () => {
+    const read = ok(
+      '[changes]\nverify_push_sec = 0\nstream_reopen_max = 3\n[mcp_servers.a]\ncommand = "x"\npoll_changes_sec = 0\n[mcp_servers.b]\ncommand = "y"',
+      "c.toml"
+    )
+    assert.deepStrictEqual(
+      { verifyPushSec: read.changes?.verifyPushSec, streamReopenMax: read.changes?.streamReopenMax },
+      { verifyPushSec: 0, streamReopenMax: 3 }
+    )
+    // absent: the default (60 s) applies where the entry is used
+    assert.deepStrictEqual(
+      read.mcpServers.map((s) => s.pollChangesSec),
+      [0, undefined]
+    )
+    assert.strictEqual(
+      errorOf('[mcp_servers.a]\ncommand = "x"\npoll_changes_sec = -1', "c.toml"),
+      "c.toml: mcp_servers.a.poll_changes_sec: must be a number of seconds with 0 <= t <= 86400 (0: off)"
+    )
+    assert.strictEqual(
+      errorOf("[changes]\nstream_reopen_max = 0", "c.toml"),
+      "c.toml: changes.stream_reopen_max: must be an integer with 1 <= n <= 1000"
+    )
   })
 
   it("refuses text that is not TOML or JSON, naming the file and the format", () => {

@@ -4,10 +4,11 @@
  *
  * CONTRACT (other packages code against exactly these names and shapes).
  */
-import { type Config, Errors, Messages } from "@mcp-resources/protocol"
+import { Config, Errors, Messages } from "@mcp-resources/protocol"
 import { Context, Effect, Layer, type Queue, type Scope } from "effect"
 import * as Cache from "./internal/cache.js"
 import * as Changes from "./internal/changes.js"
+import * as Detection from "./internal/detection.js"
 import * as Lifetimes from "./internal/lifetimes.js"
 import * as Server from "./internal/server.js"
 import * as StatusChanges from "./internal/statusChanges.js"
@@ -20,6 +21,7 @@ import type { ConnectionSet, ResourceUpdate, ServerConnection, ServerStatus } fr
 /** The types of a connection set's operations (defined in `internal/types.ts`, which imports nothing of the package). */
 export type {
   AggregateResult,
+  ChangeDetection,
   CompleteRequest,
   ConnectionSet,
   ReadOptions,
@@ -115,13 +117,16 @@ export const make = (setup: Setup): Effect.Effect<Service, never, Scope.Scope | 
       const set = lifetimes.latestIfOpen()
       statuses.announce(set === undefined ? undefined : () => set.view.servers())
     }
+    // change detection reads `[changes]` of the setup that is latest when it looks (after the first publish)
+    const detection = Detection.source(() => lifetimes.setup().config.changes ?? Config.changesDefaults)
     const lifetimes: Lifetimes.Lifetimes = yield* Lifetimes.make({
       transports,
       cache,
       startupPermits,
       serverRequests,
       changes,
-      onStateChange: announce
+      onStateChange: announce,
+      changeSources: [detection]
     })
 
     const publish = (next: Setup, carryOver: boolean): Effect.Effect<void> =>
@@ -187,6 +192,7 @@ export const make = (setup: Setup): Effect.Effect<Service, never, Scope.Scope | 
       toolInfo: (server, tool) => onLatest((set) => set.toolInfo(server, tool)),
       callTool: (server, tool, args) => onLatest((set) => set.callTool(server, tool, args)),
       supports: (server, feature) => lifetimes.latest().view.supports(server, feature),
+      changeDetection: (server) => lifetimes.latest().view.changeDetection(server),
       subscribe: (server, uri) => onLatest((set) => set.subscribe(server, uri)),
       unsubscribe: (server, uri) => onLatest((set) => set.unsubscribe(server, uri)),
       resourceTemplates: (server) => onLatest((set) => set.resourceTemplates(server)),

@@ -25,6 +25,8 @@ export interface ServerEntry {
   readonly maxMessageBytes: number
   /** `protocol_version`: which protocol era to speak (absent = `auto`). */
   readonly protocolVersion?: Config.ProtocolVersionSetting
+  /** `poll_changes_sec`: how often watched resources are read again on a server that does not push (0: never; absent: 60). */
+  readonly pollChangesSec?: number
 }
 
 /** What a connection set is built from: the loaded config and the server entries (by default the config's). */
@@ -48,5 +50,6 @@ export const memory = (
   startupTimeoutSec: options.startupTimeoutSec ?? 10,
   toolTimeoutSec: options.toolTimeoutSec ?? 300,
   maxMessageBytes: options.maxMessageBytes ?? 67108864,
-  ...(options.protocolVersion === undefined ? {} : { protocolVersion: options.protocolVersion })
+  ...(options.protocolVersion === undefined ? {} : { protocolVersion: options.protocolVersion }),
+  ...(options.pollChangesSec === undefined ? {} : { pollChangesSec: options.pollChangesSec })
 })

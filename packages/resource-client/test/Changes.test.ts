@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Chunk, Effect, Queue, Stream } from "effect"
 import * as Cache from "../src/internal/cache.js"
-import { ChangeQueue, make } from "../src/internal/changes.js"
+import { ChangeQueue, make, updatesOf } from "../src/internal/changes.js"
 import { Background } from "../src/internal/onDemand.js"
 import type { ResourceUpdate } from "../src/ResourceClient.js"
 
@@ -32,6 +32,26 @@ describe("ChangeQueue", () => {
     queue.offer({ _tag: "listChanged" })
     assert.strictEqual(told, 6)
     assert.strictEqual(queue.poll(), undefined)
+  })
+})
+
+describe("polled changes", () => {
+  it("a polled change carries its digest and size to the update; a later push drops them; only pushes count as pushed", () => {
+    const queue = new ChangeQueue()
+    const polled = { digest: "d1", size: 7 }
+    queue.offer({ _tag: "updated", uri: "x://a", polled })
+    queue.offer({ _tag: "updated", uri: "x://b", polled: { digest: "d2", size: 1 } })
+    queue.offer({ _tag: "updated", uri: "x://b" })
+    const pushed = queue.takePushed()
+    assert.isFalse(pushed("x://a"))
+    assert.isTrue(pushed("x://b"))
+    // taking forgets
+    assert.isFalse(queue.takePushed()("x://b"))
+    const held = { holds: () => true, uris: () => ["x://a", "x://b"] }
+    assert.deepStrictEqual(updatesOf("s", queue.poll()!, held), [
+      { _tag: "updated", server: "s", uri: "x://a", digest: "d1", size: 7 },
+      { _tag: "updated", server: "s", uri: "x://b" }
+    ])
   })
 })
 

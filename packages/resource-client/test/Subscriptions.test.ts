@@ -120,17 +120,26 @@ describe.each(["legacy", "modern"] as const)("resource subscriptions (%s era, st
     }).pipe(Effect.provide(McpTransport.layer))
   )
 
-  it.scopedLive("a server without subscriptions is sent nothing", () =>
-    Effect.gen(function* () {
-      const client = yield* ResourceClient.make({
-        config: Config.empty,
-        servers: [server("plain", changesStdioCommand({ era, subscribe: false }))]
-      })
-      yield* Effect.flatMap(client.latest, (set) => set.awaitAllSettled)
-      assert.isFalse(client.supports("plain", "subscribe"))
-      assert.strictEqual(yield* client.subscribe("plain", docA), "unsupported")
-      yield* client.unsubscribe("plain", docA)
-      assert.deepStrictEqual(yield* logOf(client, "plain"), { subscribed: [], requests: [] })
-    }).pipe(Effect.provide(McpTransport.layer))
+  it.scopedLive(
+    "a server without subscriptions is sent nothing (watched by polling, or not at all with polling off)",
+    () =>
+      Effect.gen(function* () {
+        const client = yield* ResourceClient.make({
+          config: Config.empty,
+          servers: [
+            { ...server("plain", changesStdioCommand({ era, subscribe: false })), pollChangesSec: 0 },
+            server("polled", changesStdioCommand({ era, subscribe: false }))
+          ]
+        })
+        yield* Effect.flatMap(client.latest, (set) => set.awaitAllSettled)
+        assert.isFalse(client.supports("plain", "subscribe"))
+        assert.strictEqual(yield* client.subscribe("plain", docA), "unsupported")
+        yield* client.unsubscribe("plain", docA)
+        assert.deepStrictEqual(yield* logOf(client, "plain"), { subscribed: [], requests: [] })
+        // with polling on (the default), the uri is watched: held, and still nothing goes on the wire
+        assert.strictEqual(yield* client.subscribe("polled", docA), "subscribed")
+        yield* client.unsubscribe("polled", docA)
+        assert.deepStrictEqual(yield* logOf(client, "polled"), { subscribed: [], requests: [] })
+      }).pipe(Effect.provide(McpTransport.layer))
   )
 })

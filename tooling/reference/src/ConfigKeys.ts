@@ -122,6 +122,11 @@ export const keys: Readonly<Record<string, KeyDoc>> = {
     meaning:
       "Protocol era: `auto` probes `server/discover` and falls back to `initialize`; `legacy` runs `initialize` only (revisions 2024-11-05 to 2025-11-25); `2026-07-28` speaks that revision only. See [protocol-eras.md](protocol-eras.md)."
   },
+  "mcp_servers.NAME.poll_changes_sec": {
+    default: `${json(Config.serverDefaults.pollChangesSec)}`,
+    meaning:
+      "How often (seconds) the resources threads watch are read again when the server does not push changes (no `resources.subscribe`, or fallen back); a read's `ttlMs` is the floor; `0` turns polling off. See [templates-and-changes.md](templates-and-changes.md#detecting-changes)."
+  },
   "mcp_servers.NAME.resources": {
     default: "`[resources]`",
     meaning: "This server's resource rules ([policy.md](policy.md)), on top of `[resources]`."
@@ -202,6 +207,16 @@ export const keys: Readonly<Record<string, KeyDoc>> = {
     default: `${json(Config.changesDefaults.storeMaxBytes)} (512 MiB)`,
     meaning:
       "The bytes of the whole body store (a body held by several threads counted once); past it, the oldest bodies are evicted first."
+  },
+  "changes.verify_push_sec": {
+    default: `${json(Config.changesDefaults.verifyPushSec)}`,
+    meaning:
+      "How often (seconds) a server that accepted subscriptions is checked by reading its watched resources; a change it did not push marks it as not pushing, and it is polled from then on. `0` turns the check off."
+  },
+  "changes.stream_reopen_max": {
+    default: `${json(Config.changesDefaults.streamReopenMax)}`,
+    meaning:
+      "How many times in a row a dropped 2026-07-28 subscription stream is reopened (after 0.5 s, doubling up to 30 s) before it is given up and the server is polled."
   },
   resources: {
     default: "no rules",

@@ -42,6 +42,12 @@ const entriesOf = (servers: ReadonlyArray<ResourceClient.ServerStatus>) =>
     const auth = new Map<string, OAuth.AuthState>()
     // and the scopes a scope step-up asked for (`requiredScopes`)
     const required = new Map<string, ReadonlyArray<string>>()
+    // and how each ready server's changes are learnt (`changeDetection`)
+    const detection = new Map<string, ResourceClient.ChangeDetection>()
+    for (const s of servers) {
+      const mode = client.changeDetection(s.name)
+      if (mode !== undefined) detection.set(s.name, mode)
+    }
     for (const s of servers) {
       const entry = config.mcpServers.find((candidate) => candidate.name === s.name)
       if (entry === undefined || entry.transport._tag !== "http") continue
@@ -70,6 +76,7 @@ const entriesOf = (servers: ReadonlyArray<ResourceClient.ServerStatus>) =>
               ...(s.error !== undefined ? { error: s.error } : {}),
               ...(s.protocolVersion !== undefined ? { protocolVersion: s.protocolVersion } : {}),
               ...(s.reconnectAttempt !== undefined ? { reconnectAttempt: s.reconnectAttempt } : {}),
+              ...(detection.has(s.name) ? { changeDetection: detection.get(s.name)! } : {}),
               ...(auth.has(s.name) ? { auth: auth.get(s.name)! } : {}),
               ...(required.has(s.name) ? { requiredScopes: required.get(s.name)! } : {})
             }

@@ -5,8 +5,10 @@
  * 1. **Sources.** A connection's changes come from its notification gate (`notificationGate.ts`
  *    offers each `notifications/resources/updated` and `.../list_changed` to the connection's
  *    {@link ChangeQueue} as it arrives, before the SDK: flood protection) and from any further
- *    {@link Source}, a stream of changes run into the same queue. A new way to learn of changes
- *    (polling, for servers that never push) is one more source; nothing below changes.
+ *    {@link Source}, a stream of changes run into the same queue: change detection
+ *    (`detection.ts`: polling for servers that never push, the subscription stream's reopening) is
+ *    one. A polled change carries the body's new digest and size; the queue remembers which uris the
+ *    server pushed, so that detection can tell a server that stays silent.
  * 2. **Coalesced once.** The queue is bounded and coalescing: a change merges with a pending one for
  *    the same target, so a flood costs one pending entry per distinct uri, never a backlog; past
  *    `maxPendingUris` distinct uris the pending uris merge into "every resource changed". Nothing is
@@ -24,13 +26,26 @@ import type { ResourceUpdate } from "./types.js"
 import * as Cache from "./cache.js"
 import { type Background, serially } from "./onDemand.js"
 
-/** One change of one server: a list changed, or one resource (from a notification, or any other {@link Source}). */
-export type Change = { readonly _tag: "listChanged" } | { readonly _tag: "updated"; readonly uri: string }
+/** The SHA-256 (hex) and byte size of a resource's new body, as a poll found it. */
+export interface Polled {
+  readonly digest: string
+  readonly size: number
+}
+
+/**
+ * One change of one server: a list changed, or one resource (from a notification, or any other
+ * {@link Source}; a poll says what it found in `polled`).
+ */
+export type Change =
+  | { readonly _tag: "listChanged" }
+  | { readonly _tag: "updated"; readonly uri: string; readonly polled?: Polled }
 
 /** What changed since the last {@link ChangeQueue.poll}: what the cache drops by, and how many notifications. */
 export interface Batch extends Cache.Changed {
   /** Notifications merged into this batch. */
   readonly received: number
+  /** The uris whose latest change was a poll's, with what it found (absent when none was). */
+  readonly polled?: ReadonlyMap<string, Polled>
 }
 
 /** Distinct pending uris held before they merge into "every resource changed". */
@@ -43,6 +58,11 @@ export class ChangeQueue {
   private uris: Set<string> | undefined = undefined
   private everything = false
   private received = 0
+  /** What polls found for pending uris (made at the first polled change). */
+  private polled: Map<string, Polled> | undefined = undefined
+  /** The uris the server pushed an update for since the last {@link takePushed} (bounded like the pending uris). */
+  private pushed: Set<string> | undefined = undefined
+  private pushedEverything = false
   /** The consumer, told of every offer. */
   private wake: (() => void) | undefined = undefined
   private closed = false
@@ -54,15 +74,42 @@ export class ChangeQueue {
     if (this.closed) return
     this.received += 1
     if (change._tag === "listChanged") this.listChanged = true
-    else if (!this.everything) {
-      this.uris ??= new Set()
-      this.uris.add(change.uri)
-      if (this.uris.size > this.maxPendingUris) {
-        this.everything = true
-        this.uris = undefined
+    else {
+      if (change.polled === undefined) this.notePushed(change.uri)
+      if (!this.everything) {
+        this.uris ??= new Set()
+        this.uris.add(change.uri)
+        if (change.polled !== undefined) {
+          this.polled ??= new Map()
+          this.polled.set(change.uri, change.polled)
+        } else this.polled?.delete(change.uri)
+        if (this.uris.size > this.maxPendingUris) {
+          this.everything = true
+          this.uris = undefined
+          this.polled = undefined
+        }
       }
     }
     this.wake?.()
+  }
+
+  private notePushed(uri: string): void {
+    if (this.pushedEverything) return
+    this.pushed ??= new Set()
+    this.pushed.add(uri)
+    if (this.pushed.size > this.maxPendingUris) {
+      this.pushedEverything = true
+      this.pushed = undefined
+    }
+  }
+
+  /** Whether the server pushed an update of `uri` since the last call (which forgets every push). */
+  takePushed(): (uri: string) => boolean {
+    const everything = this.pushedEverything
+    const pushed = this.pushed
+    this.pushedEverything = false
+    this.pushed = undefined
+    return (uri) => everything || (pushed?.has(uri) ?? false)
   }
 
   /** Ends the queue: nothing is offered or announced any more. */
@@ -87,10 +134,12 @@ export class ChangeQueue {
       listChanged: this.listChanged,
       uris: this.uris === undefined ? [] : [...this.uris],
       everything: this.everything,
-      received: this.received
+      received: this.received,
+      ...(this.polled === undefined || this.polled.size === 0 ? {} : { polled: this.polled })
     }
     this.listChanged = false
     this.uris = undefined
+    this.polled = undefined
     this.everything = false
     this.received = 0
     return batch
@@ -108,7 +157,13 @@ export interface Target {
   /** Where the connection runs work on demand (stopped when it closes). */
   readonly background: Background
   /** The uris subscriptions hold on the server (only their updates have takers). */
-  readonly subscriptions: { readonly holds: (uri: string) => boolean; readonly uris: () => ReadonlyArray<string> }
+  readonly subscriptions: Watched
+}
+
+/** The uris subscriptions (or polling watches) hold on one server. */
+export interface Watched {
+  readonly holds: (uri: string) => boolean
+  readonly uris: () => ReadonlyArray<string>
 }
 
 /** The change path of one resource client. */
@@ -132,7 +187,15 @@ export const updatesOf = (
   if (batch.everything) {
     for (const uri of subscriptions.uris()) out.push({ _tag: "updated", server, uri })
   } else {
-    for (const uri of batch.uris) if (subscriptions.holds(uri)) out.push({ _tag: "updated", server, uri })
+    for (const uri of batch.uris) {
+      if (!subscriptions.holds(uri)) continue
+      const polled = batch.polled?.get(uri)
+      out.push(
+        polled === undefined
+          ? { _tag: "updated", server, uri }
+          : { _tag: "updated", server, uri, digest: polled.digest, size: polled.size }
+      )
+    }
   }
   return out
 }

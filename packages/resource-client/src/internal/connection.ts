@@ -21,6 +21,7 @@ import { gateNotifications } from "./notificationGate.js"
 import { type Receive, wrapOnMessage } from "./onMessage.js"
 import * as Sdk from "./sdk.js"
 import { ChangeQueue } from "./changes.js"
+import * as Detection from "./detection.js"
 import { Background, Signal } from "./onDemand.js"
 import { guardResponses } from "./responseGuard.js"
 import { attribute, elicit, pausing } from "./serverRequests.js"
@@ -175,6 +176,16 @@ export interface Connection {
    * and waits for the server's acknowledgement. An empty set without list changes closes the stream.
    */
   readonly listen: (uris: ReadonlyArray<string>, timeoutMillis: number) => Effect.Effect<void, Errors.TransportError>
+  /**
+   * 2026-07-28 only: sets the one listener told when the server drops the `subscriptions/listen`
+   * stream (change detection's, which reopens it with backoff: `detection.ts`). Without one, a
+   * dropped stream is reopened after a second.
+   */
+  readonly onStreamDropped: (listener: () => void) => void
+  /** Reopens the dropped stream with the uris it had (nothing when another stream replaced it since). */
+  readonly reopenStream: (timeoutMillis: number) => Effect.Effect<void, Errors.TransportError>
+  /** How this connection's changes are learnt (`detection.ts`). */
+  readonly detection: Detection.State
 }
 
 /**
@@ -648,6 +659,10 @@ const openWith = (
     const verdict: Verdict | undefined =
       discover !== undefined ? { kind: "modern", discover } : era === "legacy" ? { kind: "legacy" } : undefined
     let listening: McpSubscription | undefined
+    /** The uris of the latest stream, and the stream the server dropped (while it is the latest). */
+    let listenedUris: ReadonlyArray<string> = []
+    let dropped: McpSubscription | undefined
+    let streamDropped: (() => void) | undefined
     const closeStream = (stream: McpSubscription | undefined) =>
       stream === undefined ? Effect.void : Effect.promise(() => stream.close().catch(() => undefined))
     yield* Scope.addFinalizer(
@@ -686,32 +701,39 @@ const openWith = (
           Effect.flatMap((subscription) =>
             Effect.suspend(() => {
               listening = subscription
+              listenedUris = uris
               return Effect.zipRight(closeStream(previous), reopenWhenDropped(subscription, uris, timeoutMillis))
             })
           )
         )
       })
-    // a stream the server side dropped (not closed by us, nor ended gracefully) is opened again
+    // a stream the server side dropped (not closed by us, nor ended gracefully) is opened again:
+    // by change detection with backoff when it listens (`detection.ts`), else after a second
     const reopenWhenDropped = (subscription: McpSubscription, uris: ReadonlyArray<string>, timeoutMillis: number) =>
       Effect.sync(() =>
         background.run(
           Effect.promise(() => subscription.closed).pipe(
-            Effect.flatMap((how) =>
-              how !== "remote" || listening !== subscription
-                ? Effect.void
-                : Effect.logWarning(
-                    `MCP server '${entry.name}': the subscriptions/listen stream dropped; opening it again`
-                  ).pipe(
-                    // a second's pause: a server that drops every stream is not asked in a tight loop
-                    Effect.zipRight(Effect.sleep("1 second")),
-                    Effect.zipRight(
-                      Effect.suspend(() => (listening === subscription ? listen(uris, timeoutMillis) : Effect.void))
-                    ),
-                    Effect.catchAll((error) => Effect.logWarning(`MCP server '${entry.name}': ${error.message}`))
-                  )
-            )
+            Effect.flatMap((how) => {
+              if (how !== "remote" || listening !== subscription) return Effect.void
+              dropped = subscription
+              if (streamDropped !== undefined) return Effect.sync(streamDropped)
+              return Effect.logWarning(
+                `MCP server '${entry.name}': the subscriptions/listen stream dropped; opening it again`
+              ).pipe(
+                // a second's pause: a server that drops every stream is not asked in a tight loop
+                Effect.zipRight(Effect.sleep("1 second")),
+                Effect.zipRight(
+                  Effect.suspend(() => (listening === subscription ? listen(uris, timeoutMillis) : Effect.void))
+                ),
+                Effect.catchAll((error) => Effect.logWarning(`MCP server '${entry.name}': ${error.message}`))
+              )
+            })
           )
         )
+      )
+    const reopenStream = (timeoutMillis: number): Effect.Effect<void, Errors.TransportError> =>
+      Effect.suspend(() =>
+        listening !== undefined && listening === dropped ? listen(listenedUris, timeoutMillis) : Effect.void
       )
     // added last: the first finalizer to run, before the stream and the client close
     yield* Scope.addFinalizer(scope, background.stop)
@@ -719,6 +741,11 @@ const openWith = (
       capabilities,
       era: era === "modern" ? "modern" : "legacy",
       listen,
+      onStreamDropped: (listener) => {
+        streamDropped = listener
+      },
+      reopenStream,
+      detection: Detection.initial(entry, capabilities, era === "modern" ? "modern" : "legacy"),
       request: (method, params, timeoutMillis) =>
         requestWith(method, params, timeoutMillis, keepRaw, undefined, undefined),
       // the request path itself, not a wrapper: a read does not step through this module

@@ -7,12 +7,21 @@
 import { type Config, Errors, Mcp, McpSkills, Messages } from "@mcp-resources/protocol"
 import { Deferred, Effect, Option } from "effect"
 import * as Pagination from "../Pagination.js"
-import type { CompleteRequest, ConnectionSet, ReadOptions, RequestMeta, ServerFeature, ServerStatus } from "./types.js"
+import type {
+  ChangeDetection,
+  CompleteRequest,
+  ConnectionSet,
+  ReadOptions,
+  RequestMeta,
+  ServerFeature,
+  ServerStatus
+} from "./types.js"
 import type { ServerEntry, Setup } from "../ServerEntry.js"
 import { compareBytewise } from "@mcp-resources/protocol/Utf8"
 import { aggregate } from "./aggregateListing.js"
 import * as FastPaths from "./fastPaths.js"
 import * as Cache from "./cache.js"
+import * as Detection from "./detection.js"
 import { type Connection, decodeResult, decodeResultEither, type Hold, transportKind } from "./connection.js"
 import { type DecodedPage, readResourceOn, resourcesPageOn, templatesPageOn } from "./resourceRequests.js"
 import * as Server from "./server.js"
@@ -115,7 +124,7 @@ export const make = (options: Options): SetImpl => {
     requestHold?: Hold,
     options?: ReadOptions
   ): Effect.Effect<Mcp.ReadResourceResult, Errors.TransportError | Errors.ServerError> => {
-    const read = readResourceOn(connection, entry, uri, meta, requestHold)
+    const read = Detection.observed(connection, uri, readResourceOn(connection, entry, uri, meta, requestHold))
     // a read kept for windows is kept in the caller's form, counted by the bytes that form holds
     return cache.through(
       entry.name,
@@ -202,6 +211,11 @@ export const make = (options: Options): SetImpl => {
     yield* decodeCallTool(raw).pipe(Effect.mapError((error) => Errors.withContext(error, context)))
     return raw as Mcp.CallToolResult
   })
+
+  const changeDetection = (server: string): ChangeDetection | undefined => {
+    const state = handles.get(server)?.state
+    return state?._tag === "ready" ? state.connection.detection.mode() : undefined
+  }
 
   const supports = (server: string, feature: ServerFeature): boolean => {
     const state = handles.get(server)?.state
@@ -376,6 +390,7 @@ export const make = (options: Options): SetImpl => {
     toolInfo: (server, tool) => held(toolInfo(server, tool)),
     callTool: (server, tool, args) => held(callTool(server, tool, args)),
     supports,
+    changeDetection,
     subscribe: (server, uri) => held(subscribe(server, uri)),
     unsubscribe: (server, uri) => held(unsubscribe(server, uri)),
     resourceTemplates: (server) => held(resourceTemplates(server)),

@@ -61,6 +61,7 @@ const sameEntry = (a: ServerEntry, b: ServerEntry): boolean =>
   a.toolTimeoutSec === b.toolTimeoutSec &&
   a.maxMessageBytes === b.maxMessageBytes &&
   (a.protocolVersion ?? "auto") === (b.protocolVersion ?? "auto") &&
+  a.pollChangesSec === b.pollChangesSec &&
   sameTransport(a.transport, b.transport)
 
 /** What the lifetimes need: the transports, the cache, and the permits bounding concurrent start-ups. */
@@ -72,8 +73,10 @@ export interface Options {
   readonly serverRequests?: ServerRequests.Service
   /** The change path every connection's changes go through (none: changes are not followed). */
   readonly changes?: Changes.Path
-  /** The sources of a connection's changes besides its notifications (see `changes.ts`). */
-  readonly changeSources?: ReadonlyArray<(entry: ServerEntry, connection: Connection) => Changes.Source>
+  /** The sources of a connection's changes besides its notifications (see `changes.ts`; change detection's is one). */
+  readonly changeSources?: ReadonlyArray<
+    (entry: ServerEntry, connection: Connection, watched: Changes.Watched) => Changes.Source
+  >
   /** Told after every change of a server's state in any set (see `Server.StartOptions.onStateChange`). */
   readonly onStateChange?: () => void
 }
@@ -98,7 +101,7 @@ export const make = (options: Options): Effect.Effect<Lifetimes, never, Scope.Sc
       const server = entry.name
       changes?.follow(
         { server, queue: connection.resourceChanges, background: connection.background, subscriptions },
-        changeSources.map((source) => source(entry, connection))
+        changeSources.map((source) => source(entry, connection, subscriptions))
       )
       return Scope.addFinalizer(
         scope,

@@ -4,13 +4,15 @@
  * (sent when a uri's count goes from 0 to 1 and back), one `subscriptions/listen` stream per
  * connection carrying the whole set on 2026-07-28 (re-opened when the set changes). A new connection
  * of the handle (a reconnection) gets every held subscription again ({@link Subscriptions.restore}):
- * servers keep no subscription state across connections.
+ * servers keep no subscription state across connections. On a server that declared no subscriptions
+ * while change detection polls it (`detection.ts`), a uri is held without the wire: the book is what
+ * the polls read.
  */
 import { Errors } from "@mcp-resources/protocol"
 import { Effect } from "effect"
 import type { Connection } from "./connection.js"
 
-/** What a subscribe found: sent (or already held), or a server that declared no subscriptions. */
+/** What a subscribe found: sent (or already held, or held for polling), or a server that cannot tell changes. */
 export type Outcome = "subscribed" | "unsupported"
 
 /** The subscription book of one handle (shared by a reconnected handle of an unchanged entry). */
@@ -45,7 +47,14 @@ export class Subscriptions {
     uri: string,
     timeoutMillis: number
   ): Effect.Effect<Outcome, Errors.ResourceFailure> {
-    if (!connection.capabilities.subscribe) return Effect.succeed("unsupported")
+    if (!connection.capabilities.subscribe) {
+      // a server that does not push: held without the wire while change detection polls it
+      if (!connection.detection.polls()) return Effect.succeed("unsupported")
+      return Effect.sync(() => {
+        this.refs.set(uri, (this.refs.get(uri) ?? 0) + 1)
+        return "subscribed" as const
+      })
+    }
     return this.lock.withPermits(1)(
       Effect.suspend(() => {
         const held = this.refs.get(uri) ?? 0

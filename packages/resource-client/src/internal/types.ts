@@ -26,6 +26,9 @@ export interface ServerStatus {
   readonly reconnectAttempt?: number
 }
 
+/** How a server's changes are learnt: the 2026-07-28 stream, `resources/subscribe`, polling, or not at all. */
+export type ChangeDetection = "stream" | "subscribe" | "poll" | "none"
+
 /** The per-server outcome of an aggregate list: items of each server that succeeded, failures beside them. */
 export interface AggregateResult<A> {
   /** Servers that succeeded, in bytewise order of name, each with its items in the server's order. */
@@ -89,6 +92,11 @@ export interface ConnectionSet {
     tool: string,
     args?: Readonly<Record<string, unknown>>
   ) => Effect.Effect<Mcp.CallToolResult, Errors.ResourceFailure>
+  /**
+   * How a ready server's changes of watched resources are learnt now (`stream`, `subscribe`, `poll` or
+   * `none`; it falls back to `poll` when the server stops pushing); undefined for a server not ready. Never waits.
+   */
+  readonly changeDetection: (server: string) => ChangeDetection | undefined
   /** The server is ready and declared the feature (`completions`, or `resources.subscribe`); never waits. */
   readonly supports: (server: string, feature: ServerFeature) => boolean
   /**
@@ -96,7 +104,9 @@ export interface ConnectionSet {
    * server handle: the first holder sends it (`resources/subscribe`, or on 2026-07-28 the uri joins
    * the connection's `subscriptions/listen` stream), later ones send nothing; every held subscription
    * is sent again on a reconnection, and survives a reload that keeps the entry unchanged.
-   * `"unsupported"` when the server declared no `resources.subscribe`: nothing is sent or held.
+   * A server that declared no `resources.subscribe` is sent nothing: the uri is held for change
+   * detection to poll (`"subscribed"`), or with polling off (`poll_changes_sec = 0`) `"unsupported"`
+   * and nothing is held.
    */
   readonly subscribe: (server: string, uri: string) => Effect.Effect<SubscribeOutcome, Errors.ResourceFailure>
   /** Drops one holder of `uri`; the last one sends `resources/unsubscribe` (or updates the listen stream). Never fails. */
@@ -131,12 +141,20 @@ export interface ConnectionSet {
   ) => Effect.Effect<McpSkills.ReadDirectoryResult, Errors.ResourceFailure>
 }
 
-/** A change a server reported for one of its resources or lists. */
+/** A change a server reported (or a poll found) for one of its resources or lists. */
 export type ResourceUpdate =
-  | { readonly _tag: "updated"; readonly server: string; readonly uri: string }
+  | {
+      readonly _tag: "updated"
+      readonly server: string
+      readonly uri: string
+      /** A polled change: the SHA-256 (hex) of the new body (`Digest.ofContents`). */
+      readonly digest?: string
+      /** A polled change: the new body's size in bytes. */
+      readonly size?: number
+    }
   | { readonly _tag: "listChanged"; readonly server: string; readonly list: "resources" | "templates" }
 
-/** What {@link ConnectionSet.subscribe} found: held, or a server without subscriptions (nothing sent, nothing held). */
+/** What {@link ConnectionSet.subscribe} found: held (on the wire, or for polling), or a server that cannot tell changes (nothing held). */
 export type SubscribeOutcome = "subscribed" | "unsupported"
 
 /** A feature a server may declare that callers branch on. */

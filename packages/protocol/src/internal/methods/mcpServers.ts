@@ -30,6 +30,12 @@ export const McpServerListResult = Schema.Struct({
       protocolVersion: opt(Schema.String),
       /** Set while a dropped remote server is reconnected: the attempt under way or waited for (from 1). */
       reconnectAttempt: opt(Schema.Int),
+      /**
+       * Ready servers: how changes of the resources threads read are learnt (docs/templates-and-changes.md,
+       * "Detecting changes"): `stream` (the 2026-07-28 subscription stream), `subscribe`
+       * (`resources/subscribe`), `poll` (read again every `poll_changes_sec`) or `none`.
+       */
+      changeDetection: opt(Schema.Literal("stream", "subscribe", "poll", "none")),
       /** HTTP servers: whether the server logs in with OAuth and has a stored login. */
       auth: opt(AuthState),
       /**
