@@ -73,9 +73,12 @@ export const make = Effect.gen(function* () {
 
   const of: Service["of"] = (threadId, earlier) => ({
     earlier,
+    // a body over the bounds is not handed to the store (which would hash it again to keep nothing)
     keep: (body, meta) =>
       withStore(`could not keep a body of thread ${threadId}`, false, (s) =>
-        Effect.map(s.put(threadId, body, meta), (put) => put.kept)
+        body.byteLength > Math.min(s.bounds.bodyMaxBytes, s.bounds.threadMaxBytes, s.bounds.storeMaxBytes)
+          ? Effect.succeed(false)
+          : Effect.map(s.put(threadId, body, meta), (put) => put.kept)
       ),
     get: (digest) => withStore(`could not read body ${digest}`, Option.none<Uint8Array>(), (s) => s.get(digest))
   })

@@ -97,6 +97,10 @@ describe("read_mcp_resource since (extended)", () => {
           uri,
           contents: [{ digest: sha(old), size: 1 << 20, text: true, kept: true }]
         })
+        // paging further into the body (an offset past 0) records no digests of its own
+        const paged = yield* read("before", { offset: 4096 }, "c1b")
+        assert.isTrue(paged.output.success)
+        assert.isUndefined(paged.item?.resourceRead)
         const { output } = yield* read("after", { since: "last" }, "c2")
         assert.isTrue(output.success)
         const size = Buffer.byteLength(edited)

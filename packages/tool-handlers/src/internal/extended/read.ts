@@ -70,10 +70,12 @@ export const callReadTool = (ctx: ToolContext, call: ToolCall): Effect.Effect<To
           }
         }
   }
-  // the digests of what the server returned go with the item; `since` (not when paging with an offset)
-  // answers with what changed
+  // the digests of what the server returned go with the item, and `since` answers with what changed;
+  // a read further into a body (an offset past 0: paging through it) does neither, so that a window
+  // costs what its bytes cost, not a hash of the whole body
   const success = (uri: string) => (result: Mcp.ReadResourceResult) =>
     Effect.gen(function* () {
+      if (args.offset !== undefined && args.offset > 0) return outcomeOf(uri, result)
       const measured = yield* Since.measure(ctx, budget, uri, result)
       const withRead = (outcome: Lifecycle.Outcome): Lifecycle.Outcome =>
         outcome.success ? { ...outcome, resourceRead: measured.read } : outcome
