@@ -72,7 +72,10 @@ export interface Read {
   readonly uri: string
   readonly callId?: string | null
   readonly turnId?: string | null
-  /** The body the read returned (one content item; the extended read gives it). */
+  /**
+   * The body the read returned when it was one content item (the extended read gives it); `undefined`
+   * given: unknown (several contents); absent: the read says nothing of it, and the body known stays.
+   */
   readonly body?: Body | undefined
 }
 
@@ -175,14 +178,16 @@ export const make = (
       lock.withPermits(1)(
         Effect.gen(function* () {
           const key = keyOf(read.server, read.uri)
+          const existing = entries.get(key)
+          // a read that says nothing of the body (a window further into it, a UI's subscribe) keeps the one known
+          const body = Object.hasOwn(read, "body") ? read.body : existing?.subscription.body
           const subscription: Subscription = {
             server: read.server,
             uri: read.uri,
             readInCallId: read.callId ?? null,
             turnId: read.turnId ?? null,
-            ...(read.body === undefined ? {} : { body: read.body })
+            ...(body === undefined ? {} : { body })
           }
-          const existing = entries.get(key)
           if (existing?.live === current) {
             entries.delete(key)
             existing.subscription = subscription
@@ -352,7 +357,8 @@ export const follow = <E, R>(
 /**
  * The subscriptions a stored thread holds, fed its events in order one at a time (a thread read page
  * by page): `resourceSubscribed` adds (or makes the newest), `resourceUnsubscribed` removes, a
- * rollback drops those of the turns it removes, and at most `max` are kept (the oldest go).
+ * rollback drops those of the turns it removes, and at most `max` are kept (the oldest go). Each gets
+ * the body its resource's latest read recorded (`resourceRead` of a completed item), when one.
  */
 export interface Replayer {
   readonly add: (event: ThreadEvent.ThreadEvent) => void
@@ -364,19 +370,24 @@ export interface Replayer {
 export const replayer = (max: number = maxSubscriptions): Replayer => {
   const held = new Map<string, Subscription>()
   const turns: Array<string> = []
-  // the bodies the reads returned (their completed items), for the subscriptions the reads made
-  const bodies = new Map<string, Body>()
+  // the body each resource's latest read returned (its completed item; undefined: several contents)
+  const bodies = new Map<string, { readonly turnId: string; readonly body: Body | undefined }>()
   return {
     add: (event) => {
       switch (event._tag) {
         case "itemCompleted": {
-          const only = event.item.resourceRead?.contents
-          if (only?.length === 1)
-            bodies.set(event.item.id, {
-              digest: only[0]!.digest,
-              size: only[0]!.size,
-              diffAvailable: only[0]!.text && only[0]!.kept
-            })
+          const read = event.item.resourceRead
+          if (read === undefined || event.item.status !== "completed") return
+          const only = read.contents.length === 1 ? read.contents[0]! : undefined
+          const key = keyOf(event.item.server, read.uri)
+          bodies.delete(key)
+          bodies.set(key, {
+            turnId: event.turnId,
+            body:
+              only === undefined
+                ? undefined
+                : { digest: only.digest, size: only.size, diffAvailable: only.text && only.kept }
+          })
           return
         }
         case "turnStarted":
@@ -386,6 +397,7 @@ export const replayer = (max: number = maxSubscriptions): Replayer => {
           const removed = new Set(turns.splice(Math.max(0, turns.length - event.numTurns)))
           for (const [key, subscription] of [...held])
             if (subscription.turnId !== null && removed.has(subscription.turnId)) held.delete(key)
+          for (const [key, read] of [...bodies]) if (removed.has(read.turnId)) bodies.delete(key)
           return
         }
         case "resourceSubscribed": {
@@ -412,7 +424,7 @@ export const replayer = (max: number = maxSubscriptions): Replayer => {
     },
     result: () =>
       [...held.values()].map((subscription) => {
-        const body = subscription.readInCallId === null ? undefined : bodies.get(subscription.readInCallId)
+        const body = bodies.get(keyOf(subscription.server, subscription.uri))?.body
         return body === undefined ? subscription : { ...subscription, body }
       })
   }

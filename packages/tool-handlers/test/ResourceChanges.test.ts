@@ -87,8 +87,13 @@ describe("ResourceChanges", () => {
       const { subscriber } = recorder()
       const tracker = yield* ResourceChanges.make(subscriber)
       const body = { digest: "a".repeat(64), size: 12, diffAvailable: true }
+      yield* tracker.track({ server: "s", uri: "file:///a", callId: "c0", body: { ...body, digest: "0".repeat(64) } })
       yield* tracker.track({ server: "s", uri: "file:///a", callId: "c1", body })
-      yield* tracker.track({ server: "s", uri: "file:///b", callId: "c2" })
+      // a window further into the body says nothing of it: the body known stays
+      yield* tracker.track({ server: "s", uri: "file:///a", callId: "c1" })
+      yield* tracker.track({ server: "s", uri: "file:///b", callId: "c2", body })
+      // a read of several contents: unknown
+      yield* tracker.track({ server: "s", uri: "file:///b", callId: "c2", body: undefined })
       yield* tracker.update("s", "file:///a")
       yield* tracker.update("s", "file:///b", { digest: "b".repeat(64), size: 7 })
       assert.deepStrictEqual(
@@ -151,7 +156,7 @@ describe("ResourceChanges", () => {
     })
   )
 
-  it("replay gives a subscription the body its read's completed item recorded (one content item only)", () => {
+  it("replay gives a subscription the body its resource's latest read recorded (one content item only)", () => {
     const item = (
       id: string,
       contents: ReadonlyArray<{ digest: string; size: number; text: boolean; kept: boolean }>
@@ -180,13 +185,15 @@ describe("ResourceChanges", () => {
       subscribed("one"),
       item("one", [one]),
       subscribed("two"),
-      item("two", [one, { ...one, text: false, kept: false }])
+      item("two", [one, { ...one, text: false, kept: false }]),
+      // a window further into file:///one (its item records no body) names its call; the body stays
+      { _tag: "resourceSubscribed", turnId: "t1", server: "s", uri: "file:///one", readInCallId: "page" }
     ])
     assert.deepStrictEqual(
-      held.map((s) => [s.uri, s.body]),
+      held.map((s) => [s.uri, s.readInCallId, s.body]),
       [
-        ["file:///one", { digest: one.digest, size: 3, diffAvailable: true }],
-        ["file:///two", undefined]
+        ["file:///two", "two", undefined],
+        ["file:///one", "page", { digest: one.digest, size: 3, diffAvailable: true }]
       ]
     )
   })

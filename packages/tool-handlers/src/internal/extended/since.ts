@@ -64,15 +64,21 @@ export const measure = (
 
 /**
  * What a change of the resource will say of the body read (`ResourceChanges.Read.body`): its digest
- * and size and whether a diff can be asked for, when the read returned one content item.
+ * and size and whether a diff can be asked for, when the read returned one content item (`undefined`
+ * for several); nothing for a read that was not measured.
  */
 export const changeBody = (
   read: ToolCallItem.ResourceRead | undefined
-): { readonly body?: { readonly digest: string; readonly size: number; readonly diffAvailable: boolean } } => {
-  const only = read?.contents.length === 1 ? read.contents[0]! : undefined
-  return only === undefined
-    ? {}
-    : { body: { digest: only.digest, size: only.size, diffAvailable: only.text && only.kept } }
+): {
+  readonly body?: { readonly digest: string; readonly size: number; readonly diffAvailable: boolean } | undefined
+} => {
+  // not measured (a window further into the body): nothing said, the body known stays
+  if (read === undefined) return {}
+  const only = read.contents.length === 1 ? read.contents[0]! : undefined
+  return {
+    body:
+      only === undefined ? undefined : { digest: only.digest, size: only.size, diffAvailable: only.text && only.kept }
+  }
 }
 
 /** The answer to a read with `since`: a diff (or "unchanged") as the whole output, the whole body with a note, or a refusal. */
