@@ -1,8 +1,8 @@
 /**
  * What changed, through the app-server in process (docs/templates-and-changes.md, "What changed"): an
  * extended read records the digests of the body the server returned in its item and keeps the text in
- * the body store; a change names the body read before; a re-read with `since` is answered with a
- * diff, also after a compaction and a restart (SQLite); a rollback forgets the reads of the removed
+ * the body store; a change names the body read before (after a restart too, from the stored items); a
+ * re-read with `since` is answered with a diff, also after a compaction and a restart (SQLite); a rollback forgets the reads of the removed
  * turns and releases their bodies; deleting the thread drops them. A real 2026-07-28 changes server
  * over stdio (`changes://doc/long…`: 200 lines, one of which counts the reads).
  */
@@ -51,6 +51,27 @@ const touch = (server: InProcessServer, threadId: string, turnId: string) =>
       "mcp/resource/changed"
     )
     return server.messages.filter((m) => m.method === "mcp/resource/changed").at(-1)!.params!
+  })
+
+/** Polls the fixture (bounded) until the document is subscribed there: a restore runs in the background. */
+const awaitSubscribed = (server: InProcessServer, threadId: string, turnId: string) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < 100; i++) {
+      const answer = resultOf(
+        yield* server.request("tool/call", {
+          threadId,
+          turnId,
+          callId: `subscriptions-${++touches}`,
+          name: "mcp__docs__subscriptions",
+          arguments: "{}"
+        })
+      ) as { output: string }
+      const text = answer.output
+      const log = JSON.parse(text.slice(text.indexOf("{"), text.lastIndexOf("}") + 1)) as { subscribed: Array<string> }
+      if (log.subscribed.includes(doc)) return
+      yield* Effect.sleep("100 millis")
+    }
+    return assert.fail(`${doc} was never subscribed again`)
   })
 
 const completedRead = (server: InProcessServer, callId: string) =>
@@ -120,6 +141,12 @@ describe("read_mcp_resource since, through the app-server", () => {
         const server = yield* startInProcess({ dataDir, configPath })
         resultOf(yield* server.request("thread/resume", { threadId }))
         resultOf(yield* server.request("turn/start", { threadId, turnId: "t3" }))
+        // the restored subscription names the body read before the restart (from the stored items)
+        yield* awaitSubscribed(server, threadId, "t3")
+        const restored = yield* touch(server, threadId, "t3")
+        assert.strictEqual(restored.digestBefore, sha(v2))
+        assert.strictEqual(restored.readInCallId, "c2")
+        assert.isTrue(restored.diffAvailable)
         // a new server process counts from 1 again: the diff from c2 (before the restart) to this one
         const back = yield* call(server, threadId, "t3", "c3", { since: "last" })
         assert.include(back.output, "changed since call c2")
