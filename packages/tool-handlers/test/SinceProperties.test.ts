@@ -67,13 +67,13 @@ const patchOf = (output: string) =>
     .replaceAll("<U+000D>", "\r")}\n`
 
 describe("since properties", () => {
-  it("a diff, when given, applied to the earlier text gives the new text; the same text is unchanged", () => {
+  it("a diff, when given, applied to the earlier text gives the new text; the same text is unchanged", async () => {
     let diffs = 0
-    fc.assert(
-      fc.property(doc, fc.array(edit, { minLength: 0, maxLength: 6 }), ([lines, finalNewline], edits) => {
+    await fc.assert(
+      fc.asyncProperty(doc, fc.array(edit, { minLength: 0, maxLength: 6 }), async ([lines, finalNewline], edits) => {
         const then = join([lines, finalNewline])
         const now = join([edited(lines, edits), finalNewline && edits.length % 2 === 0])
-        const answer = Effect.runSync(answerOf(then, now))
+        const answer = await Effect.runPromise(answerOf(then, now))
         if (then === now) {
           assert.strictEqual(answer._tag, "changes")
           assert.include(answer._tag === "changes" ? answer.text : "", "unchanged since call c1")

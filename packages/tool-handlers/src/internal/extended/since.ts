@@ -6,7 +6,6 @@
  */
 import type { Mcp, ToolCallItem } from "@mcp-resources/protocol"
 import * as Digest from "@mcp-resources/protocol/Digest"
-import { FILE_HEADERS_ONLY, structuredPatch, formatPatch } from "diff"
 import { Effect, Either, Option } from "effect"
 import type { Since } from "../../Arguments.js"
 import * as Content from "../../Content.js"
@@ -147,6 +146,8 @@ export const answer = (
         text: `[resource ${escapeControls(uri)} of MCP server ${escapeControls(server)}: unchanged since call ${escapeControls(callId)} (${sizes}); read without since for the whole text]`
       } satisfies Answer
     }
+    // jsdiff is loaded at the first diff, not with the tools
+    const { FILE_HEADERS_ONLY, formatPatch, structuredPatch } = yield* Effect.promise(() => import("diff"))
     const textBytes = after.reduce((sum, body) => sum + (body.text ? body.size : 0), 0)
     const bound = Math.floor(textBytes * maxDiffFraction)
     const sections: Array<string> = []
