@@ -20,6 +20,7 @@ import { loggerLayer } from "./Logging.js"
 import * as ResourceSubscriptions from "./ResourceSubscriptions.js"
 import * as StdioServerTransport from "./StdioServerTransport.js"
 import * as StopSignal from "./StopSignal.js"
+import * as ThreadBodies from "./ThreadBodies.js"
 import * as Threads from "./Threads.js"
 import * as ToolHost from "./ToolHost.js"
 
@@ -74,7 +75,8 @@ export const layer = (
         Layer.provideMerge(services)
       )
       const watched = ResourceSubscriptions.layer.pipe(Layer.provideMerge(extension))
-      const threads = Threads.layer.pipe(Layer.provideMerge(watched))
+      // the bodies threads read: the body store opens at the first read that keeps one, not at start-up
+      const threads = Threads.layer.pipe(Layer.provideMerge(ThreadBodies.layer.pipe(Layer.provideMerge(watched))))
       // what a tool call runs with: its items recorded in its thread, the config's hooks, the audit
       const host = ToolHost.layer.pipe(Layer.provideMerge(Layer.merge(threads, CommandHooks.layer)))
       const bound = Elicitation.layerBind.pipe(Layer.provideMerge(host))

@@ -22,6 +22,7 @@ import type { ThreadConfig } from "./internal/params.js"
 import { reached } from "./internal/threadQueue.js"
 import { type MethodError, threadNotFound } from "./Method.js"
 import type * as ResourceSubscriptions from "./ResourceSubscriptions.js"
+import type * as ThreadBodies from "./ThreadBodies.js"
 
 /** One loaded thread as handlers see it: they read it and go through the `Threads` service to change it. */
 export interface Thread {
@@ -37,12 +38,26 @@ interface HistoryTurn {
   readonly callIds: Set<string>
 }
 
+/** A completed extended read of the thread: what its item recorded of the bodies it returned. */
+export interface ReadEntry {
+  readonly turnId: string
+  readonly callId: string
+  readonly server: string
+  readonly read: ToolCallItem.ResourceRead
+}
+
 /** What this process keeps of a loaded thread. */
 export interface State extends Thread {
   readonly store: ThreadStore.Service
   readonly lock: Effect.Semaphore
   readonly subscribers: Set<number>
   readonly history: Array<HistoryTurn>
+  /**
+   * The thread's completed reads with their body digests, by call id in recording order (rebuilt by
+   * the replay from every record, compactions included; a rollback removes those of its turns):
+   * what `read_mcp_resource`'s `since` compares with.
+   */
+  readonly reads: Map<string, ReadEntry>
   lastSeq: number
   /** Tool contexts and records in progress: a busy thread is not unloaded. */
   busy: number
@@ -93,6 +108,11 @@ export interface Operations {
     t: State,
     callId: string
   ) => Effect.Effect<Option.Option<TurnItem>, ThreadStore.ThreadStoreError>
+  /** The thread's earlier read: of call `callId`, or else the latest completed read of `uri` on `server`. */
+  readonly earlier: (
+    t: State,
+    query: { readonly server: string; readonly uri: string; readonly callId?: string }
+  ) => ReadEntry | undefined
   /** Counts `effect` as work on the thread (an idle check waits for it). */
   readonly busyWith: <A, E, R>(t: State, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }
@@ -101,6 +121,8 @@ export interface Operations {
 export interface Dependencies {
   readonly origins: OriginStore.Service
   readonly subscriptions: ResourceSubscriptions.Service
+  /** The bodies threads read (released when a rollback removes the reads); absent: nothing is kept. */
+  readonly bodies?: ThreadBodies.Service | undefined
   readonly connections: Connections.Service
   readonly config: Effect.Effect<Config.Config>
   /** The state is the loaded one of its thread (not unloaded or replaced meanwhile). */
@@ -151,11 +173,24 @@ const apply = (thread: State, event: ThreadEvent.ThreadEvent) => {
     case "itemCompleted": {
       const turn = lastTurn(thread, event.turnId)
       turn?.callIds.add(event.item.id)
+      const read = event.item.resourceRead
+      if (event._tag === "itemCompleted" && read !== undefined && event.item.status === "completed") {
+        thread.reads.delete(event.item.id)
+        thread.reads.set(event.item.id, {
+          turnId: event.turnId,
+          callId: event.item.id,
+          server: event.item.server,
+          read
+        })
+      }
       break
     }
-    case "threadRolledBack":
-      thread.history.splice(Math.max(0, thread.history.length - event.numTurns))
+    case "threadRolledBack": {
+      const removed = thread.history.splice(Math.max(0, thread.history.length - event.numTurns))
+      const turns = new Set(removed.map((turn) => turn.turnId))
+      for (const [callId, entry] of [...thread.reads]) if (turns.has(entry.turnId)) thread.reads.delete(callId)
       break
+    }
     case "compacted":
     case "toolCallEnded":
     case "toolAudited":
@@ -175,17 +210,51 @@ const rolledBackTurns = (thread: State, event: ThreadEvent.ThreadEvent): Readonl
 export const make = (deps: Dependencies): Operations => {
   const { origins, subscriptions, connections, isLoaded, background } = deps
 
+  /** The digests only the reads of these turns hold (those another read of the thread holds stay). */
+  const releasedBy = (thread: State, turnIds: ReadonlyArray<string>): ReadonlyArray<string> => {
+    if (turnIds.length === 0) return []
+    const turns = new Set(turnIds)
+    const gone = new Set<string>()
+    const kept = new Set<string>()
+    for (const entry of thread.reads.values())
+      for (const body of entry.read.contents) {
+        if (!body.kept) continue
+        ;(turns.has(entry.turnId) ? gone : kept).add(body.digest)
+      }
+    return [...gone].filter((digest) => !kept.has(digest))
+  }
+
   // A thread unloaded meanwhile (a late record of a call that was running) leaves no origin state behind.
   const observe = (thread: State, event: ThreadEvent.ThreadEvent) =>
     Effect.suspend(() => {
       const removed = rolledBackTurns(thread, event)
+      const released = removed.length === 0 ? [] : releasedBy(thread, removed)
       apply(thread, event)
       if (!isLoaded(thread)) return Effect.void
-      // only a rollback ends subscriptions: any other event is not shown to them
-      return removed.length === 0
-        ? origins.observe(thread.id, event)
-        : Effect.zipRight(origins.observe(thread.id, event), subscriptions.rolledBack(thread.id, removed))
+      // only a rollback ends subscriptions and releases bodies: any other event is not shown to them
+      if (removed.length === 0) return origins.observe(thread.id, event)
+      return Effect.zipRight(
+        Effect.zipRight(origins.observe(thread.id, event), subscriptions.rolledBack(thread.id, removed)),
+        released.length === 0 || deps.bodies === undefined ? Effect.void : deps.bodies.release(thread.id, released)
+      )
     })
+
+  /** The thread's earlier read (`ToolContext.bodies`): of a call, or the latest of a resource. */
+  const earlier = (
+    thread: State,
+    query: { readonly server: string; readonly uri: string; readonly callId?: string }
+  ) => {
+    if (query.callId !== undefined) {
+      const entry = thread.reads.get(query.callId)
+      return entry !== undefined && hasCall(thread, entry.callId) ? entry : undefined
+    }
+    const entries = [...thread.reads.values()]
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const entry = entries[i]!
+      if (entry.server === query.server && entry.read.uri === query.uri) return entry
+    }
+    return undefined
+  }
 
   const catchUp = (thread: State) =>
     Effect.gen(function* () {
@@ -386,6 +455,7 @@ export const make = (deps: Dependencies): Operations => {
     hasCall,
     completedItems,
     completedItem,
+    earlier,
     busyWith
   }
 }

@@ -22,6 +22,7 @@ import { Connections } from "./Connections.js"
 import { ThreadConfig } from "./internal/params.js"
 import { type MethodError, threadNotFound } from "./Method.js"
 import { ResourceSubscriptions } from "./ResourceSubscriptions.js"
+import { ThreadBodies, type Service as ThreadBodiesService } from "./ThreadBodies.js"
 import * as ThreadState from "./ThreadState.js"
 
 /** One loaded thread (ThreadState.ts). */
@@ -154,6 +155,8 @@ export const make = Effect.gen(function* () {
   const options = yield* Effect.serviceOption(AppOptions)
   // the search of every server's resources (`search_mcp_resources`, `mcp/resource/search`): one index per set
   const search = yield* Effect.serviceOption(ResourceSearch.ResourceSearch)
+  // the bodies threads read (read_mcp_resource's `since`); the store opens at its first use
+  const bodies = Option.getOrUndefined(yield* Effect.serviceOption(ThreadBodies))
   const idleTimeoutMs = Option.match(options, {
     onNone: () => defaultIdleTimeoutMs,
     onSome: (o) => o.threadIdleTimeoutMs ?? defaultIdleTimeoutMs
@@ -208,6 +211,7 @@ export const make = Effect.gen(function* () {
   const state = ThreadState.make({
     origins,
     subscriptions,
+    bodies,
     connections,
     config: client.config,
     isLoaded: (t) => loaded.get(t.id) === t,
@@ -225,6 +229,7 @@ export const make = Effect.gen(function* () {
         lock: yield* Effect.makeSemaphore(1),
         subscribers: new Set([connection.id]),
         history: [],
+        reads: new Map(),
         lastSeq: 0,
         binding: undefined,
         lastUsed: yield* Clock.currentTimeMillis,
@@ -311,11 +316,13 @@ export const make = Effect.gen(function* () {
         yield* thread.lock.withPermits(1)(unload(thread))
         if (thread.ephemeral) {
           yield* ephemeralStore.remove(threadId)
+          if (bodies !== undefined) yield* bodies.drop(threadId)
           return
         }
       }
       const removed = yield* durable.remove(threadId)
       if (!removed && thread === undefined) return yield* Effect.fail(threadNotFound(threadId))
+      if (bodies !== undefined) yield* bodies.drop(threadId)
     })
 
   const unloadIdle = (t: LoadedThread) =>
@@ -356,6 +363,7 @@ export const make = Effect.gen(function* () {
             ? Effect.all([
                 unload(t),
                 ephemeralStore.remove(t.id),
+                bodies === undefined ? Effect.void : bodies.drop(t.id),
                 Effect.logInfo("thread unloaded").pipe(Effect.annotateLogs({ threadId: t.id, reason: "ephemeral" }))
               ])
             : Effect.void
@@ -386,6 +394,18 @@ export const make = Effect.gen(function* () {
       yield* releaseBinding(previous)
     })
 
+  /** The thread's bodies: the store, and its earlier reads from the thread's state. */
+  const threadBodies = (service: ThreadBodiesService, t: LoadedThread): ToolHandlers.Bodies =>
+    service.of(t.id, (query) =>
+      Effect.sync(() =>
+        Option.map(Option.fromNullable(state.earlier(t, query)), (entry) => ({
+          callId: entry.callId,
+          server: entry.server,
+          read: entry.read
+        }))
+      )
+    )
+
   const withToolContext: Service["withToolContext"] = (thread, use) =>
     Effect.gen(function* () {
       const t = internal(thread)
@@ -397,7 +417,8 @@ export const make = Effect.gen(function* () {
         truncation: t.config.truncation ?? config.truncation,
         profile: profileOf(t, config),
         ...(t.config.resources?.deny === undefined ? {} : { resourceDeny: t.config.resources.deny }),
-        ...(Option.isSome(search) ? { search: search.value } : {})
+        ...(Option.isSome(search) ? { search: search.value } : {}),
+        ...(bodies === undefined ? {} : { bodies: threadBodies(bodies, t) })
       })
       // the call holds its set for its whole run, also when a rebind lets the binding go meanwhile
       const binding = t.binding

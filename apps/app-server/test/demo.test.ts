@@ -68,11 +68,16 @@ describe("demo", () => {
         // a read document changes on the 2026-07-28 server: the host is told, and the next turn hands it over
         assert.match(
           stdout,
-          /⇠ mcp\/resource\/changed \{"threadId":"[^"]+","server":"docs","uri":"changes:\/\/doc\/plan","readInCallId":"call-\d+","changedAt":"[^"]+"\}/
+          /⇠ mcp\/resource\/changed \{"threadId":"[^"]+","server":"docs","uri":"changes:\/\/doc\/long-plan","readInCallId":"call-\d+","changedAt":"[^"]+","sizeBefore":\d+,"sizeAfter":null,"digestBefore":"[0-9a-f]{64}","digestAfter":null,"diffAvailable":true\}/
         )
         assert.match(
           stdout,
-          /have changed\n[\s\S]*?The resource changes:\/\/doc\/plan of MCP server docs, read in call call-\d+, changed at \d{4}-/
+          /have changed\n[\s\S]*?The resource changes:\/\/doc\/long-plan of MCP server docs, read in call call-\d+, changed at \d{4}-/
+        )
+        // read again with since "last": the one changed line as a unified diff
+        assert.match(
+          stdout,
+          /changed since call call-\d+; what follows is a unified diff[\s\S]*?@@ -97,7 \+97,7 @@[\s\S]*?-changes:\/\/doc\/long-plan read 1 times\n\s*\+changes:\/\/doc\/long-plan read 2 times/
         )
         // the tools a widget page offers, with the name tool/call takes
         assert.match(

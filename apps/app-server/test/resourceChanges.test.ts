@@ -141,8 +141,21 @@ describe.each(["legacy", "modern"] as const)("resource changes over the app-serv
 
         const second = yield* turn(h, "t2")
         assert.deepStrictEqual(resultProblems("turn/start", second), [])
+        // the body read in c1 was one kept text: its digest and size, and a diff can be asked for
+        assert.strictEqual(changed.sizeBefore, Buffer.byteLength(`${docA} read 1 times`))
+        assert.match(changed.digestBefore as string, /^[0-9a-f]{64}$/)
         assert.deepStrictEqual(second.resourceChanges, [
-          { server: "docs", uri: docA, readInCallId: "c1", changedAt: changed.changedAt }
+          {
+            server: "docs",
+            uri: docA,
+            readInCallId: "c1",
+            changedAt: changed.changedAt,
+            sizeBefore: changed.sizeBefore,
+            sizeAfter: null,
+            digestBefore: changed.digestBefore,
+            digestAfter: null,
+            diffAvailable: true
+          }
         ])
         assert.deepStrictEqual((yield* turn(h, "t3")).resourceChanges, [])
 

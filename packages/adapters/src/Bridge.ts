@@ -10,6 +10,7 @@ import { McpTransport, ResourceClient, ServerEntry } from "@mcp-resources/resour
 import { LifecycleSink, ResourceSearch, ToolHandlers } from "@mcp-resources/tool-handlers"
 import { Effect, Either, Exit, type Layer, Scope } from "effect"
 import { abortReason } from "./internal/abort.js"
+import * as Bodies from "./internal/bodies.js"
 
 /** What the adapters turn into tools: a thread binding and where its lifecycle items go. */
 export interface Binding {
@@ -129,7 +130,7 @@ export interface Connected extends Binding {
  * Connects to the MCP servers of a config (a loaded `Config.Config`, or the text of a `config.toml`)
  * for hosts without an Effect runtime: starts every enabled server, waits until their startup
  * settled, and returns the thread binding the adapters take (with the index `search_mcp_resources`
- * keeps between calls). Rejects with the config error (file, key
+ * keeps between calls, and the bodies its reads keep for `read_mcp_resource`'s `since`, in memory). Rejects with the config error (file, key
  * path, what is wrong) when the text is not a valid config.
  */
 export const connect = async (config: Config.Config | string, options: ConnectOptions = {}): Promise<Connected> => {
@@ -150,13 +151,24 @@ export const connect = async (config: Config.Config | string, options: ConnectOp
     await close()
     throw error
   })
+  // the bodies its reads kept (read_mcp_resource's `since`), their reads learnt from the lifecycle items
+  const bodies = Bodies.memory(setup.config.changes ?? Config.changesDefaults)
   const context: ToolHandlers.ToolContext = {
     set,
     config: setup.config,
     orchestratorMcpEnabled: options.orchestratorMcpEnabled ?? true,
     truncation: setup.config.truncation,
     profile: options.profile ?? setup.config.tools.profile,
-    search
+    search,
+    bodies: bodies.bodies
   }
-  return options.onLifecycle === undefined ? { context, close } : { context, close, onLifecycle: options.onLifecycle }
+  const onLifecycle = options.onLifecycle
+  return {
+    context,
+    close,
+    onLifecycle: (event) => {
+      bodies.observe(event)
+      onLifecycle?.(event)
+    }
+  }
 }

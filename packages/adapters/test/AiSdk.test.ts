@@ -33,7 +33,8 @@ describe("AI SDK adapter", () => {
                 ["c4", "read_mcp_resource", `{"server":"srv"}`],
                 ["c5", "read_mcp_resource", `{"server":"srv","uri":"img://pixel.png"}`],
                 ["c6", "mcp__srv__echo", `{"text":"hi"}`],
-                ["c7", "search_mcp_resources", `{"query":"note"}`]
+                ["c7", "search_mcp_resources", `{"query":"note"}`],
+                ["c8", "read_mcp_resource", `{"server":"srv","uri":"memo://note","since":"last"}`]
               ]),
               text("done")
             ])
@@ -72,6 +73,14 @@ describe("AI SDK adapter", () => {
             assert.include(JSON.stringify(results.c6), "echoed")
             // the extended profile's search runs through the adapter like the other resource tools
             assert.include(JSON.stringify(results.c7), "memo://note")
+            // since reaches the tool: the app-server keeps bodies (the note did not change since c2); a
+            // binding in this process gives no bodies, so the whole note comes with the reason
+            const c8 = JSON.stringify(results.c8)
+            if (name === "an app-server thread") assert.include(c8, "unchanged since call c2")
+            else {
+              assert.include(c8, "[no diff: this host keeps no earlier bodies; the whole resource follows]")
+              assert.include(c8, "remember the milk")
+            }
             // the failed calls are the SDK's tool errors in the step's content
             const errors = result.steps[0]!.content.filter((part) => part.type === "tool-error")
             assert.deepStrictEqual(
@@ -80,8 +89,8 @@ describe("AI SDK adapter", () => {
             )
             // lifecycle items: started and completed for each call past argument handling, with the SDK's call ids
             const completed = events.filter((event) => event.phase === "completed").map((event) => event.item.id)
-            assert.sameMembers(completed, ["c1", "c2", "c5", "c6", "c7"])
-            assert.strictEqual(events.filter((event) => event.phase === "started").length, 5)
+            assert.sameMembers(completed, ["c1", "c2", "c5", "c6", "c7", "c8"])
+            assert.strictEqual(events.filter((event) => event.phase === "started").length, 6)
           }),
         60000
       )

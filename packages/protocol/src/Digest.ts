@@ -1,23 +1,28 @@
 /**
- * The digest of a resource body: SHA-256 (lowercase hex) and byte size of the bytes the server
- * returned — a text item's UTF-8 bytes, a blob item's decoded bytes — per content item and for the
- * whole `resources/read` result. Change detection compares them; reads record them.
+ * The digest of a body a server returned: SHA-256 (lowercase hex) and size in bytes — a text item's
+ * UTF-8 bytes, a blob item's decoded bytes — per content item and for the whole `resources/read`
+ * result (docs/templates-and-changes.md, "Detecting changes" and "What changed"). One copy for the
+ * read tool, the body store and change detection.
  */
 import { createHash } from "node:crypto"
 import type { ResourceContents } from "./Mcp.js"
 
-/** The SHA-256 (hex) and byte size of one body. */
+/** A body's SHA-256 (lowercase hex) and its size in bytes. */
 export interface Digest {
   readonly digest: string
   readonly size: number
 }
+
+/** The same as {@link Digest}: the digest of one body. */
+export type BodyDigest = Digest
 
 /** The digest of a whole read result and of each of its content items, in order. */
 export interface ContentsDigest extends Digest {
   readonly items: ReadonlyArray<Digest>
 }
 
-const ofBytes = (bytes: Uint8Array): Digest => ({
+/** The digest of these bytes. */
+export const ofBytes = (bytes: Uint8Array): Digest => ({
   digest: createHash("sha256").update(bytes).digest("hex"),
   size: bytes.byteLength
 })
@@ -27,7 +32,9 @@ export const ofText = (text: string): Digest => ofBytes(Buffer.from(text, "utf8"
 
 /** The digest of one content item: a text's UTF-8 bytes, a blob's decoded bytes. */
 export const ofItem = (item: ResourceContents): Digest =>
-  "text" in item ? ofText(item.text) : ofBytes(Buffer.from(item.blob, "base64"))
+  "text" in item && typeof item.text === "string"
+    ? ofText(item.text)
+    : ofBytes(Buffer.from((item as { readonly blob: string }).blob, "base64"))
 
 /**
  * The digest of a read's contents: each item's, and the whole's — the single item's own for one item,

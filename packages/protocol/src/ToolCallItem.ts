@@ -8,6 +8,28 @@ export const ItemStatus = Schema.Literal("inProgress", "completed", "failed")
 /** `inProgress`, `completed` or `failed`. */
 export type ItemStatus = typeof ItemStatus.Type
 
+/** One content item of a body a read returned: its SHA-256 and size, whether it is text and whether its bytes were kept. */
+export const ReadBody = Schema.Struct({
+  digest: Schema.String.annotations({
+    description: "SHA-256 of the whole body (a text's UTF-8, a blob's decoded bytes), lowercase hex."
+  }),
+  size: Schema.Number.annotations({ description: "The body's size in bytes." }),
+  text: Schema.Boolean.annotations({ description: "The body is text (a diff can be made of it)." }),
+  kept: Schema.Boolean.annotations({
+    description: "Its bytes were kept in the body store when read (a later read can diff against it)."
+  })
+}).annotations({ identifier: "ReadBody" })
+/** One content item of a body a read returned. */
+export type ReadBody = typeof ReadBody.Type
+
+/** What an extended `read_mcp_resource` read: the URI (a template's expanded one) and each content item's body. */
+export const ResourceRead = Schema.Struct({
+  uri: Schema.String,
+  contents: Schema.Array(ReadBody)
+}).annotations({ identifier: "ResourceRead" })
+/** What an extended read read. */
+export type ResourceRead = typeof ResourceRead.Type
+
 /** `{type:"mcpToolCall", id, server, tool, arguments, status, result, error, durationMs, connectorId?, linkId?, mcpAppResourceUri?}` */
 export const McpToolCallItem = Schema.Struct({
   type: Schema.Literal("mcpToolCall"),
@@ -29,6 +51,12 @@ export const McpToolCallItem = Schema.Struct({
   ),
   originCallId: opt(
     Schema.String.annotations({ description: "With initiator widget: the call whose widget made this call." })
+  ),
+  resourceRead: opt(
+    ResourceRead.annotations({
+      description:
+        "Extended profile, a successful read_mcp_resource: the digests and sizes of the whole body the server returned (also when the model got a window); absent otherwise."
+    })
   )
 }).annotations({ identifier: "McpToolCallItem" })
 /** The MCP tool-call item. */

@@ -219,6 +219,31 @@ export const bodyStoreSuite = (
       })
     )
 
+    it.scoped("release drops the thread's references to the given bodies only; a body another thread holds stays", () =>
+      Effect.gen(function* () {
+        const store = yield* build((yield* backend).open(roomy))
+        const [shared, own, kept] = [bytes("shared"), bytes("own"), bytes("kept")]
+        yield* store.put("a", shared, meta("u:s"))
+        yield* store.put("a", own, meta("u:o"))
+        yield* store.put("a", kept, meta("u:k"))
+        yield* store.put("b", shared, meta("u:s"))
+        // a digest named twice and one the thread does not hold count once and not at all
+        assert.strictEqual(
+          yield* store.release("a", [sha256(shared), sha256(own), sha256(own), sha256(bytes("never"))]),
+          2
+        )
+        assert.deepStrictEqual(
+          (yield* store.list("a")).map((ref) => ref.uri),
+          ["u:k"]
+        )
+        assert.deepStrictEqual(yield* store.get(sha256(own)), Option.none())
+        assert.deepStrictEqual(yield* store.get(sha256(shared)), Option.some(shared))
+        assert.deepStrictEqual(yield* store.get(sha256(kept)), Option.some(kept))
+        assert.deepStrictEqual(yield* store.usage(), { bodies: 2, bytes: 10 })
+        assert.strictEqual(yield* store.release("a", []), 0)
+      })
+    )
+
     it.scoped("concurrent puts of many threads (same and different bodies) all land, within the bounds", () =>
       Effect.gen(function* () {
         const b = yield* backend

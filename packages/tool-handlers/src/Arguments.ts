@@ -91,12 +91,18 @@ export interface ReadOptions {
   readonly window?: boolean
   /** `uriTemplate` and `arguments` instead of `uri` (the extended profile). */
   readonly templates?: boolean
+  /** `since`: answer with what changed since an earlier read (the extended profile). */
+  readonly since?: boolean
 }
 
-/** The window of a read: where it starts and the most bytes it shows. */
+/** The earlier read `since` names: the thread's last read of the same resource, or the read of a call. */
+export type Since = { readonly _tag: "last" } | { readonly _tag: "call"; readonly callId: string }
+
+/** The window of a read: where it starts and the most bytes it shows (and, with `since`, the earlier read to compare with). */
 export interface Window {
   readonly offset?: number
   readonly length?: number
+  readonly since?: Since
 }
 
 /** Read arguments with the window. */
@@ -201,6 +207,29 @@ const templateArguments = (raw: JsonObject, window: boolean): Either.Either<Read
     return { _tag: "template" as const, raw, server, uriTemplate, values, ...range }
   })
 
+/** `since`: absent or `null` is none; `"last"`; or `{"callId": "..."}` with a non-blank call id (trimmed). */
+export const sinceOf = (raw: JsonObject): Either.Either<Since | undefined, Errors.ParameterError> => {
+  if (!present(raw, "since")) return Either.right(undefined)
+  const value = raw.since
+  if (typeof value === "string")
+    return value.trim() === "last" ? Either.right({ _tag: "last" }) : fail(messages.notSince(value))
+  if (Messages.jsonKind(value) === "object") {
+    const callId = Object.hasOwn(value as object, "callId") ? (value as JsonObject).callId : undefined
+    if (typeof callId === "string" && callId.trim() !== "") return Either.right({ _tag: "call", callId: callId.trim() })
+  }
+  return fail(messages.notSince(value))
+}
+
+const withSince = <A extends Window>(
+  parsed: Either.Either<A, Errors.ParameterError>,
+  raw: JsonObject
+): Either.Either<A, Errors.ParameterError> => {
+  if (Either.isLeft(parsed)) return parsed
+  const since = sinceOf(raw)
+  if (Either.isLeft(since)) return Either.left(since.left)
+  return since.right === undefined ? parsed : Either.right({ ...parsed.right, since: since.right })
+}
+
 /**
  * Arguments of `read_mcp_resource` (section 5.3): no arguments is treated like `{}`. The codex
  * profile's read takes `server` and `uri`; `window` adds `offset` and `length`; `templates` takes
@@ -226,6 +255,14 @@ export function parseReadArguments(
   const parsed = parseRaw(text)
   if (Either.isLeft(parsed)) return Either.left(parsed.left)
   const raw = parsed.right ?? {}
+  const target = readTarget(raw, options)
+  return options.since === true ? withSince(target, raw) : target
+}
+
+const readTarget = (
+  raw: JsonObject,
+  options: ReadOptions
+): Either.Either<WindowArguments | ReadTarget, Errors.ParameterError> => {
   if (options.templates === true) {
     const hasUri = present(raw, "uri")
     const hasTemplate = present(raw, "uriTemplate")

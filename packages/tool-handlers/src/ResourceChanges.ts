@@ -26,6 +26,16 @@ export interface Subscriber {
   readonly unsubscribe: (server: string, uri: string) => Effect.Effect<void>
 }
 
+/**
+ * The body a read returned, when it was one content item: its SHA-256 (hex) and size, and whether a
+ * later read can ask for a diff against it (`since`: it is text and its bytes were kept).
+ */
+export interface Body {
+  readonly digest: string
+  readonly size: number
+  readonly diffAvailable: boolean
+}
+
 /** One resource the thread is subscribed to. */
 export interface Subscription {
   readonly server: string
@@ -34,14 +44,26 @@ export interface Subscription {
   readonly readInCallId: string | null
   /** The turn of that read; null when unknown (a UI subscription). A rollback of the turn drops it. */
   readonly turnId: string | null
+  /** The body that read returned (one content item), when known. */
+  readonly body?: Body
 }
 
-/** A subscribed resource that changed: the latest update's time, ISO 8601 UTC. */
+/**
+ * A subscribed resource that changed: the latest update's time, ISO 8601 UTC, and what is known of the
+ * bodies: before, the one the thread last read (null when unknown: a UI subscription, several
+ * contents); after, the new one when the change came with it (a polled change), null when pushed.
+ */
 export interface Change {
   readonly server: string
   readonly uri: string
   readonly readInCallId: string | null
   readonly changedAt: string
+  readonly sizeBefore: number | null
+  readonly sizeAfter: number | null
+  readonly digestBefore: string | null
+  readonly digestAfter: string | null
+  /** A re-read with `since: "last"` can answer with a diff (the body read before is text and was kept). */
+  readonly diffAvailable: boolean
 }
 
 /** A successful read (or a UI's subscribe): the resource, and the call and turn it came in when known. */
@@ -50,6 +72,17 @@ export interface Read {
   readonly uri: string
   readonly callId?: string | null
   readonly turnId?: string | null
+  /**
+   * The body the read returned when it was one content item (the extended read gives it); `undefined`
+   * given: unknown (several contents); absent: the read says nothing of it, and the body known stays.
+   */
+  readonly body?: Body | undefined
+}
+
+/** The new body of a change, when the source of the change fetched it (polling compares digests). */
+export interface After {
+  readonly digest?: string | undefined
+  readonly size?: number | undefined
 }
 
 /** What {@link Tracker.track} did. */
@@ -80,7 +113,7 @@ export interface Tracker extends ReadWatch {
   /** Ends the subscriptions made in these turns (a rollback); returns them. */
   readonly dropTurns: (turnIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Subscription>>
   /** Records an update of a subscribed resource (coalesced per resource); `None` when not subscribed. */
-  readonly update: (server: string, uri: string) => Effect.Effect<Option.Option<Change>>
+  readonly update: (server: string, uri: string, after?: After) => Effect.Effect<Option.Option<Change>>
   /** The changes since the previous take, oldest first, and forgets them. */
   readonly take: Effect.Effect<ReadonlyArray<Change>>
   /** The subscriptions, oldest first. */
@@ -148,13 +181,16 @@ export const make = (
       lock.withPermits(1)(
         Effect.gen(function* () {
           const key = keyOf(read.server, read.uri)
+          const existing = entries.get(key)
+          // a read that says nothing of the body (a window further into it, a UI's subscribe) keeps the one known
+          const body = Object.hasOwn(read, "body") ? read.body : existing?.subscription.body
           const subscription: Subscription = {
             server: read.server,
             uri: read.uri,
             readInCallId: read.callId ?? null,
-            turnId: read.turnId ?? null
+            turnId: read.turnId ?? null,
+            ...(body === undefined ? {} : { body })
           }
-          const existing = entries.get(key)
           if (existing?.live === current) {
             entries.delete(key)
             existing.subscription = subscription
@@ -201,16 +237,22 @@ export const make = (
         })
       )
 
-    const update: Tracker["update"] = (server, uri) =>
+    const update: Tracker["update"] = (server, uri, after) =>
       Effect.map(Clock.currentTimeMillis, (now) => {
         const key = keyOf(server, uri)
         const entry = entries.get(key)
         if (entry === undefined) return Option.none()
+        const body = entry.subscription.body
         const change: Change = {
           server,
           uri,
           readInCallId: entry.subscription.readInCallId,
-          changedAt: new Date(now).toISOString()
+          changedAt: new Date(now).toISOString(),
+          sizeBefore: body?.size ?? null,
+          sizeAfter: after?.size ?? null,
+          digestBefore: body?.digest ?? null,
+          digestAfter: after?.digest ?? null,
+          diffAvailable: body?.diffAvailable ?? false
         }
         // the first change keeps its place; the latest update gives the time
         pending.set(key, change)
@@ -262,11 +304,16 @@ export const make = (
     }
   })
 
-/** An update of a resource client (`ResourceClient.updates`): only `updated` ones concern trackers. */
+/**
+ * An update of a resource client (`ResourceClient.updates`): only `updated` ones concern trackers;
+ * `digest` and `size` of the new body when its source fetched it (polling).
+ */
 export interface Update {
   readonly _tag: string
   readonly server: string
   readonly uri?: string
+  readonly digest?: string | undefined
+  readonly size?: number | undefined
 }
 
 /** A tracker {@link followAll} feeds, and what to do with each change it records (for example tell a UI). */
@@ -292,7 +339,7 @@ export const followAll = <E, R>(
       return Effect.forEach(
         [...followed()],
         ({ tracker, onChange }) =>
-          Effect.flatMap(tracker.update(update.server, uri), (change) =>
+          Effect.flatMap(tracker.update(update.server, uri, update), (change) =>
             Option.isSome(change) ? onChange(change.value) : Effect.void
           ),
         { discard: true }
@@ -313,7 +360,8 @@ export const follow = <E, R>(
 /**
  * The subscriptions a stored thread holds, fed its events in order one at a time (a thread read page
  * by page): `resourceSubscribed` adds (or makes the newest), `resourceUnsubscribed` removes, a
- * rollback drops those of the turns it removes, and at most `max` are kept (the oldest go).
+ * rollback drops those of the turns it removes, and at most `max` are kept (the oldest go). Each gets
+ * the body its resource's latest read recorded (`resourceRead` of a completed item), when one.
  */
 export interface Replayer {
   readonly add: (event: ThreadEvent.ThreadEvent) => void
@@ -325,9 +373,26 @@ export interface Replayer {
 export const replayer = (max: number = maxSubscriptions): Replayer => {
   const held = new Map<string, Subscription>()
   const turns: Array<string> = []
+  // the body each resource's latest read returned (its completed item; undefined: several contents)
+  const bodies = new Map<string, { readonly turnId: string; readonly body: Body | undefined }>()
   return {
     add: (event) => {
       switch (event._tag) {
+        case "itemCompleted": {
+          const read = event.item.resourceRead
+          if (read === undefined || event.item.status !== "completed") return
+          const only = read.contents.length === 1 ? read.contents[0]! : undefined
+          const key = keyOf(event.item.server, read.uri)
+          bodies.delete(key)
+          bodies.set(key, {
+            turnId: event.turnId,
+            body:
+              only === undefined
+                ? undefined
+                : { digest: only.digest, size: only.size, diffAvailable: only.text && only.kept }
+          })
+          return
+        }
         case "turnStarted":
           if (turns.at(-1) !== event.turnId) turns.push(event.turnId)
           return
@@ -335,6 +400,7 @@ export const replayer = (max: number = maxSubscriptions): Replayer => {
           const removed = new Set(turns.splice(Math.max(0, turns.length - event.numTurns)))
           for (const [key, subscription] of [...held])
             if (subscription.turnId !== null && removed.has(subscription.turnId)) held.delete(key)
+          for (const [key, read] of [...bodies]) if (removed.has(read.turnId)) bodies.delete(key)
           return
         }
         case "resourceSubscribed": {
@@ -359,7 +425,11 @@ export const replayer = (max: number = maxSubscriptions): Replayer => {
           return
       }
     },
-    result: () => [...held.values()]
+    result: () =>
+      [...held.values()].map((subscription) => {
+        const body = bodies.get(keyOf(subscription.server, subscription.uri))?.body
+        return body === undefined ? subscription : { ...subscription, body }
+      })
   }
 }
 

@@ -24,6 +24,12 @@ export type ToolContext = ToolContexts.ToolContext
 /** A model's function call: its id, the function name and the raw argument text. */
 export type ToolCall = ToolContexts.ToolCall
 
+/** The bodies of a thread's reads, which a host gives as `ToolContext.bodies` (the extended read's `since`). */
+export type Bodies = ToolContexts.Bodies
+
+/** An earlier read of the thread (`Bodies.earlier`). */
+export type EarlierRead = ToolContexts.EarlierRead
+
 /** What the model gets back: the output text and whether the call succeeded. */
 export type ToolOutput = ToolContexts.ToolOutput
 

@@ -126,10 +126,10 @@ export const extended = {
   }),
   /** `list_mcp_resource_templates`: the codex spec. */
   listMcpResourceTemplates,
-  /** `read_mcp_resource`: by `uri` or by `uriTemplate` and `arguments`; `offset` and `length` in UTF-8 bytes. */
+  /** `read_mcp_resource`: by `uri` or by `uriTemplate` and `arguments`; `offset` and `length` in UTF-8 bytes; `since` an earlier read. */
   readMcpResource: override(readMcpResource, {
     description:
-      "Read a specific resource from an MCP server given the server name and resource URI. Text larger than one tool output comes in windows: the output ends with a note giving the byte range shown, the total size and the offset to pass next; call again with that offset to read on until the note says it is the end. Images come as images; other binary content (PDF, audio, archives) is described by MIME type and size, its bytes are not sent.",
+      "Read a specific resource from an MCP server given the server name and resource URI. Text larger than one tool output comes in windows: the output ends with a note giving the byte range shown, the total size and the offset to pass next; call again with that offset to read on until the note says it is the end. Images come as images; other binary content (PDF, audio, archives) is described by MIME type and size, its bytes are not sent. To see what changed in a resource you read before, pass since: you get a unified diff against that read (or a note that nothing changed), or the whole text with a note saying why no diff could be given.",
     properties: {
       uri: {
         type: "string",
@@ -157,6 +157,14 @@ export const extended = {
         type: "integer",
         minimum: 0,
         description: "The most bytes of text to return; omit for as much as fits in one tool output."
+      },
+      since: {
+        anyOf: [
+          { type: "string", enum: ["last"] },
+          { type: "object", properties: { callId: { type: "string" } }, required: ["callId"] }
+        ],
+        description:
+          'Answer with what changed since an earlier read of this resource in this conversation: "last" for the latest one, or {"callId": "..."} for the read_mcp_resource call with that id.'
       }
     },
     required: ["server"]

@@ -77,7 +77,8 @@ describe("extended profile: the switch", () => {
         "uriTemplate",
         "arguments",
         "offset",
-        "length"
+        "length",
+        "since"
       ])
       assert.match(readSpec.description, /windows/)
       assert.match(readSpec.description, /offset/)

@@ -72,11 +72,55 @@ describe("ResourceChanges", () => {
       yield* tracker.update("s", "file:///a")
       yield* tracker.update("s", "file:///unknown")
       const changes = yield* tracker.take
+      // nothing is known of the bodies: the reads gave none and the updates were pushed
+      const unknown = { sizeBefore: null, sizeAfter: null, digestBefore: null, digestAfter: null, diffAvailable: false }
       assert.deepStrictEqual(changes, [
-        { server: "s", uri: "file:///b", readInCallId: "c2", changedAt: new Date(0).toISOString() },
-        { server: "s", uri: "file:///a", readInCallId: "c1", changedAt: new Date(1000).toISOString() }
+        { server: "s", uri: "file:///b", readInCallId: "c2", changedAt: new Date(0).toISOString(), ...unknown },
+        { server: "s", uri: "file:///a", readInCallId: "c1", changedAt: new Date(1000).toISOString(), ...unknown }
       ])
       assert.deepStrictEqual(yield* tracker.take, [])
+    })
+  )
+
+  it.effect("a change names the body read before and, when its source fetched it, the new one", () =>
+    Effect.gen(function* () {
+      const { subscriber } = recorder()
+      const tracker = yield* ResourceChanges.make(subscriber)
+      const body = { digest: "a".repeat(64), size: 12, diffAvailable: true }
+      yield* tracker.track({ server: "s", uri: "file:///a", callId: "c0", body: { ...body, digest: "0".repeat(64) } })
+      yield* tracker.track({ server: "s", uri: "file:///a", callId: "c1", body })
+      // a window further into the body says nothing of it: the body known stays
+      yield* tracker.track({ server: "s", uri: "file:///a", callId: "c1" })
+      yield* tracker.track({ server: "s", uri: "file:///b", callId: "c2", body })
+      // a read of several contents: unknown
+      yield* tracker.track({ server: "s", uri: "file:///b", callId: "c2", body: undefined })
+      yield* tracker.update("s", "file:///a")
+      yield* tracker.update("s", "file:///b", { digest: "b".repeat(64), size: 7 })
+      assert.deepStrictEqual(
+        (yield* tracker.take).map(({ changedAt: _, ...change }) => change),
+        [
+          {
+            server: "s",
+            uri: "file:///a",
+            readInCallId: "c1",
+            sizeBefore: 12,
+            sizeAfter: null,
+            digestBefore: "a".repeat(64),
+            digestAfter: null,
+            diffAvailable: true
+          },
+          {
+            server: "s",
+            uri: "file:///b",
+            readInCallId: "c2",
+            sizeBefore: null,
+            sizeAfter: 7,
+            digestBefore: null,
+            digestAfter: "b".repeat(64),
+            diffAvailable: false
+          }
+        ]
+      )
     })
   )
 
@@ -111,6 +155,48 @@ describe("ResourceChanges", () => {
       assert.deepStrictEqual(second.calls, ["+s file:///a", "-s file:///a"])
     })
   )
+
+  it("replay gives a subscription the body its resource's latest read recorded (one content item only)", () => {
+    const item = (
+      id: string,
+      contents: ReadonlyArray<{ digest: string; size: number; text: boolean; kept: boolean }>
+    ) =>
+      ({
+        _tag: "itemCompleted",
+        turnId: "t1",
+        item: {
+          type: "mcpToolCall",
+          id,
+          server: "s",
+          tool: "read_mcp_resource",
+          arguments: {},
+          status: "completed",
+          result: null,
+          error: null,
+          durationMs: 1,
+          resourceRead: { uri: `file:///${id}`, contents }
+        }
+      }) as const
+    const one = { digest: "d".repeat(64), size: 3, text: true, kept: true }
+    const subscribed = (id: string) =>
+      ({ _tag: "resourceSubscribed", turnId: "t1", server: "s", uri: `file:///${id}`, readInCallId: id }) as const
+    const held = ResourceChanges.replay([
+      { _tag: "turnStarted", turnId: "t1" },
+      subscribed("one"),
+      item("one", [one]),
+      subscribed("two"),
+      item("two", [one, { ...one, text: false, kept: false }]),
+      // a window further into file:///one (its item records no body) names its call; the body stays
+      { _tag: "resourceSubscribed", turnId: "t1", server: "s", uri: "file:///one", readInCallId: "page" }
+    ])
+    assert.deepStrictEqual(
+      held.map((s) => [s.uri, s.readInCallId, s.body]),
+      [
+        ["file:///two", "two", undefined],
+        ["file:///one", "page", { digest: one.digest, size: 3, diffAvailable: true }]
+      ]
+    )
+  })
 
   it.effect("replay rebuilds the subscriptions of stored events; follow records the updates", () =>
     Effect.gen(function* () {

@@ -102,7 +102,8 @@ const scenarios: ReadonlyArray<Scenario> = [
   { id: 10, title: "peers: aggregate listing", load: () => import("./scenarios/peerListing.js") },
   { id: 11, title: "peers: reads", load: () => import("./scenarios/peerReads.js") },
   { id: 12, title: "peers: many servers", load: () => import("./scenarios/manyServers.js") },
-  { id: 13, title: "resource search", load: () => import("./scenarios/resourceSearch.js") }
+  { id: 13, title: "resource search", load: () => import("./scenarios/resourceSearch.js") },
+  { id: 14, title: "what changed", load: () => import("./scenarios/whatChanged.js") }
 ]
 
 const cpuModel = (): string => Os.cpus()[0]?.model ?? "unknown CPU"

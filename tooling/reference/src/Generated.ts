@@ -167,6 +167,8 @@ export const bodies = (): Readonly<Record<string, string>> => {
   out["tool-specs"] = [ToolSpecs.listMcpResources, ToolSpecs.listMcpResourceTemplates, ToolSpecs.readMcpResource]
     .map((spec) => `**\`${spec.name}\`**\n\n${json(spec)}`)
     .join("\n\n")
+  out["extended-read-spec"] =
+    `Spec (the extended profile's \`ToolSpecs.extended.readMcpResource\`):\n\n${json(ToolSpecs.extended.readMcpResource)}`
   out["search-tool-spec"] =
     `Spec (the extended profile's \`ToolSpecs.searchMcpResources\`):\n\n${json(ToolSpecs.searchMcpResources)}`
   out["tool-messages"] = messageTable(Messages.runtimeAndTools)

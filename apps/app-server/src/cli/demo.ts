@@ -438,14 +438,15 @@ const main = async (): Promise<number> => {
     }
 
     // Resources that tell the model they changed: the read subscribed the thread; the server edits the
-    // document; the host is told at once, and the next turn/start hands the change over.
+    // document (200 lines, one of which changes); the host is told at once, the next turn/start hands the
+    // change over, and the model reads only what changed (since: "last").
     await extendedCall("The model reads a document (the thread is now subscribed to it)", "read_mcp_resource", {
       server: "docs",
-      uri: "changes://doc/plan"
+      uri: "changes://doc/long-plan"
     })
     const changed = waitForNotification(session, "mcp/resource/changed", 20_000)
     await extendedCall("The document changes on the server (its touch tool)", "mcp__docs__touch", {
-      uri: "changes://doc/plan"
+      uri: "changes://doc/long-plan"
     })
     const change = await changed
     out(`      ⇠ mcp/resource/changed ${JSON.stringify(change)}`)
@@ -464,6 +465,19 @@ const main = async (): Promise<number> => {
               `The resource ${c.uri} of MCP server ${c.server}, read in call ${c.readInCallId}, changed at ${c.changedAt}`
           )
         ].join("\n")
+    )
+    await show(
+      session,
+      'The model reads it again with since: "last": a unified diff of what changed, not the whole document',
+      "tool/call",
+      {
+        threadId: extendedThread,
+        turnId: extendedTurn.turn.id,
+        callId: `call-${++callNo}`,
+        name: "read_mcp_resource",
+        arguments: JSON.stringify({ server: "docs", uri: "changes://doc/long-plan", since: "last" })
+      },
+      (r) => [`success ${r.success}`, clip(r.output, 2000)].join("\n")
     )
 
     // The tools a widget page offers a user: those that name a ui:// widget, callable through tool/call.

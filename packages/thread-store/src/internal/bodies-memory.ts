@@ -83,6 +83,18 @@ export const make = (bounds: Bounds): Effect.Effect<Service> =>
       list: Effect.fn("BodyStore.list")((threadId: string) =>
         Effect.sync(() => [...(threads.get(threadId)?.values() ?? [])])
       ),
+      release: Effect.fn("BodyStore.release")((threadId: string, digests: ReadonlyArray<string>) =>
+        Effect.sync(() => {
+          const refs = threads.get(threadId)
+          let released = 0
+          for (const digest of new Set(digests)) {
+            if (refs?.has(digest) !== true) continue
+            release(threadId, digest)
+            released++
+          }
+          return released
+        })
+      ),
       dropThread: Effect.fn("BodyStore.dropThread")((threadId: string) =>
         Effect.sync(() => {
           const refs = [...(threads.get(threadId)?.keys() ?? [])]

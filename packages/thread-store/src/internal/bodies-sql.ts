@@ -128,6 +128,22 @@ export const make = (bounds: Bounds): Effect.Effect<Service, BodyStoreError, Sql
           )
         )
       ),
+      release: Effect.fn("BodyStore.release")((threadId: string, digests: ReadonlyArray<string>) =>
+        transaction(
+          Effect.gen(function* () {
+            yield* lock
+            let released = 0
+            for (const digest of new Set(digests)) {
+              const dropped = yield* sql<{ readonly digest: string }>`DELETE FROM thread_bodies
+                WHERE thread_id = ${threadId} AND digest = ${digest} RETURNING digest`
+              if (dropped.length === 0) continue
+              released++
+              yield* collect(digest)
+            }
+            return released
+          })
+        ).pipe(retryBusy, Effect.mapError(failed(`cannot release bodies of thread ${threadId}`)))
+      ),
       dropThread: Effect.fn("BodyStore.dropThread")((threadId: string) =>
         transaction(
           Effect.gen(function* () {

@@ -63,6 +63,11 @@ export interface Service {
   readonly get: (digest: string) => Effect.Effect<Option.Option<Uint8Array>, BodyStoreError>
   /** The bodies the thread holds, oldest first. */
   readonly list: (threadId: string) => Effect.Effect<ReadonlyArray<BodyRef>, BodyStoreError>
+  /**
+   * Releases the thread's references to these bodies (the reads a rollback removed); returns how many
+   * it held. Bodies no thread holds are deleted.
+   */
+  readonly release: (threadId: string, digests: ReadonlyArray<string>) => Effect.Effect<number, BodyStoreError>
   /** Releases every body the thread holds (rollback, delete); returns how many. Bodies no thread holds are deleted. */
   readonly dropThread: (threadId: string) => Effect.Effect<number, BodyStoreError>
   /** The distinct bodies stored and their bytes. */

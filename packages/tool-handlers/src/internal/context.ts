@@ -2,9 +2,9 @@
  * What every module of a tool call shares: the thread's tool context, the model's call and what it
  * gets back, and the shape of a tool profile (its values are in Profile.ts). Nothing here runs.
  */
-import type { AppServer, Config, Errors, ToolPayload, Truncation } from "@mcp-resources/protocol"
+import type { AppServer, Config, Errors, ToolCallItem, ToolPayload, Truncation } from "@mcp-resources/protocol"
 import type { ResourceClient } from "@mcp-resources/resource-client"
-import type { Effect } from "effect"
+import type { Effect, Option } from "effect"
 import type * as Content from "../Content.js"
 import type { EmitError, LifecycleSink } from "../LifecycleSink.js"
 import type * as ResourceChanges from "../ResourceChanges.js"
@@ -40,6 +40,39 @@ export interface ToolContext {
    * whose index of the set is kept between calls). Without it each call builds an index of its own.
    */
   readonly search?: Search
+  /**
+   * The bodies the thread read (extended profile): where a read keeps each text body it returned and
+   * finds the earlier read `since` names, to answer with what changed. Without it a read keeps nothing
+   * and `since` answers with the whole body and a note.
+   */
+  readonly bodies?: Bodies
+}
+
+/** An earlier read of the thread: its call, the URI read and each content item's body. */
+export interface EarlierRead {
+  readonly callId: string
+  readonly server: string
+  readonly read: ToolCallItem.ResourceRead
+}
+
+/** The bodies of a thread's reads, as a host keeps them (the app-server: its body store and the thread's items). */
+export interface Bodies {
+  /**
+   * The thread's earlier read: of call `callId` (whatever it read), or else the latest completed read
+   * of `uri` on `server`; `None` when there is none (a rolled-back read counts as none).
+   */
+  readonly earlier: (query: {
+    readonly server: string
+    readonly uri: string
+    readonly callId?: string
+  }) => Effect.Effect<Option.Option<EarlierRead>>
+  /** Keeps a text body the thread read; whether its bytes are kept (false over the bounds, or when nothing can keep it). */
+  readonly keep: (
+    body: Uint8Array,
+    meta: { readonly uri: string; readonly mimeType?: string | undefined }
+  ) => Effect.Effect<boolean>
+  /** The bytes of a kept body (`None`: never kept, evicted or released). */
+  readonly get: (digest: string) => Effect.Effect<Option.Option<Uint8Array>>
 }
 
 /** What a search looks for (ResourceSearch.ts). */

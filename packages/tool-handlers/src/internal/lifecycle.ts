@@ -39,6 +39,8 @@ export interface Outcome {
     readonly whole: () => string
     readonly cut: (redact: ReadonlyArray<string>) => Outcome
   }
+  /** Extended read: the digests of the body the server returned, recorded in the completed item. */
+  readonly resourceRead?: ToolCallItem.ResourceRead
 }
 
 /**
@@ -83,7 +85,8 @@ export const cancelledMessage = AppServer.messages.callCancelled
 
 const item = (
   invocation: Invocation,
-  fields: Pick<ToolCallItem.McpToolCallItem, "status" | "result" | "error" | "durationMs">
+  fields: Pick<ToolCallItem.McpToolCallItem, "status" | "result" | "error" | "durationMs">,
+  resourceRead?: ToolCallItem.ResourceRead
 ): ToolCallItem.McpToolCallItem => {
   const item: { -readonly [K in keyof ToolCallItem.McpToolCallItem]: ToolCallItem.McpToolCallItem[K] } = {
     type: "mcpToolCall",
@@ -106,6 +109,7 @@ const item = (
     item.initiator = "widget"
     item.originCallId = invocation.widget.originCallId
   }
+  if (resourceRead !== undefined) item.resourceRead = resourceRead
   return item
 }
 
@@ -136,12 +140,16 @@ export const runWith = <A, E>(
         andThen(
           sink.emit({
             phase: "completed",
-            item: item(invocation, {
-              status: outcome.status,
-              result: outcome.result,
-              error: outcome.error,
-              durationMs: Math.max(0, Math.floor(clock.unsafeCurrentTimeMillis() - start))
-            })
+            item: item(
+              invocation,
+              {
+                status: outcome.status,
+                result: outcome.result,
+                error: outcome.error,
+                durationMs: Math.max(0, Math.floor(clock.unsafeCurrentTimeMillis() - start))
+              },
+              outcome.resourceRead
+            )
           }),
           then
         )

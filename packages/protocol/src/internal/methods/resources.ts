@@ -4,7 +4,7 @@ import { ResourceContents } from "../../Mcp.js"
 import { record } from "../../Records.js"
 import { opt } from "../schema.js"
 import { EmptyObject } from "./threads.js"
-import { ResourceChange } from "./turns.js"
+import { changeBodies, ResourceChange } from "./turns.js"
 
 /** `mcp/resource/read` (alias `mcpServer/resource/read`) params. */
 export const McpResourceReadParams = Schema.Struct({
@@ -43,7 +43,8 @@ export const McpResourceChangedNotification = Schema.Struct({
   server: Schema.String,
   uri: Schema.String,
   readInCallId: ResourceChange.fields.readInCallId,
-  changedAt: ResourceChange.fields.changedAt
+  changedAt: ResourceChange.fields.changedAt,
+  ...changeBodies
 })
 
 /** `mcp/resource/complete` params: one variable of a listed resource template (extended profile's completion, for UIs). */

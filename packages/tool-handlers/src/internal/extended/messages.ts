@@ -58,6 +58,17 @@ export const messages = {
   /** The last line of an aggregate `list_mcp_resources` cut to the output budget. */
   aggregateOverflow: (total: number, servers: number) =>
     `[${total} resources on ${servers} servers do not fit in one output; search_mcp_resources finds one by name, title, description or URI (or list one server with server)]`,
+  /** `since` that is neither "last" nor `{"callId": "..."}` with a non-blank string. */
+  notSince: (value: unknown) =>
+    `failed to parse function arguments: field "since" must be "last" or {"callId": "<the call id of an earlier read>"}, got ${
+      typeof value === "string" ? JSON.stringify(value) : Messages.jsonKind(value)
+    }`,
+  /** `since` naming a call that is not an earlier read of this thread. */
+  sinceNotARead: (callId: string) =>
+    `since: call '${escapeControls(callId)}' is not an earlier read_mcp_resource of this conversation`,
+  /** `since` naming a read of another resource. */
+  sinceOtherResource: (callId: string, server: string, uri: string) =>
+    `since: call '${escapeControls(callId)}' read resource '${escapeControls(uri)}' of MCP server '${escapeControls(server)}', not this one`,
   /** The outer context of a failed completion. */
   completeFailed: (chain: string) => `completion/complete failed: ${chain}`
 } as const
