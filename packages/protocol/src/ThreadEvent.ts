@@ -56,6 +56,34 @@ export const ResourceUnsubscribed = Schema.TaggedStruct("resourceUnsubscribed", 
   uri: Schema.String
 })
 
+/**
+ * A pending change as stored (docs/templates-and-changes.md): the change object a thread's tracker
+ * recorded (`ResourceChanges.Change`), kept as it is. The optional fields are those a change-aware
+ * read adds; a record without them loads unchanged.
+ */
+export const StoredResourceChange = Schema.Struct({
+  server: Schema.String,
+  uri: Schema.String,
+  readInCallId: Schema.NullOr(Schema.String),
+  changedAt: Schema.String,
+  sizeBefore: opt(Schema.Number),
+  sizeAfter: opt(Schema.Number),
+  digestBefore: opt(Schema.String),
+  digestAfter: opt(Schema.String),
+  diffAvailable: opt(Schema.Boolean)
+})
+/** A pending change as stored. */
+export type StoredResourceChange = typeof StoredResourceChange.Type
+
+/**
+ * A subscribed resource of the thread changed and the change is pending (extended profile): recorded
+ * once per resource between two hand-overs (the first update; later ones coalesce in memory), so that
+ * a change not yet handed over survives a restart. Stores written before it load unchanged.
+ */
+export const ResourceChanged = Schema.TaggedStruct("resourceChanged", { change: StoredResourceChange })
+/** `turn/start` handed the pending changes over (`resourceChanges`): every change recorded before it is done. */
+export const ResourceChangesTaken = Schema.TaggedStruct("resourceChangesTaken", {})
+
 /** Any thread event. */
 export const ThreadEvent = Schema.Union(
   TurnStarted,
@@ -66,7 +94,9 @@ export const ThreadEvent = Schema.Union(
   Compacted,
   ToolAudited,
   ResourceSubscribed,
-  ResourceUnsubscribed
+  ResourceUnsubscribed,
+  ResourceChanged,
+  ResourceChangesTaken
 )
 /** Any thread event. */
 export type ThreadEvent = typeof ThreadEvent.Type
