@@ -6,7 +6,8 @@
  * since the previous take, so that a host can put one line per changed resource into the model's next
  * input. A host gives the tracker to the tools as {@link ToolHandlers.ToolContext.resourceChanges}, and
  * feeds its trackers the resource client's updates with {@link followAll}: the last step of a resource
- * change's path (after `resource-client`'s `notificationGate.ts` and `changes.ts`).
+ * change's path (after `resource-client`'s `notificationGate.ts` and `changes.ts`). A {@link Journal}
+ * stores the changes not yet handed over with the thread, and {@link replayer} gives them back at load.
  */
 import type { Errors, ThreadEvent } from "@mcp-resources/protocol"
 import { Clock, Effect, Option, Queue } from "effect"
