@@ -7,7 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { ThreadEvent } from "@mcp-resources/protocol"
-import { Effect, Option, Queue, TestClock } from "effect"
+import { Deferred, Effect, Fiber, Option, Queue, TestClock } from "effect"
 import { ResourceChanges } from "../src/index.js"
 
 const recorder = (supported: (server: string) => boolean = () => true) => {
@@ -218,6 +218,41 @@ describe("ResourceChanges", () => {
         )
         assert.deepStrictEqual(restored, [{ _tag: "resourceChangesTaken" }])
         assert.deepStrictEqual(yield* again.take, [])
+      })
+  )
+
+  it.effect(
+    "a take waits for the record of a change it hands over: the stored order is the change, then its hand-over",
+    () =>
+      Effect.gen(function* () {
+        const { subscriber } = recorder()
+        const stored: Array<string> = []
+        const release = yield* Deferred.make<void>()
+        const writing = yield* Deferred.make<void>()
+        const tracker = yield* ResourceChanges.make(subscriber, {
+          journal: {
+            // a slow store: the change's record is written only when the test lets it
+            changed: (change) =>
+              Effect.zipRight(
+                Effect.zipRight(Deferred.succeed(writing, undefined), Deferred.await(release)),
+                Effect.sync(() => void stored.push(`changed ${change.uri}`))
+              ),
+            taken: (changes) => Effect.sync(() => void stored.push(`taken ${changes.length}`))
+          }
+        })
+        yield* tracker.track({ server: "s", uri: "file:///a", callId: "c1" })
+        const update = yield* Effect.fork(tracker.update("s", "file:///a"))
+        yield* Deferred.await(writing)
+        const take = yield* Effect.fork(tracker.take)
+        yield* Effect.yieldNow({ priority: 1 })
+        assert.deepStrictEqual(stored, [])
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(update)
+        assert.deepStrictEqual(
+          (yield* Fiber.join(take)).map((c) => c.uri),
+          ["file:///a"]
+        )
+        assert.deepStrictEqual(stored, ["changed file:///a", "taken 1"])
       })
   )
 
