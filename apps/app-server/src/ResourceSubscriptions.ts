@@ -5,6 +5,9 @@
  * `ResourceChanges.followAll`; a change a thread's tracker records is sent as `mcp/resource/changed`
  * to the thread's connections. What a thread subscribed is thread state: the handlers record it
  * (`resourceSubscribed` / `resourceUnsubscribed`), and a loaded thread subscribes again from its records.
+ * So are the changes not yet handed over: the tracker's journal records the first update of a resource
+ * since the previous `turn/start` (`resourceChanged`) and each hand-over (`resourceChangesTaken`), and a
+ * loaded thread's tracker starts with the pending changes its records hold.
  */
 import type { ThreadEvent } from "@mcp-resources/protocol"
 import { ResourceClient } from "@mcp-resources/resource-client"
@@ -15,17 +18,30 @@ import { Connections } from "./Connections.js"
 /** Records a thread event of the subscriptions (the caller's thread, through `Threads.record`). */
 export type Record = (event: ThreadEvent.ThreadEvent) => Effect.Effect<void, { readonly message: string }>
 
+/** What a thread's records hold of its subscriptions: a `ResourceChanges.replayer` fed them. */
+export interface Restored {
+  /** The subscriptions (`result()`). */
+  readonly subscribed: ReadonlyArray<ResourceChanges.Subscription>
+  /** The changes not yet handed over (`pending()`). */
+  readonly pending: ReadonlyArray<ResourceChanges.Change>
+}
+
+/** A thread with nothing to restore (a new one). */
+export const nothingRestored: Restored = { subscribed: [], pending: [] }
+
 /** The operations on the threads' subscriptions. */
 export interface Service {
   /**
-   * A thread was started or loaded: its tracker, claiming the subscriptions its records hold (the
-   * result of `ResourceChanges.replayer` fed its records), subscribed on the wire in the background.
-   * `holders` is the thread's live set of connections (told of changes).
+   * A thread was started or loaded: its tracker, claiming the subscriptions its records hold and
+   * starting with their pending changes, subscribed on the wire in the background. `holders` is the
+   * thread's live set of connections (told of changes); `record` stores the thread's pending changes
+   * and their hand-overs.
    */
   readonly open: (
     threadId: string,
     holders: ReadonlySet<number>,
-    initial: ReadonlyArray<ResourceChanges.Subscription>
+    restored: Restored,
+    record: Record
   ) => Effect.Effect<void>
   /** The thread was unloaded or removed: its subscriptions end (the stored ones come back at the next load). */
   readonly close: (threadId: string) => Effect.Effect<void>
@@ -103,9 +119,29 @@ export const make = Effect.gen(function* () {
     })
   )
 
-  const open: Service["open"] = (threadId, holders, initial) =>
+  /** Keeps the thread's pending changes with it; a record that fails is logged (the change is still handed over). */
+  const journal = (threadId: string, record: Record): ResourceChanges.Journal => {
+    const stored = (event: ThreadEvent.ThreadEvent, what: string) =>
+      record(event).pipe(
+        Effect.catchAll((error) =>
+          Effect.logWarning(`${what} was not stored: ${error.message}`).pipe(Effect.annotateLogs({ threadId }))
+        )
+      )
+    return {
+      changed: (change) => stored({ _tag: "resourceChanged", change }, `the change of ${change.uri}`),
+      taken: (changes) =>
+        stored({ _tag: "resourceChangesTaken" }, `the hand-over of ${changes.length} resource changes`)
+    }
+  }
+
+  const open: Service["open"] = (threadId, holders, restored, record) =>
     Effect.gen(function* () {
-      const tracker = yield* ResourceChanges.make(held.set, { initial })
+      const initial = restored.subscribed
+      const tracker = yield* ResourceChanges.make(held.set, {
+        initial,
+        pending: restored.pending,
+        journal: journal(threadId, record)
+      })
       threads.set(threadId, {
         tracker,
         onChange: (change) => connections.notify(holders, "mcp/resource/changed", { threadId, ...change })

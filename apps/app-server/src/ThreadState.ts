@@ -75,6 +75,8 @@ export interface Replayed {
   readonly open: ReadonlyArray<TurnItem>
   /** The resource subscriptions its records hold. */
   readonly subscribed: ReadonlyArray<ResourceChanges.Subscription>
+  /** The changes of those subscriptions its records hold that were not yet handed over. */
+  readonly pending: ReadonlyArray<ResourceChanges.Change>
   /** How many records it has. */
   readonly records: number
 }
@@ -196,6 +198,8 @@ const apply = (thread: State, event: ThreadEvent.ThreadEvent) => {
     case "toolAudited":
     case "resourceSubscribed":
     case "resourceUnsubscribed":
+    case "resourceChanged":
+    case "resourceChangesTaken":
       break
   }
 }
@@ -290,7 +294,7 @@ export const make = (deps: Dependencies): Operations => {
         })
       )
       yield* originLoader.commit
-      return { open: [...open.values()], subscribed: held.result(), records: count }
+      return { open: [...open.values()], subscribed: held.result(), pending: held.pending(), records: count }
     })
 
   // Another process sharing the store deleted the thread: stop serving it from memory (with the lock held).

@@ -21,7 +21,7 @@ import type { Connection } from "./Connections.js"
 import { Connections } from "./Connections.js"
 import { ThreadConfig } from "./internal/params.js"
 import { type MethodError, threadNotFound } from "./Method.js"
-import { ResourceSubscriptions } from "./ResourceSubscriptions.js"
+import { nothingRestored, type Record as SubscriptionRecord, ResourceSubscriptions } from "./ResourceSubscriptions.js"
 import { ThreadBodies, type Service as ThreadBodiesService } from "./ThreadBodies.js"
 import * as ThreadState from "./ThreadState.js"
 
@@ -219,6 +219,12 @@ export const make = Effect.gen(function* () {
     background
   })
 
+  // A thread's pending resource changes are recorded with it; no precondition, so a lost race catches up and retries.
+  const changesOf =
+    (thread: LoadedThread): SubscriptionRecord =>
+    (event) =>
+      state.record(thread, event, undefined, {})
+
   const newThread = (
     fields: Pick<LoadedThread, "id" | "ephemeral" | "createdAt" | "config" | "store">,
     connection: Connection
@@ -263,7 +269,7 @@ export const make = Effect.gen(function* () {
         )
         const replayed = yield* state.replay(thread)
         loaded.set(threadId, thread)
-        yield* subscriptions.open(threadId, thread.subscribers, replayed.subscribed)
+        yield* subscriptions.open(threadId, thread.subscribers, replayed, changesOf(thread))
         yield* Effect.logInfo("thread loaded").pipe(Effect.annotateLogs({ threadId, records: replayed.records }))
         yield* state.closeInterrupted(thread, replayed.open)
         return thread
@@ -282,7 +288,7 @@ export const make = Effect.gen(function* () {
       )
       loaded.set(id, thread)
       yield* origins.load(id, [])
-      yield* subscriptions.open(id, thread.subscribers, [])
+      yield* subscriptions.open(id, thread.subscribers, nothingRestored, changesOf(thread))
       return thread
     })
 

@@ -56,6 +56,35 @@ export const ResourceUnsubscribed = Schema.TaggedStruct("resourceUnsubscribed", 
   uri: Schema.String
 })
 
+/**
+ * A pending change as stored (docs/templates-and-changes.md): the change object a thread's tracker
+ * recorded (`ResourceChanges.Change`), kept as it is. The optional fields are those a change-aware
+ * read adds; a record without them loads unchanged.
+ */
+export const StoredResourceChange = Schema.Struct({
+  server: Schema.String,
+  uri: Schema.String,
+  readInCallId: Schema.NullOr(Schema.String),
+  changedAt: Schema.String,
+  // the bodies before and after (null: unknown); absent in records written before they existed
+  sizeBefore: opt(Schema.NullOr(Schema.Number)),
+  sizeAfter: opt(Schema.NullOr(Schema.Number)),
+  digestBefore: opt(Schema.NullOr(Schema.String)),
+  digestAfter: opt(Schema.NullOr(Schema.String)),
+  diffAvailable: opt(Schema.Boolean)
+})
+/** A pending change as stored. */
+export type StoredResourceChange = typeof StoredResourceChange.Type
+
+/**
+ * A subscribed resource of the thread changed and the change is pending (extended profile): recorded
+ * once per resource between two hand-overs (the first update; later ones coalesce in memory), so that
+ * a change not yet handed over survives a restart. Stores written before it load unchanged.
+ */
+export const ResourceChanged = Schema.TaggedStruct("resourceChanged", { change: StoredResourceChange })
+/** `turn/start` handed the pending changes over (`resourceChanges`): every change recorded before it is done. */
+export const ResourceChangesTaken = Schema.TaggedStruct("resourceChangesTaken", {})
+
 /** Any thread event. */
 export const ThreadEvent = Schema.Union(
   TurnStarted,
@@ -66,7 +95,9 @@ export const ThreadEvent = Schema.Union(
   Compacted,
   ToolAudited,
   ResourceSubscribed,
-  ResourceUnsubscribed
+  ResourceUnsubscribed,
+  ResourceChanged,
+  ResourceChangesTaken
 )
 /** Any thread event. */
 export type ThreadEvent = typeof ThreadEvent.Type

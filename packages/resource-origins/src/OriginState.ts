@@ -183,6 +183,8 @@ export const apply = (state: State, event: ThreadEvent.ThreadEvent, options: Opt
     case "toolAudited":
     case "resourceSubscribed":
     case "resourceUnsubscribed":
+    case "resourceChanged":
+    case "resourceChangesTaken":
       return state
     case "itemCompleted":
     case "toolCallEnded": {
@@ -229,6 +231,8 @@ const applyInPlace = (b: Builder, event: ThreadEvent.ThreadEvent, options: Optio
     case "toolAudited":
     case "resourceSubscribed":
     case "resourceUnsubscribed":
+    case "resourceChanged":
+    case "resourceChangesTaken":
       return
     case "itemCompleted":
     case "toolCallEnded": {

@@ -214,6 +214,37 @@ export const threadStoreSuite = (
         })
     )
 
+    it.scoped(
+      "pending resource changes (resourceChanged, resourceChangesTaken) are stored and read back, with or without the fields a change-aware read adds",
+      () =>
+        Effect.gen(function* () {
+          const { store } = yield* fresh
+          yield* store.create(thread("rc"))
+          const changed = (uri: string, extra: object = {}): ThreadEvent.ThreadEvent => ({
+            _tag: "resourceChanged",
+            change: { server: "docs", uri, readInCallId: "c1", changedAt: "2026-01-01T00:00:01.000Z", ...extra }
+          })
+          const events = [
+            ev.turn("t1"),
+            changed("changes://doc/a"),
+            changed("changes://doc/b", {
+              sizeBefore: 1024,
+              sizeAfter: 1030,
+              digestBefore: "a".repeat(64),
+              digestAfter: "b".repeat(64),
+              diffAvailable: true
+            }),
+            ev.compacted(checkpoint),
+            { _tag: "resourceChangesTaken" } satisfies ThreadEvent.ThreadEvent
+          ]
+          yield* appendAll(store, "rc", events)
+          assert.deepStrictEqual(
+            (yield* store.since("rc", 0)).map((r) => r.event),
+            events
+          )
+        })
+    )
+
     it.scoped("append numbers records 1, 2, 3 and load returns them in order", () =>
       Effect.gen(function* () {
         const { store } = yield* fresh

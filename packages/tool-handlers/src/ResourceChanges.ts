@@ -6,7 +6,8 @@
  * since the previous take, so that a host can put one line per changed resource into the model's next
  * input. A host gives the tracker to the tools as {@link ToolHandlers.ToolContext.resourceChanges}, and
  * feeds its trackers the resource client's updates with {@link followAll}: the last step of a resource
- * change's path (after `resource-client`'s `notificationGate.ts` and `changes.ts`).
+ * change's path (after `resource-client`'s `notificationGate.ts` and `changes.ts`). A {@link Journal}
+ * stores the changes not yet handed over with the thread, and {@link replayer} gives them back at load.
  */
 import type { Errors, ThreadEvent } from "@mcp-resources/protocol"
 import { Clock, Effect, Option, Queue } from "effect"
@@ -128,6 +129,18 @@ export interface Tracker extends ReadWatch {
   readonly close: Effect.Effect<void>
 }
 
+/**
+ * Where a tracker keeps its pending changes across restarts (the app-server: records of the thread).
+ * Both run while the tracker holds its hand-over lock, so that the records are in the order of the
+ * changes and the takes; a failure to keep one is the journal's to report (it cannot fail the update).
+ */
+export interface Journal {
+  /** A change became pending: the first update of the resource since the previous take (later ones coalesce). */
+  readonly changed: (change: Change) => Effect.Effect<void>
+  /** {@link Tracker.take} handed these over (never called with none). */
+  readonly taken: (changes: ReadonlyArray<Change>) => Effect.Effect<void>
+}
+
 interface Entry {
   subscription: Subscription
   /** The set the wire subscription is on; undefined until made (restored ones, before resubscribe). */
@@ -138,15 +151,25 @@ const keyOf = (server: string, uri: string): string => `${server}\u0000${uri}`
 
 /**
  * A tracker whose subscriptions are made on `set`. `initial` (for example {@link replay} of a stored
- * thread) is claimed at once and subscribed on the wire by the next {@link Tracker.resubscribe}.
+ * thread) is claimed at once and subscribed on the wire by the next {@link Tracker.resubscribe};
+ * `pending` (a {@link Replayer}'s `pending()`) are the changes of those not yet handed over, and
+ * `journal` keeps the changes and takes from now on.
  */
 export const make = (
   set: Subscriber,
-  options: { readonly initial?: ReadonlyArray<Subscription>; readonly max?: number } = {}
+  options: {
+    readonly initial?: ReadonlyArray<Subscription>
+    readonly pending?: ReadonlyArray<Change>
+    readonly journal?: Journal
+    readonly max?: number
+  } = {}
 ): Effect.Effect<Tracker> =>
   Effect.gen(function* () {
     const max = options.max ?? maxSubscriptions
+    const journal = options.journal
     const lock = yield* Effect.makeSemaphore(1)
+    // orders an update and its journal record against a take and its record
+    const handover = yield* Effect.makeSemaphore(1)
     const entries = new Map<string, Entry>()
     const pending = new Map<string, Change>()
     let current = set
@@ -154,6 +177,10 @@ export const make = (
       const key = keyOf(subscription.server, subscription.uri)
       entries.delete(key)
       entries.set(key, { subscription, live: undefined })
+    }
+    for (const change of options.pending ?? []) {
+      const key = keyOf(change.server, change.uri)
+      if (entries.has(key)) pending.set(key, change)
     }
     const release = (entry: Entry) =>
       entry.live === undefined ? Effect.void : entry.live.unsubscribe(entry.subscription.server, entry.subscription.uri)
@@ -238,32 +265,40 @@ export const make = (
       )
 
     const update: Tracker["update"] = (server, uri, after) =>
-      Effect.map(Clock.currentTimeMillis, (now) => {
-        const key = keyOf(server, uri)
-        const entry = entries.get(key)
-        if (entry === undefined) return Option.none()
-        const body = entry.subscription.body
-        const change: Change = {
-          server,
-          uri,
-          readInCallId: entry.subscription.readInCallId,
-          changedAt: new Date(now).toISOString(),
-          sizeBefore: body?.size ?? null,
-          sizeAfter: after?.size ?? null,
-          digestBefore: body?.digest ?? null,
-          digestAfter: after?.digest ?? null,
-          diffAvailable: body?.diffAvailable ?? false
-        }
-        // the first change keeps its place; the latest update gives the time
-        pending.set(key, change)
-        return Option.some(change)
-      })
+      handover.withPermits(1)(
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          const key = keyOf(server, uri)
+          const entry = entries.get(key)
+          if (entry === undefined) return Effect.succeed(Option.none())
+          const body = entry.subscription.body
+          const change: Change = {
+            server,
+            uri,
+            readInCallId: entry.subscription.readInCallId,
+            changedAt: new Date(now).toISOString(),
+            sizeBefore: body?.size ?? null,
+            sizeAfter: after?.size ?? null,
+            digestBefore: body?.digest ?? null,
+            digestAfter: after?.digest ?? null,
+            diffAvailable: body?.diffAvailable ?? false
+          }
+          // the first change keeps its place (and is the one journaled); the latest update gives the time
+          const first = !pending.has(key)
+          pending.set(key, change)
+          const some = Option.some(change)
+          return first && journal !== undefined ? Effect.as(journal.changed(change), some) : Effect.succeed(some)
+        })
+      )
 
-    const take: Tracker["take"] = Effect.sync(() => {
-      const changes = [...pending.values()]
-      pending.clear()
-      return changes
-    })
+    const take: Tracker["take"] = handover.withPermits(1)(
+      Effect.suspend(() => {
+        const changes = [...pending.values()]
+        pending.clear()
+        return changes.length > 0 && journal !== undefined
+          ? Effect.as(journal.taken(changes), changes)
+          : Effect.succeed(changes)
+      })
+    )
 
     const resubscribe: Tracker["resubscribe"] = (target) =>
       lock.withPermits(1)(
@@ -361,20 +396,42 @@ export const follow = <E, R>(
  * The subscriptions a stored thread holds, fed its events in order one at a time (a thread read page
  * by page): `resourceSubscribed` adds (or makes the newest), `resourceUnsubscribed` removes, a
  * rollback drops those of the turns it removes, and at most `max` are kept (the oldest go). Each gets
- * the body its resource's latest read recorded (`resourceRead` of a completed item), when one.
+ * the body its resource's latest read recorded (`resourceRead` of a completed item), when one. Its
+ * pending changes likewise: `resourceChanged` adds one of a held subscription, `resourceChangesTaken`
+ * clears them, and a subscription that goes takes its pending change with it (as in the tracker).
  */
 export interface Replayer {
   readonly add: (event: ThreadEvent.ThreadEvent) => void
   /** The subscriptions held after the events added so far, oldest first. */
   readonly result: () => ReadonlyArray<Subscription>
+  /** The changes not yet handed over after the events added so far, oldest first (`make`'s `pending`). */
+  readonly pending: () => ReadonlyArray<Change>
 }
+
+/** A stored pending change as a {@link Change}: what it does not say is unknown. */
+const changeOf = (stored: ThreadEvent.StoredResourceChange): Change => ({
+  server: stored.server,
+  uri: stored.uri,
+  readInCallId: stored.readInCallId,
+  changedAt: stored.changedAt,
+  sizeBefore: stored.sizeBefore ?? null,
+  sizeAfter: stored.sizeAfter ?? null,
+  digestBefore: stored.digestBefore ?? null,
+  digestAfter: stored.digestAfter ?? null,
+  diffAvailable: stored.diffAvailable ?? false
+})
 
 /** A {@link Replayer} holding no subscription yet. */
 export const replayer = (max: number = maxSubscriptions): Replayer => {
   const held = new Map<string, Subscription>()
+  const pending = new Map<string, Change>()
   const turns: Array<string> = []
   // the body each resource's latest read returned (its completed item; undefined: several contents)
   const bodies = new Map<string, { readonly turnId: string; readonly body: Body | undefined }>()
+  const drop = (key: string) => {
+    held.delete(key)
+    pending.delete(key)
+  }
   return {
     add: (event) => {
       switch (event._tag) {
@@ -399,7 +456,7 @@ export const replayer = (max: number = maxSubscriptions): Replayer => {
         case "threadRolledBack": {
           const removed = new Set(turns.splice(Math.max(0, turns.length - event.numTurns)))
           for (const [key, subscription] of [...held])
-            if (subscription.turnId !== null && removed.has(subscription.turnId)) held.delete(key)
+            if (subscription.turnId !== null && removed.has(subscription.turnId)) drop(key)
           for (const [key, read] of [...bodies]) if (removed.has(read.turnId)) bodies.delete(key)
           return
         }
@@ -414,12 +471,20 @@ export const replayer = (max: number = maxSubscriptions): Replayer => {
           })
           for (const oldest of held.keys()) {
             if (held.size <= max) break
-            held.delete(oldest)
+            drop(oldest)
           }
           return
         }
         case "resourceUnsubscribed":
-          held.delete(keyOf(event.server, event.uri))
+          drop(keyOf(event.server, event.uri))
+          return
+        case "resourceChanged": {
+          const key = keyOf(event.change.server, event.change.uri)
+          if (held.has(key)) pending.set(key, changeOf(event.change))
+          return
+        }
+        case "resourceChangesTaken":
+          pending.clear()
           return
         default:
           return
@@ -429,7 +494,8 @@ export const replayer = (max: number = maxSubscriptions): Replayer => {
       [...held.values()].map((subscription) => {
         const body = bodies.get(keyOf(subscription.server, subscription.uri))?.body
         return body === undefined ? subscription : { ...subscription, body }
-      })
+      }),
+    pending: () => [...pending.values()]
   }
 }
 

@@ -2,12 +2,12 @@
  * The per-thread resource-change tracker: one subscription per resource, at most 64 (the oldest is
  * dropped and unsubscribed), updates coalesced per resource, `take` hands over and clears, rollback
  * drops a turn's subscriptions, resubscribe moves them to a new set, and replay rebuilds them from
- * stored events. The subscriber records what would go on the wire; the app-server tests run the same
+ * stored events, with the changes not yet handed over (a journal stores one per resource per take). The subscriber records what would go on the wire; the app-server tests run the same
  * against real servers.
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { ThreadEvent } from "@mcp-resources/protocol"
-import { Effect, Option, Queue, TestClock } from "effect"
+import { Deferred, Effect, Fiber, Option, Queue, TestClock } from "effect"
 import { ResourceChanges } from "../src/index.js"
 
 const recorder = (supported: (server: string) => boolean = () => true) => {
@@ -242,6 +242,156 @@ describe("ResourceChanges", () => {
       assert.strictEqual(change.readInCallId, null)
     })
   )
+  it.effect(
+    "a journal keeps one record per resource between takes however many updates, and a take's hand-over; a tracker made from the replayed records hands the pending changes over once",
+    () =>
+      Effect.gen(function* () {
+        const { subscriber } = recorder()
+        const stored: Array<ThreadEvent.ThreadEvent> = [{ _tag: "turnStarted", turnId: "t1" }]
+        const journal: ResourceChanges.Journal = {
+          changed: (change) => Effect.sync(() => void stored.push({ _tag: "resourceChanged", change })),
+          taken: () => Effect.sync(() => void stored.push({ _tag: "resourceChangesTaken" }))
+        }
+        const tracker = yield* ResourceChanges.make(subscriber, { journal })
+        for (const [uri, callId] of [
+          ["file:///a", "c1"],
+          ["file:///b", "c2"],
+          ["file:///c", "c3"]
+        ] as const) {
+          const tracked = yield* tracker.track({ server: "s", uri, callId, turnId: "t1" })
+          stored.push({ _tag: "resourceSubscribed", ...Option.getOrThrow(tracked.subscription) })
+        }
+        // a flood: 1000 updates of a and of b, then one of c
+        for (let i = 0; i < 1000; i++) {
+          yield* tracker.update("s", "file:///a")
+          yield* tracker.update("s", "file:///b")
+        }
+        yield* tracker.update("s", "file:///c")
+        const kinds = () => stored.slice(4).map((e) => (e._tag === "resourceChanged" ? e.change.uri : e._tag))
+        assert.deepStrictEqual(kinds(), ["file:///a", "file:///b", "file:///c"])
+        assert.deepStrictEqual(
+          (yield* tracker.take).map((c) => c.uri),
+          ["file:///a", "file:///b", "file:///c"]
+        )
+        // an empty take stores nothing; the next window stores the next first update again
+        assert.deepStrictEqual(yield* tracker.take, [])
+        yield* TestClock.adjust("1 second")
+        for (let i = 0; i < 10; i++) yield* tracker.update("s", "file:///b")
+        assert.deepStrictEqual(kinds(), ["file:///a", "file:///b", "file:///c", "resourceChangesTaken", "file:///b"])
+
+        // a restart: the records give the subscriptions and the change not yet handed over
+        const replayed = ResourceChanges.replayer()
+        for (const event of stored) replayed.add(event)
+        const pending = replayed.pending()
+        assert.deepStrictEqual(pending, [
+          { server: "s", uri: "file:///b", readInCallId: "c2", changedAt: new Date(1000).toISOString() }
+        ])
+        const restored: Array<ThreadEvent.ThreadEvent> = []
+        const again = yield* ResourceChanges.make(subscriber, {
+          initial: replayed.result(),
+          pending,
+          journal: {
+            changed: (change) => Effect.sync(() => void restored.push({ _tag: "resourceChanged", change })),
+            taken: () => Effect.sync(() => void restored.push({ _tag: "resourceChangesTaken" }))
+          }
+        })
+        // an update of the pending resource coalesces with it: nothing more stored
+        yield* again.update("s", "file:///b")
+        assert.deepStrictEqual(restored, [])
+        assert.deepStrictEqual(
+          (yield* again.take).map((c) => c.uri),
+          ["file:///b"]
+        )
+        assert.deepStrictEqual(restored, [{ _tag: "resourceChangesTaken" }])
+        assert.deepStrictEqual(yield* again.take, [])
+      })
+  )
+
+  it.effect(
+    "a take waits for the record of a change it hands over: the stored order is the change, then its hand-over",
+    () =>
+      Effect.gen(function* () {
+        const { subscriber } = recorder()
+        const stored: Array<string> = []
+        const release = yield* Deferred.make<void>()
+        const writing = yield* Deferred.make<void>()
+        const tracker = yield* ResourceChanges.make(subscriber, {
+          journal: {
+            // a slow store: the change's record is written only when the test lets it
+            changed: (change) =>
+              Effect.zipRight(
+                Effect.zipRight(Deferred.succeed(writing, undefined), Deferred.await(release)),
+                Effect.sync(() => void stored.push(`changed ${change.uri}`))
+              ),
+            taken: (changes) => Effect.sync(() => void stored.push(`taken ${changes.length}`))
+          }
+        })
+        yield* tracker.track({ server: "s", uri: "file:///a", callId: "c1" })
+        const update = yield* Effect.fork(tracker.update("s", "file:///a"))
+        yield* Deferred.await(writing)
+        const take = yield* Effect.fork(tracker.take)
+        yield* Effect.yieldNow({ priority: 1 })
+        assert.deepStrictEqual(stored, [])
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(update)
+        assert.deepStrictEqual(
+          (yield* Fiber.join(take)).map((c) => c.uri),
+          ["file:///a"]
+        )
+        assert.deepStrictEqual(stored, ["changed file:///a", "taken 1"])
+      })
+  )
+
+  it("the replayer's pending changes: a take clears them, a subscription that goes takes its change with it, and a change keeps the fields a change-aware read adds", () => {
+    const changed = (uri: string, extra: Partial<ThreadEvent.StoredResourceChange> = {}): ThreadEvent.ThreadEvent => ({
+      _tag: "resourceChanged",
+      change: { server: "s", uri, readInCallId: null, changedAt: new Date(0).toISOString(), ...extra }
+    })
+    const subscribed = (uri: string, turnId: string | null): ThreadEvent.ThreadEvent => ({
+      _tag: "resourceSubscribed",
+      turnId,
+      server: "s",
+      uri,
+      readInCallId: null
+    })
+    const diffFields = { sizeBefore: 10, sizeAfter: 12, digestBefore: "d1", digestAfter: "d2", diffAvailable: true }
+    const r = ResourceChanges.replayer(3)
+    for (const event of [
+      { _tag: "turnStarted", turnId: "t1" },
+      subscribed("file:///a", "t1"),
+      subscribed("file:///b", "t1"),
+      changed("file:///a"),
+      changed("file:///unsubscribed"),
+      { _tag: "resourceChangesTaken" },
+      changed("file:///b", diffFields),
+      { _tag: "turnStarted", turnId: "t2" },
+      subscribed("file:///c", "t2"),
+      subscribed("file:///ui", null),
+      changed("file:///c"),
+      changed("file:///ui")
+    ] satisfies ReadonlyArray<ThreadEvent.ThreadEvent>)
+      r.add(event)
+    // a was taken; the fourth subscription evicted a (the oldest); nothing of a resource not subscribed
+    assert.deepStrictEqual(
+      r.pending().map((c) => c.uri),
+      ["file:///b", "file:///c", "file:///ui"]
+    )
+    assert.deepStrictEqual(r.pending()[0], {
+      server: "s",
+      uri: "file:///b",
+      readInCallId: null,
+      changedAt: new Date(0).toISOString(),
+      ...diffFields
+    })
+    // the rollback of t2 drops c's subscription and its change; unsubscribing b drops b's
+    r.add({ _tag: "threadRolledBack", numTurns: 1 })
+    r.add({ _tag: "resourceUnsubscribed", server: "s", uri: "file:///b" })
+    assert.deepStrictEqual(
+      r.pending().map((c) => c.uri),
+      ["file:///ui"]
+    )
+  })
+
   it.effect(
     "followAll feeds every tracker followed at the time: each thread subscribed records, the others do not",
     () =>
