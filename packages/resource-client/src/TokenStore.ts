@@ -3,7 +3,9 @@
  * discovered authorization server, keyed by server name and URL (a server whose URL changed finds
  * nothing, so it never receives the token of what was configured before). `layerFile` keeps them in
  * one JSON file only the user can read (mode 0600, written to a temporary file and renamed over the
- * old one); `layerMemory` keeps them in the process; a host that links the packages may bring its own.
+ * old one); `layerMemory` keeps them in the process; `fromText` keeps each entry as JSON text in other
+ * storage with a lock across processes (the app-server's PostgreSQL vault, thread-store's
+ * `TokenVault`, sealed there); a host that links the packages may bring its own.
  * No error of this module quotes what is stored.
  */
 import { Context, Effect, Layer, Option, Schema } from "effect"
