@@ -119,7 +119,7 @@ describe("the token key (MCP_RESOURCES_TOKEN_KEY)", () => {
   )
 
   it.effect(
-    "the vault of [persistence] without the variable fails naming it; the key is read from the environment",
+    "the vault of [persistence] without the variable fails naming it; the key is read from the environment, empty counts as unset",
     () =>
       Effect.gen(function* () {
         const missing = yield* Effect.flip(
@@ -133,6 +133,10 @@ describe("the token key (MCP_RESOURCES_TOKEN_KEY)", () => {
           Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["MCP_RESOURCES_TOKEN_KEY", key]])))
         )
         assert.isTrue(Option.isSome(read))
+        const empty = yield* TokenVault.keyFromConfig.pipe(
+          Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["MCP_RESOURCES_TOKEN_KEY", ""]])))
+        )
+        assert.isTrue(Option.isNone(empty), "an empty variable counts as unset")
         const bad = yield* Effect.flip(
           TokenVault.keyFromConfig.pipe(
             Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["MCP_RESOURCES_TOKEN_KEY", "c2VjcmV0"]])))

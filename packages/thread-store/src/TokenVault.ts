@@ -67,13 +67,14 @@ export const parseKey = (text: string): Effect.Effect<Redacted.Redacted<Uint8Arr
     : Effect.fail(new Errors.TokenVaultError({ message: `cannot use the token key: ${parsed.refused}` }))
 }
 
-/** The key of `MCP_RESOURCES_TOKEN_KEY` (read through `Config`), or None when the variable is not set. */
+/** The key of `MCP_RESOURCES_TOKEN_KEY` (read through `Config`), or None when the variable is not set or empty. */
 export const keyFromConfig: Effect.Effect<Option.Option<Redacted.Redacted<Uint8Array>>, TokenVaultError> = Effect.gen(
   function* () {
     const value = yield* Config.option(Config.redacted(keyVariable)).pipe(
       Effect.mapError(() => new Errors.TokenVaultError({ message: `cannot read ${keyVariable}` }))
     )
-    if (Option.isNone(value)) return Option.none()
+    // an empty variable counts as unset, as an empty DATABASE_URL does
+    if (Option.isNone(value) || Redacted.value(value.value).trim() === "") return Option.none()
     return Option.some(yield* parseKey(Redacted.value(value.value)))
   }
 )
