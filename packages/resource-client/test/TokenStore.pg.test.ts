@@ -11,7 +11,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { exampleSpec, followAuthorization, startOAuthHttp } from "@mcp-resources/fixtures"
 import { Config } from "@mcp-resources/protocol"
 import { TokenVault } from "@mcp-resources/thread-store"
-import { ConfigProvider, Context, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import { ConfigProvider, Context, Effect, Fiber, Layer, Logger, LogLevel, Option, Redacted } from "effect"
 import { inject } from "vitest"
 import { McpTransport, OAuth, ResourceClient, type ServerEntry, TokenStore } from "../src/index.js"
 import { build, tokenStoreSuite } from "./TokenStoreSuite.js"
@@ -180,6 +180,27 @@ describe.skipIf(clusterUrl === undefined)("TokenStore on PostgreSQL", () => {
       const second = yield* rawRows(url)
       assert.notStrictEqual(second, first, "the same login written again is sealed anew")
       assert.deepStrictEqual(yield* store.get(docs), Option.some(entry))
+    })
+  )
+
+  it.scoped("a refresh lock whose holder's connection ends (a killed app-server) goes to the next waiter", () =>
+    Effect.gen(function* () {
+      const url = yield* freshDatabase(clusterUrl!)
+      const key = newKey()
+      const holder = yield* build(storeOn(url, key))
+      const waiter = yield* build(storeOn(url, key))
+      const release = yield* holder.lock!(both[0]!)
+      const waiting = yield* Effect.fork(waiter.lock!(both[0]!))
+      // the holder's session ends as a killed process's does
+      const ended = yield* psql(
+        url,
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+      )
+      assert.strictEqual(ended, "1")
+      const next = yield* Fiber.join(waiting)
+      yield* next
+      // the holder's own release after its connection ended does not fail
+      yield* release
     })
   )
 
