@@ -7,7 +7,7 @@
  * startup, 2 a usage or config error, 3 a partial failure (a configured server failed).
  */
 import { Messages } from "@mcp-resources/protocol"
-import { OAuth, TokenStore } from "@mcp-resources/resource-client"
+import { OAuth } from "@mcp-resources/resource-client"
 import { ThreadStore } from "@mcp-resources/thread-store"
 import * as NodeChild from "node:child_process"
 import { Console, Effect } from "effect"
@@ -15,7 +15,7 @@ import * as CliCommands from "./CliCommands.js"
 import * as ConfigFile from "./ConfigFile.js"
 import * as CommandLine from "./CommandLine.js"
 import * as Audit from "./cli/audit.js"
-import { dataDirOf, loadConfig } from "./cli/setup.js"
+import { dataDirOf, loadConfig, tokenStoreLayer } from "./cli/setup.js"
 import * as Search from "./cli/search.js"
 import * as ToolCommands from "./cli/tools.js"
 import * as Warnings from "./cli/warnings.js"
@@ -76,7 +76,7 @@ const runLogin = (command: Extract<Command, { _tag: "login" | "logout" }>) =>
       yield* Console.error(`mcp-resources: ${Messages.unknownServer(command.server)}`)
       return 1
     }
-    const store = TokenStore.layerDataDir(dataDirOf(command.dataDir))
+    const store = tokenStoreLayer(config, command.dataDir)
     if (command._tag === "logout") {
       const removed = yield* OAuth.logout(entry.name).pipe(Effect.provide(store))
       yield* Console.log(removed ? Messages.oauth.loggedOut(entry.name) : Messages.oauth.notLoggedIn(entry.name))

@@ -2,7 +2,7 @@
  * The only place layers are composed: config, persistence, the resource client, origins, skills,
  * threads, the tool host, the dispatcher and the transports, with the logger of `Logging.ts`.
  */
-import { ResourceClient, ScopeChallenges, ServerEntry, TokenStore } from "@mcp-resources/resource-client"
+import { ResourceClient, ScopeChallenges, ServerEntry } from "@mcp-resources/resource-client"
 import { OriginStore } from "@mcp-resources/resource-origins"
 import { ExtensionSkills, Skills } from "@mcp-resources/skills"
 import { ThreadStore } from "@mcp-resources/thread-store"
@@ -22,6 +22,7 @@ import * as StdioServerTransport from "./StdioServerTransport.js"
 import * as StopSignal from "./StopSignal.js"
 import * as ThreadBodies from "./ThreadBodies.js"
 import * as Threads from "./Threads.js"
+import * as TokenStorage from "./TokenStorage.js"
 import * as ToolHost from "./ToolHost.js"
 
 /** The logger of `Logging.ts` (kept here for callers that composed it from this module). */
@@ -53,12 +54,18 @@ export const layer = (
           dataDir: options.dataDir
         })
       // the resource client answers MCP servers' elicitations through the router (Elicitation.ts); OAuth
-      // tokens of HTTP servers live in `{dataDir}/oauth-tokens.json` (what `mcp-resources login` writes)
+      // tokens of HTTP servers live where TokenStorage.ts says (the data dir's file, or PostgreSQL)
       const router = Elicitation.layer.pipe(Layer.provideMerge(Connections.layer))
       // (a server's `403 insufficient_scope` is announced through ScopeChallenges: scopeRequiredLayer)
       const client = ResourceClient.layer(ServerEntry.fromConfig(config)).pipe(
         Layer.provideMerge(router),
-        Layer.provideMerge(TokenStore.layerDataDir(options.dataDir)),
+        Layer.provideMerge(
+          TokenStorage.layer({
+            driver: config.persistence.driver,
+            url: config.persistence.url,
+            dataDir: options.dataDir
+          })
+        ),
         Layer.provideMerge(ScopeChallenges.layer)
       )
       const services = Layer.mergeAll(

@@ -7,6 +7,7 @@
  * secret in the logs, the errors, `mcpServer/list`, or the SQLite and PostgreSQL stores.
  */
 import { type ChildProcess, spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -23,6 +24,7 @@ import { Effect } from "effect"
 import { inject } from "vitest"
 import {
   resultOf,
+  start,
   startInitialized,
   tempDir,
   threadWithTurn,
@@ -461,3 +463,82 @@ describe("mcpServer/oauth/login", () => {
       })
   )
 })
+
+describe.skipIf(clusterUrl === undefined)(
+  "OAuth tokens in PostgreSQL (driver postgres with MCP_RESOURCES_TOKEN_KEY)",
+  () => {
+    it.scopedLive(
+      "a login through one app-server serves another with its own data dir; the table holds no secret; logout through the CLI ends both",
+      () =>
+        Effect.gen(function* () {
+          const server = yield* fixture
+          const url = yield* freshDatabase(clusterUrl!)
+          const config = writeConfig(tempDir(), {
+            mcp_servers: { docs: { url: server.url } },
+            persistence: { driver: "postgres", url }
+          })
+          const env = { MCP_RESOURCES_TOKEN_KEY: randomBytes(32).toString("base64") }
+          const [dirA, dirB] = [tempDir(), tempDir()]
+          const a = yield* startInitialized({ config, dataDir: dirA, env })
+          const b = yield* startInitialized({ config, dataDir: dirB, env })
+          for (const app of [a, b]) {
+            assert.deepStrictEqual(
+              (yield* waitSettled(app)).map((s) => s.auth),
+              ["loginRequired"]
+            )
+          }
+          const started = resultOf(yield* a.request("mcpServer/oauth/login", { server: "docs" }))
+          assert.strictEqual(yield* Effect.promise(() => followAuthorization(started.authorizationUrl as string)), 200)
+          const done = yield* a.waitFor((m) => m.method === "mcpServer/oauth/loginCompleted", "20 seconds")
+          assert.deepStrictEqual(done.params, { server: "docs", success: true })
+          // B never saw the login: a new set finds it in PostgreSQL
+          resultOf(yield* b.request("config/mcpServer/reload", {}))
+          assert.deepStrictEqual(
+            (yield* waitSettled(b)).map((s) => ({ status: s.status, auth: s.auth })),
+            [{ status: "ready", auth: "loggedIn" }]
+          )
+          const { threadId, turnId } = yield* threadWithTurn(b)
+          const read = yield* b.request("tool/call", {
+            threadId,
+            turnId,
+            callId: "c1",
+            name: "read_mcp_resource",
+            arguments: '{"server":"docs","uri":"example://docs/readme.md"}'
+          })
+          assert.include(JSON.stringify(resultOf(read)), "example://docs/readme.md")
+          for (const dir of [dirA, dirB]) {
+            assert.notInclude(readdirSync(dir), "oauth-tokens.json", "no token file in a data dir")
+          }
+          assert.strictEqual(yield* psql(url, "SELECT server FROM oauth_tokens"), "docs")
+          // logged out through the CLI on the same database
+          const logout = yield* runCli(["logout", "docs", "--config", config, "--data-dir", tempDir()], env)
+          assert.strictEqual(yield* logout.exited, 0, logout.stderr())
+          assert.include(logout.stdout(), Messages.oauth.loggedOut("docs"))
+          assert.strictEqual(yield* psql(url, "SELECT count(*) FROM oauth_tokens"), "0")
+          const stored = yield* databaseText(url)
+          assertNoSecret(
+            server,
+            [a.stderr(), b.stderr(), JSON.stringify(a.messages), JSON.stringify(b.messages), stored].join("\n")
+          )
+        }),
+      60000
+    )
+
+    it.scopedLive(
+      "a key that is not 32 bytes of base64 stops the app-server, naming the variable and not the value",
+      () =>
+        Effect.gen(function* () {
+          const url = yield* freshDatabase(clusterUrl!)
+          const config = writeConfig(tempDir(), { persistence: { driver: "postgres", url } })
+          const value = randomBytes(16).toString("base64")
+          const app = yield* start({
+            args: ["--config", config, "--data-dir", tempDir()],
+            env: { MCP_RESOURCES_TOKEN_KEY: value }
+          })
+          assert.strictEqual(yield* app.exited("20 seconds"), 1)
+          assert.include(app.stderr(), "MCP_RESOURCES_TOKEN_KEY must be 32 random bytes in base64")
+          assert.notInclude(app.stderr(), value)
+        })
+    )
+  }
+)

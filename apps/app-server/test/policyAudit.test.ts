@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
 import { stdioCommand } from "@mcp-resources/fixtures"
 import { Effect } from "effect"
+import { inject } from "vitest"
 import {
   type AppServer,
   resultOf,
@@ -16,6 +17,7 @@ import {
   WaitTimeout,
   writeConfig
 } from "./utils/AppServerProcess.js"
+import { freshDatabase } from "./utils/pg.js"
 
 const cliJs = fileURLToPath(new URL("../dist/Cli.js", import.meta.url))
 
@@ -165,5 +167,66 @@ if(c.arguments&&c.arguments.uri==="file:///repo/old.txt")process.stdout.write(JS
         assert.include(missing.stderr, "thread not found: no-such-thread")
       }),
     240_000
+  )
+})
+
+const cluster = inject("pgCluster")
+const clusterUrl = "url" in cluster ? cluster.url : undefined
+if (clusterUrl === undefined && "skipped" in cluster) {
+  console.warn(`PostgreSQL audit tests skipped: ${cluster.skipped}`)
+}
+
+describe.skipIf(clusterUrl === undefined)("audit with driver postgres", () => {
+  it.scopedLive(
+    "two app-servers on one database write one audit trail: `mcp-resources audit` from any data dir prints the calls of both",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* freshDatabase(clusterUrl!)
+        const config = writeConfig(tempDir(), {
+          resources: { deny: ["file:///home/**"] },
+          mcp_servers: { srv: stdioCommand(srvSpec) },
+          persistence: { driver: "postgres", url }
+        })
+        const a = yield* startInitialized({ config, dataDir: tempDir() })
+        const b = yield* startInitialized({ config, dataDir: tempDir() })
+        yield* waitSettled(a)
+        yield* waitSettled(b)
+        // one thread used through both: A lists, then B resumes it and is denied a read
+        const { threadId } = yield* threadWithTurn(a)
+        yield* call(a, threadId, "t1", "c-on-a", "list_mcp_resources", { server: "srv" })
+        resultOf(yield* b.request("thread/resume", { threadId }))
+        resultOf(yield* b.request("turn/start", { threadId, turnId: "t2" }))
+        yield* call(b, threadId, "t2", "c-on-b", "read_mcp_resource", { server: "srv", uri: "file:///home/ann/notes" })
+        // a thread of B's alone
+        const other = yield* threadWithTurn(b)
+        yield* call(b, other.threadId, "t1", "c-only-b", "read_mcp_resource", {
+          server: "srv",
+          uri: "file:///repo/b.txt"
+        })
+        const expected = [
+          `thread ${threadId}: 2 calls`,
+          "t1  c-on-a  list_mcp_resources  srv  completed",
+          "  listed file:///repo/a.txt",
+          "  hidden by rules: 1",
+          "  server request: yes",
+          "t2  c-on-b  read_mcp_resource  srv  failed",
+          "  read file:///home/ann/notes: denied (file:///home/**)",
+          "  server request: no",
+          ""
+        ].join("\n")
+        // the CLI on a data dir neither app-server used reads the same trail (the database is the store)
+        for (const dataDir of [tempDir(), tempDir()]) {
+          const printed = yield* cli(["audit", threadId, "--config", config, "--data-dir", dataDir])
+          assert.strictEqual(printed.code, 0, printed.stderr)
+          assert.strictEqual(printed.stdout, expected)
+        }
+        const onlyB = yield* cli(["audit", other.threadId, "--config", config, "--data-dir", tempDir(), "--json"])
+        assert.strictEqual(onlyB.code, 0, onlyB.stderr)
+        assert.deepStrictEqual(
+          (JSON.parse(onlyB.stdout) as Array<{ callId: string; status: string }>).map((e) => [e.callId, e.status]),
+          [["c-only-b", "completed"]]
+        )
+      }),
+    60000
   )
 })

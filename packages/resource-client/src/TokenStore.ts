@@ -3,7 +3,9 @@
  * discovered authorization server, keyed by server name and URL (a server whose URL changed finds
  * nothing, so it never receives the token of what was configured before). `layerFile` keeps them in
  * one JSON file only the user can read (mode 0600, written to a temporary file and renamed over the
- * old one); `layerMemory` keeps them in the process; a host that links the packages may bring its own.
+ * old one); `layerMemory` keeps them in the process; `fromText` keeps each entry as JSON text in other
+ * storage with a lock across processes (the app-server's PostgreSQL vault, thread-store's
+ * `TokenVault`, sealed there); a host that links the packages may bring its own.
  * No error of this module quotes what is stored.
  */
 import { Context, Effect, Layer, Option, Schema } from "effect"
@@ -70,7 +72,7 @@ export interface Service {
   readonly lock?: (key: Key) => Effect.Effect<Effect.Effect<void>, TokenStoreError>
 }
 
-/** The TokenStore service tag. Layers: `layerFile(path)`, `layerDataDir(dir)`, `layerMemory`. */
+/** The TokenStore service tag. Layers: `layerFile(path)`, `layerDataDir(dir)`, `layerMemory`; `fromText` over other storage. */
 export class TokenStore extends Context.Tag("@mcp-resources/resource-client/TokenStore")<TokenStore, Service>() {}
 
 /** The file name of the default store in a data dir. */
@@ -212,6 +214,68 @@ export const layerFile = (path: string): Layer.Layer<TokenStore> =>
       )
     })
   )
+
+/**
+ * Storage that keeps each login as text somewhere else, with a lock across processes (the PostgreSQL
+ * token vault of `@mcp-resources/thread-store`, `TokenVault`): what {@link fromText} stores in. Its
+ * error messages name {@link TextStorage.location} and quote nothing stored.
+ */
+export interface TextStorage {
+  /** What the errors name (a table). */
+  readonly location: string
+  readonly read: (key: Key) => Effect.Effect<Option.Option<string>, { readonly message: string }>
+  /** Every login of the server, one per URL. */
+  readonly list: (
+    server: string
+  ) => Effect.Effect<ReadonlyArray<{ readonly url: string; readonly text: string }>, { readonly message: string }>
+  readonly write: (key: Key, text: string) => Effect.Effect<void, { readonly message: string }>
+  readonly remove: (server: string) => Effect.Effect<boolean, { readonly message: string }>
+  readonly lock: (key: Key) => Effect.Effect<Effect.Effect<void>, { readonly message: string }>
+}
+
+const decodeEntry = Schema.decodeUnknownEither(Schema.parseJson(Entry))
+
+/**
+ * A store over {@link TextStorage}: each entry as its JSON text. A login that does not read as an
+ * entry fails every use of it, a save over it and a logout of its server included (nothing damaged
+ * is overwritten, as with the file). The saves and logouts of this store run one at a time, in the
+ * order they were asked for (concurrent saves keep the last).
+ */
+export const fromText = (storage: TextStorage): Effect.Effect<Service> =>
+  Effect.map(Effect.makeSemaphore(1), (lock) => {
+    const wrap = <A>(effect: Effect.Effect<A, { readonly message: string }>) =>
+      Effect.mapError(effect, (error) => new TokenStoreError({ message: error.message }))
+    const decode = (server: string, text: string): Effect.Effect<Entry, TokenStoreError> => {
+      const decoded = decodeEntry(text)
+      return decoded._tag === "Right"
+        ? Effect.succeed(decoded.right)
+        : Effect.fail(
+            new TokenStoreError({
+              message: `${storage.location} holds a login of server '${server}' that is not a valid token entry`
+            })
+          )
+    }
+    const get = (key: Key) =>
+      Effect.flatMap(wrap(storage.read(key)), (text) =>
+        Option.isNone(text) ? Effect.succeed(Option.none<Entry>()) : Effect.asSome(decode(key.server, text.value))
+      )
+    const service: Service = {
+      get,
+      set: (key, entry) =>
+        lock.withPermits(1)(Effect.zipRight(get(key), wrap(storage.write(key, JSON.stringify(entry))))),
+      remove: (server) =>
+        lock.withPermits(1)(
+          Effect.zipRight(
+            Effect.flatMap(wrap(storage.list(server)), (rows) =>
+              Effect.forEach(rows, (row) => decode(server, row.text))
+            ),
+            wrap(storage.remove(server))
+          )
+        ),
+      lock: (key) => wrap(storage.lock(key))
+    }
+    return service
+  })
 
 /** How long a refresh waits for another process's lock on the token file. */
 export const lockWaitMillis = 15_000

@@ -3,11 +3,12 @@
  * they start (only the named server when a command names one that is configured).
  */
 import type { Config as ProtocolConfig } from "@mcp-resources/protocol"
-import { McpTransport, ResourceClient, type ServerEntry, TokenStore } from "@mcp-resources/resource-client"
+import { McpTransport, ResourceClient, type ServerEntry } from "@mcp-resources/resource-client"
 import { Effect, Layer } from "effect"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import * as ConfigFile from "../ConfigFile.js"
+import * as TokenStorage from "../TokenStorage.js"
 
 /** `--config`, else `./mcp-resources.toml` when it exists, else the empty config. */
 export const loadConfig = (configPath: string | undefined) =>
@@ -30,9 +31,17 @@ export const setupFor = (config: ProtocolConfig.Config, server: string | undefin
   return { config, servers: named === undefined ? config.mcpServers : [named] }
 }
 
-/** The resource client of a command: its servers, the MCP transports, the OAuth tokens of the data dir. */
+/** The OAuth tokens of a command: where the app-server of this config keeps them (TokenStorage.ts). */
+export const tokenStoreLayer = (config: ProtocolConfig.Config, dataDir: string | undefined) =>
+  TokenStorage.layer({
+    driver: config.persistence.driver,
+    url: config.persistence.url,
+    dataDir: dataDirOf(dataDir)
+  })
+
+/** The resource client of a command: its servers, the MCP transports, the OAuth tokens of its config. */
 export const clientLayer = (setup: ServerEntry.Setup, dataDir: string | undefined) =>
   ResourceClient.layerWith(setup).pipe(
     Layer.provide(McpTransport.layer),
-    Layer.provide(TokenStore.layerDataDir(dataDirOf(dataDir)))
+    Layer.provide(tokenStoreLayer(setup.config, dataDir))
   )

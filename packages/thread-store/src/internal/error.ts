@@ -72,3 +72,15 @@ export const bodyStorage = (context: string, detail: string): BodyStoreError =>
 /** A thread-store failure met while opening the body store (driver, connection, migration): the same message. */
 export const asBodyError = (error: ThreadStoreError): BodyStoreError =>
   new BodyStoreError({ reason: "storage", message: error.message })
+
+/**
+ * A failed token-vault operation (`TokenVault.ts`): the message names the table or the key's variable,
+ * never a token, the key or a connection string.
+ */
+export class TokenVaultError extends Schema.TaggedError<TokenVaultError>()("TokenVaultError", {
+  message: Schema.String
+}) {}
+
+/** A token-vault failure with its context prepended. */
+export const vaultFailure = (context: string, detail: string): TokenVaultError =>
+  new TokenVaultError({ message: `${context}: ${redact(detail)}` })
