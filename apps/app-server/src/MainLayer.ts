@@ -5,7 +5,7 @@
 import { ResourceClient, ScopeChallenges, ServerEntry, TokenStore } from "@mcp-resources/resource-client"
 import { OriginStore } from "@mcp-resources/resource-origins"
 import { ExtensionSkills, Skills } from "@mcp-resources/skills"
-import { ThreadStore } from "@mcp-resources/thread-store"
+import { ThreadFeed, ThreadStore } from "@mcp-resources/thread-store"
 import { ResourceSearch } from "@mcp-resources/tool-handlers"
 import { Effect, Layer } from "effect"
 import * as AppOptions from "./AppOptions.js"
@@ -31,6 +31,9 @@ const webSocketLayer = Layer.unwrapEffect(
   Effect.promise(() => import("./WebSocketTransport.js")).pipe(Effect.map((module) => module.layer))
 )
 
+/** The clustered app-server's module (Cluster.ts), loaded only when the cluster is on. */
+const loadCluster = Effect.promise(() => import("./Cluster.js"))
+
 /**
  * The whole server for the given options: the config file is read at start (an invalid one fails the
  * layer). `overrides.store` replaces the store `[persistence]` chooses (tests wrap a store with it).
@@ -44,12 +47,18 @@ export const layer = (
   Layer.unwrapEffect(
     Effect.gen(function* () {
       const config = yield* loadConfig(options.configPath)
+      // a clustered app-server (Cluster.ts): checked at start; the store announces its appends
+      const cluster =
+        options.cluster === true || config.cluster?.enabled === true
+          ? yield* Effect.flatMap(loadCluster, (module) => Effect.as(module.settings(config), module))
+          : undefined
       const persistence =
         overrides.store ??
         ThreadStore.layerFromConfig({
           driver: config.persistence.driver,
           url: config.persistence.url,
-          dataDir: options.dataDir
+          dataDir: options.dataDir,
+          ...(cluster !== undefined ? { notify: true } : {})
         })
       // the resource client answers MCP servers' elicitations through the router (Elicitation.ts); OAuth
       // tokens of HTTP servers live in `{dataDir}/oauth-tokens.json` (what `mcp-resources login` writes)
@@ -74,7 +83,14 @@ export const layer = (
         Layer.provideMerge(services)
       )
       const watched = ResourceSubscriptions.layer.pipe(Layer.provideMerge(extension))
-      const threads = Threads.layer.pipe(Layer.provideMerge(watched))
+      const registry = (cluster !== undefined ? Threads.layerRelaying : Threads.layer).pipe(Layer.provideMerge(watched))
+      const threads =
+        cluster === undefined
+          ? registry
+          : cluster.layer.pipe(
+              Layer.provideMerge(registry),
+              Layer.provide(ThreadFeed.layerFromConfig({ url: config.persistence.url }))
+            )
       // what a tool call runs with: its items recorded in its thread, the config's hooks, the audit
       const host = ToolHost.layer.pipe(Layer.provideMerge(Layer.merge(threads, CommandHooks.layer)))
       const bound = Elicitation.layerBind.pipe(Layer.provideMerge(host))

@@ -1,3 +1,4 @@
 /** @mcp-resources/thread-store: thread records and compactions, and the bodies threads read, on memory, SQLite or PostgreSQL. */
 export * as BodyStore from "./BodyStore.js"
+export * as ThreadFeed from "./ThreadFeed.js"
 export * as ThreadStore from "./ThreadStore.js"
