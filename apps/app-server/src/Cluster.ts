@@ -54,7 +54,7 @@ export const layer: Layer.Layer<never, ThreadStore.ThreadStoreError, Threads | T
     Effect.gen(function* () {
       const threads = yield* Threads
       const feed = yield* ThreadFeed.ThreadFeed
-      yield* feed.subscribe(threads.noticed)
+      yield* feed.subscribe(threads.noticed, threads.missed)
       yield* Effect.logInfo("clustered: following the other instances' records")
     })
   )

@@ -136,6 +136,8 @@ export interface Service {
    * unloaded. A thread not loaded here is left alone (it reads the store when it loads).
    */
   readonly noticed: (notice: ThreadFeed.Notice) => Effect.Effect<void>
+  /** The feed lost notices (its connection was lost, then listened again): every loaded thread applies what it missed. */
+  readonly missed: Effect.Effect<void>
   /** Holds the latest set as the thread's binding, releasing the previous one (at `turn/start`). */
   readonly rebind: (thread: Thread) => Effect.Effect<void>
   /** Runs `use` with the thread's tool context: its binding (or the latest set before its first turn) and the latest config. */
@@ -323,6 +325,23 @@ export const makeWith = (mode: { readonly relay: boolean }) =>
 
     const readThrough: Service["readThrough"] = (thread, found) =>
       mode.relay ? Effect.flatMap(found, (yes) => (yes ? Effect.void : state.refresh(internal(thread)))) : Effect.void
+
+    const missed: Service["missed"] = Effect.suspend(() =>
+      Effect.forEach(
+        [...loaded.values()],
+        (t) =>
+          !mode.relay || t.ephemeral
+            ? Effect.void
+            : state
+                .refresh(t)
+                .pipe(
+                  Effect.catchAll((error) =>
+                    Effect.logWarning(`could not apply the missed records of thread ${t.id}: ${error.message}`)
+                  )
+                ),
+        { discard: true }
+      )
+    )
 
     const noticed: Service["noticed"] = (notice) =>
       Effect.suspend(() => {
@@ -513,6 +532,7 @@ export const makeWith = (mode: { readonly relay: boolean }) =>
         }),
       readThrough,
       noticed,
+      missed,
       completedItems: (thread) => Effect.suspend(() => state.completedItems(internal(thread))),
       rebind,
       withToolContext

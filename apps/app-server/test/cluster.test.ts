@@ -5,10 +5,10 @@
 import { AppServerClient } from "@mcp-resources/app-server-client"
 import { stdioCommand, widgetAppsSpec, widgetUri } from "@mcp-resources/fixtures"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Queue } from "effect"
+import { type Duration, Effect, Queue } from "effect"
 import { inject } from "vitest"
 import { mainJs, start, tempDir, writeConfig } from "./utils/AppServerProcess.js"
-import { freshDatabase } from "./utils/pg.js"
+import { freshDatabase, psql } from "./utils/pg.js"
 
 const cluster = inject("pgCluster")
 const clusterUrl = "url" in cluster ? cluster.url : undefined
@@ -40,7 +40,8 @@ const instance = (config: string, args: ReadonlyArray<string> = []) =>
 const collectUntil = (
   queue: Queue.Dequeue<AppServerClient.RawNotification>,
   what: string,
-  last: (n: AppServerClient.RawNotification) => boolean
+  last: (n: AppServerClient.RawNotification) => boolean,
+  within: Duration.DurationInput = "10 seconds"
 ) =>
   Effect.gen(function* () {
     const seen: Array<AppServerClient.RawNotification> = []
@@ -49,7 +50,7 @@ const collectUntil = (
       seen.push(next)
       if (last(next)) return seen
     }
-  }).pipe(Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error(`timed out waiting for ${what}`) }))
+  }).pipe(Effect.timeoutFail({ duration: within, onTimeout: () => new Error(`timed out waiting for ${what}`) }))
 
 const isTurnStarted = (turnId: string) => (n: AppServerClient.RawNotification) =>
   n.method === "turn/started" && (n.params as { turnId?: unknown }).turnId === turnId
@@ -135,6 +136,30 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
         assert.strictEqual(gone.message, `thread not found: ${thread.id}`)
       }),
     120_000
+  )
+
+  it.scopedLive(
+    "an instance whose listening connection was lost listens again and sends its subscribers the records it missed",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* freshDatabase(clusterUrl!)
+        const config = clusterConfig({ driver: "postgres", url })
+        const [a, c] = yield* Effect.all([instance(config), instance(config)], { concurrency: "unbounded" })
+        const onC = yield* c.subscribeRaw
+        const { thread } = yield* a.request("thread/start", {})
+        yield* c.request("thread/resume", { threadId: thread.id })
+        // every instance's listening connection is cut; A's turn is announced while nobody listens
+        const cut = yield* psql(
+          url,
+          "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'"
+        )
+        assert.strictEqual(cut, "2")
+        yield* a.request("turn/start", { threadId: thread.id, turnId: "t1" })
+        // C finds its connection lost at its next check (every 10 s), listens again and catches up
+        const received = yield* collectUntil(onC, "the missed turn on C", isTurnStarted("t1"), "30 seconds")
+        assert.deepStrictEqual(received, [{ method: "turn/started", params: { threadId: thread.id, turnId: "t1" } }])
+      }),
+    90_000
   )
 
   it.scopedLive(

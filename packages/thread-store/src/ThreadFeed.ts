@@ -6,7 +6,7 @@
  * notice is delivered once its record is committed, in commit order, to every listening process.
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
-import { Context, Effect, Layer, Option, Redacted, Schema, type Scope } from "effect"
+import { Context, type Duration, Effect, Layer, Option, Redacted, Schema, type Scope } from "effect"
 import * as Errors from "./internal/error.js"
 import type { ThreadStoreError } from "./internal/error.js"
 import * as Persistence from "./internal/persistence.js"
@@ -27,9 +27,12 @@ export interface Service {
   /**
    * Runs `onNotice` for every notice from now on (this process's own too), one at a time, until the
    * scope closes; succeeds once the process listens, so that no record committed after it is missed.
+   * When the listening connection is lost it listens again on a new one and then runs `onMissed`:
+   * the notices in between are lost, so the subscriber reads what it follows from the store.
    */
   readonly subscribe: (
-    onNotice: (notice: Notice) => Effect.Effect<void>
+    onNotice: (notice: Notice) => Effect.Effect<void>,
+    onMissed: Effect.Effect<void>
   ) => Effect.Effect<void, ThreadStoreError, Scope.Scope>
 }
 
@@ -43,22 +46,31 @@ const loadPg = Effect.tryPromise({
   catch: (cause) => Errors.storage("cannot load the PostgreSQL driver", Errors.describe(cause))
 })
 
-/** The notices of the PostgreSQL store at `url`, each subscription on a connection of its own. */
-export const layerPg = (options: { readonly url: string | Redacted.Redacted }): Layer.Layer<ThreadFeed> =>
+/** How often a subscription checks its listening connection, unless `layerPg` says otherwise. */
+export const defaultCheck: Duration.DurationInput = "10 seconds"
+
+/**
+ * The notices of the PostgreSQL store at `url`, each subscription on a connection of its own, checked
+ * every `check` (a notice of its own must come back within 5 s, else it listens again).
+ */
+export const layerPg = (options: {
+  readonly url: string | Redacted.Redacted
+  readonly check?: Duration.DurationInput | undefined
+}): Layer.Layer<ThreadFeed> =>
   Layer.succeed(
     ThreadFeed,
     ThreadFeed.of({
-      subscribe: (onNotice) =>
+      subscribe: (onNotice, onMissed) =>
         Effect.flatMap(loadPg, (driver) =>
-          driver.listenPg(
-            Redacted.isRedacted(options.url) ? options.url : Redacted.make(options.url),
-            channel,
-            (payload) =>
+          driver.listenPg(Redacted.isRedacted(options.url) ? options.url : Redacted.make(options.url), channel, {
+            onNotice: (payload) =>
               Option.match(decodeNotice(payload), {
                 onNone: () => Effect.logWarning("a thread notice that is not one was ignored"),
                 onSome: onNotice
-              })
-          )
+              }),
+            onRelisten: onMissed,
+            check: options.check ?? defaultCheck
+          })
         ).pipe(Effect.provide(Reactivity.layer))
     })
   )

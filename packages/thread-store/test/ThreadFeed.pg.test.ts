@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer, Queue } from "effect"
+import { Context, Deferred, Effect, Layer, Queue } from "effect"
 import { inject } from "vitest"
 import { ThreadFeed, ThreadStore } from "../src/index.js"
 import { build } from "./ThreadStoreSuite.js"
-import { freshDatabase } from "./utils/pg.js"
+import { freshDatabase, pgQuery } from "./utils/pg.js"
 
 const cluster = inject("pgCluster")
 const clusterUrl = "url" in cluster ? cluster.url : undefined
@@ -29,7 +29,7 @@ describe.skipIf(clusterUrl === undefined)("ThreadFeed on PostgreSQL", () => {
         const plain = yield* build(ThreadStore.layerPg({ url }))
         const feed = Context.get(yield* Layer.build(ThreadFeed.layerPg({ url })), ThreadFeed.ThreadFeed)
         const queue = yield* Queue.unbounded<ThreadFeed.Notice>()
-        yield* feed.subscribe((notice) => Queue.offer(queue, notice))
+        yield* feed.subscribe((notice) => Queue.offer(queue, notice), Effect.void)
 
         yield* notifying.create({ id: "th", createdAt, config: null })
         yield* notifying.append("th", 0, { _tag: "turnStarted", turnId: "t1" })
@@ -50,5 +50,36 @@ describe.skipIf(clusterUrl === undefined)("ThreadFeed on PostgreSQL", () => {
         assert.deepStrictEqual(yield* next(queue, "other seq 2"), { threadId: "other", seq: 2 })
       }),
     30_000
+  )
+
+  it.scopedLive(
+    "a subscription whose listening connection is lost listens again, tells the subscriber it missed notices, and receives the next ones",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* freshDatabase(clusterUrl!)
+        const store = yield* build(ThreadStore.layerPg({ url, notify: true }))
+        const feed = Context.get(
+          yield* Layer.build(ThreadFeed.layerPg({ url, check: "300 millis" })),
+          ThreadFeed.ThreadFeed
+        )
+        const queue = yield* Queue.unbounded<ThreadFeed.Notice>()
+        const missed = yield* Deferred.make<void>()
+        yield* feed.subscribe((notice) => Queue.offer(queue, notice), Deferred.succeed(missed, undefined))
+        yield* store.create({ id: "th", createdAt, config: null })
+        yield* store.append("th", 0, { _tag: "turnStarted", turnId: "t1" })
+        assert.deepStrictEqual(yield* next(queue, "seq 1"), { threadId: "th", seq: 1 })
+
+        const terminated = yield* pgQuery(
+          url,
+          "SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'"
+        )
+        assert.deepStrictEqual(terminated, [{ done: true }])
+        yield* Deferred.await(missed).pipe(
+          Effect.timeoutFail({ duration: "20 seconds", onTimeout: () => new Error("timed out waiting for onMissed") })
+        )
+        yield* store.append("th", 1, { _tag: "turnStarted", turnId: "t2" })
+        assert.deepStrictEqual(yield* next(queue, "seq 2 after listening again"), { threadId: "th", seq: 2 })
+      }),
+    60_000
   )
 })

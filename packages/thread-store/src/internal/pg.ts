@@ -24,34 +24,86 @@ export const makePg = (
     return { ...store, shared: true }
   })
 
+/** How a feed subscription listens (ThreadFeed.ts `layerPg`). */
+export interface ListenOptions {
+  /** Runs for each notice, one at a time. */
+  readonly onNotice: (payload: string) => Effect.Effect<void>
+  /** Runs once listening again after the listening connection was lost (the notices in between are lost). */
+  readonly onRelisten: Effect.Effect<void>
+  /** How often the listening connection is checked (a notice of its own must come back). */
+  readonly check: Duration.DurationInput
+}
+
+/** The payloads this process sends itself to check that it listens; they are no thread's notices. */
+const isProbe = (payload: string): boolean => payload.startsWith('{"listening":')
+
 /**
- * The notices of `channel` (ThreadFeed.ts) on a connection of its own: `onNotice` runs for each, one
- * at a time, in a fiber of the scope. Returns once this process listens (its own notice came back).
+ * Listens to `channel` on a connection of its own, in a fiber of the scope, and returns once this
+ * process listens (its own notice came back). Every `check`, a notice of its own must come back
+ * within 5 s; otherwise the connection is dropped (sql-pg 0.53 swallows the listening connection's
+ * errors, so a lost connection shows only this way), a new one listens, and `onRelisten` runs.
  */
 export const listenPg = (
   url: Redacted.Redacted,
   channel: string,
-  onNotice: (payload: string) => Effect.Effect<void>
+  options: ListenOptions
 ): Effect.Effect<void, ThreadStoreError, Scope.Scope | Reactivity> =>
   Effect.gen(function* () {
     const context = "cannot listen to the PostgreSQL thread store"
-    const client = yield* connectPg(url, context)
-    const ready = yield* Deferred.make<void>()
-    const token = JSON.stringify({ listening: crypto.randomUUID() })
-    yield* client.listen(channel).pipe(
-      Stream.runForEach((payload) => (payload === token ? Deferred.succeed(ready, undefined) : onNotice(payload))),
-      Effect.catchAll((error) => Effect.logWarning(`${context}: ${failed(context)(error).message}`)),
+    /** One listening connection until it fails a check; `ready` runs once it listens. */
+    const session = (ready: Effect.Effect<void>) =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const client = yield* connectPg(url, context)
+          let waiting: { readonly token: string; readonly heard: Deferred.Deferred<void> } | undefined
+          yield* client.listen(channel).pipe(
+            Stream.runForEach((payload) =>
+              !isProbe(payload)
+                ? options.onNotice(payload)
+                : payload === waiting?.token
+                  ? Deferred.succeed(waiting.heard, undefined)
+                  : Effect.void
+            ),
+            Effect.catchAll((error) => Effect.logWarning(`${context}: ${failed(context)(error).message}`)),
+            Effect.forkScoped
+          )
+          // (sql-pg 0.53's `notify` sends `NOTIFY channel, $1`, which PostgreSQL refuses: pg_notify takes parameters)
+          const probe = (within: Duration.DurationInput) =>
+            Effect.gen(function* () {
+              const token = JSON.stringify({ listening: crypto.randomUUID() })
+              const heard = yield* Deferred.make<void>()
+              waiting = { token, heard }
+              yield* client`SELECT pg_notify(${channel}, ${token})`.pipe(Effect.mapError(failed(context)))
+              yield* Deferred.await(heard).pipe(
+                Effect.timeoutFail({
+                  duration: within,
+                  onTimeout: () => storage(context, "its own notice did not come back")
+                })
+              )
+            })
+          // LISTEN runs once the stream starts: probe until a notice comes back (at most 10 s)
+          yield* probe("200 millis").pipe(Effect.retry(Schedule.recurs(50)))
+          yield* ready
+          return yield* Effect.forever(Effect.zipRight(Effect.sleep(options.check), probe("5 seconds")))
+        })
+      )
+    const first = yield* Deferred.make<void, ThreadStoreError>()
+    const again: Effect.Effect<never, never, Reactivity> = session(options.onRelisten).pipe(
+      Effect.catchAll((error) => Effect.logWarning(`listening again: ${error.message}`)),
+      Effect.zipRight(Effect.sleep("1 second")),
+      Effect.zipRight(Effect.suspend(() => again))
+    )
+    yield* session(Deferred.succeed(first, undefined)).pipe(
+      Effect.catchAll((error) =>
+        Effect.flatMap(Deferred.isDone(first), (listened) =>
+          listened
+            ? Effect.zipRight(Effect.logWarning(`listening again: ${error.message}`), again)
+            : Deferred.fail(first, error)
+        )
+      ),
       Effect.forkScoped
     )
-    // LISTEN runs when the stream starts: notify until the first notice comes back (at most 10 s)
-    // (sql-pg 0.53's `notify` sends `NOTIFY channel, $1`, which PostgreSQL refuses: pg_notify takes parameters)
-    yield* client`SELECT pg_notify(${channel}, ${token})`.pipe(
-      Effect.zipRight(Deferred.await(ready).pipe(Effect.timeout("200 millis"))),
-      Effect.retry(Schedule.recurs(50)),
-      Effect.mapError((error) =>
-        error._tag === "SqlError" ? failed(context)(error) : storage(context, "LISTEN did not start within 10 s")
-      )
-    )
+    yield* Deferred.await(first)
   })
 
 /** A pool on PostgreSQL, closed with the scope; a failure is a storage error with `context` (never the url). */
