@@ -5,7 +5,7 @@
 import { ResourceClient, ScopeChallenges, ServerEntry } from "@mcp-resources/resource-client"
 import { OriginStore } from "@mcp-resources/resource-origins"
 import { ExtensionSkills, Skills } from "@mcp-resources/skills"
-import { ThreadStore } from "@mcp-resources/thread-store"
+import { ThreadFeed, ThreadStore } from "@mcp-resources/thread-store"
 import { ResourceSearch } from "@mcp-resources/tool-handlers"
 import { Effect, Layer } from "effect"
 import * as AppOptions from "./AppOptions.js"
@@ -33,6 +33,9 @@ const webSocketLayer = Layer.unwrapEffect(
   Effect.promise(() => import("./WebSocketTransport.js")).pipe(Effect.map((module) => module.layer))
 )
 
+/** The clustered app-server's module (Cluster.ts), loaded only when the cluster is on. */
+const loadCluster = Effect.promise(() => import("./Cluster.js"))
+
 /**
  * The whole server for the given options: the config file is read at start (an invalid one fails the
  * layer). `overrides.store` replaces the store `[persistence]` chooses (tests wrap a store with it).
@@ -46,12 +49,18 @@ export const layer = (
   Layer.unwrapEffect(
     Effect.gen(function* () {
       const config = yield* loadConfig(options.configPath)
+      // a clustered app-server (Cluster.ts): checked at start; the store announces its appends
+      const cluster =
+        options.cluster === true || config.cluster?.enabled === true
+          ? yield* Effect.flatMap(loadCluster, (module) => Effect.as(module.settings(config), module))
+          : undefined
       const persistence =
         overrides.store ??
         ThreadStore.layerFromConfig({
           driver: config.persistence.driver,
           url: config.persistence.url,
-          dataDir: options.dataDir
+          dataDir: options.dataDir,
+          ...(cluster !== undefined ? { notify: true } : {})
         })
       // the resource client answers MCP servers' elicitations through the router (Elicitation.ts); OAuth
       // tokens of HTTP servers live where TokenStorage.ts says (the data dir's file, or PostgreSQL)
@@ -63,7 +72,8 @@ export const layer = (
           TokenStorage.layer({
             driver: config.persistence.driver,
             url: config.persistence.url,
-            dataDir: options.dataDir
+            dataDir: options.dataDir,
+            clustered: cluster !== undefined
           })
         ),
         Layer.provideMerge(ScopeChallenges.layer)
@@ -83,7 +93,15 @@ export const layer = (
       )
       const watched = ResourceSubscriptions.layer.pipe(Layer.provideMerge(extension))
       // the bodies threads read: the body store opens at the first read that keeps one, not at start-up
-      const threads = Threads.layer.pipe(Layer.provideMerge(ThreadBodies.layer.pipe(Layer.provideMerge(watched))))
+      const bodied = ThreadBodies.layer.pipe(Layer.provideMerge(watched))
+      const registry = (cluster !== undefined ? Threads.layerRelaying : Threads.layer).pipe(Layer.provideMerge(bodied))
+      const threads =
+        cluster === undefined
+          ? registry
+          : cluster.layer.pipe(
+              Layer.provideMerge(registry),
+              Layer.provide(ThreadFeed.layerFromConfig({ url: config.persistence.url }))
+            )
       // what a tool call runs with: its items recorded in its thread, the config's hooks, the audit
       const host = ToolHost.layer.pipe(Layer.provideMerge(Layer.merge(threads, CommandHooks.layer)))
       const bound = Elicitation.layerBind.pipe(Layer.provideMerge(host))

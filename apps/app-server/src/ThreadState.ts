@@ -133,6 +133,12 @@ export interface Dependencies {
   readonly gone: (t: State) => Effect.Effect<void>
   /** Forks background work that ends with the registry. */
   readonly background: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<void>
+  /**
+   * The records other processes appended are sent to this process's subscribers as they are applied
+   * (a clustered app-server, Cluster.ts): each record's notification reaches every instance's
+   * subscribers once, in the thread's order. Off, they are applied silently (an unclustered process).
+   */
+  readonly relay: boolean
 }
 
 /**
@@ -158,6 +164,32 @@ const itemNotification = (kind: "started" | "completed", threadId: string, turnI
   method: `item/${kind}`,
   params: { threadId, turnId, item }
 })
+
+/**
+ * The notification a record sends the thread's subscribers, as the method that appended it sent it
+ * (turns.ts, threads.ts, ToolHost.ts); none for the records that send none.
+ */
+export const notificationOf = (
+  threadId: string,
+  event: ThreadEvent.ThreadEvent
+): { readonly method: string; readonly params: unknown } | undefined => {
+  switch (event._tag) {
+    case "turnStarted":
+      return { method: "turn/started", params: { threadId, turnId: event.turnId } }
+    case "itemStarted":
+      return itemNotification("started", threadId, event.turnId, event.item)
+    case "itemCompleted":
+      return itemNotification("completed", threadId, event.turnId, event.item)
+    case "threadRolledBack":
+      return { method: "thread/rolledBack", params: { threadId, numTurns: event.numTurns } }
+    case "compacted":
+    case "toolCallEnded":
+    case "toolAudited":
+    case "resourceSubscribed":
+    case "resourceUnsubscribed":
+      return undefined
+  }
+}
 
 const lastTurn = (thread: State, turnId: unknown): HistoryTurn | undefined => {
   for (let i = thread.history.length - 1; i >= 0; i--)
@@ -267,6 +299,9 @@ export const make = (deps: Dependencies): Operations => {
       for (const record of records) {
         yield* observe(thread, record.event)
         thread.lastSeq = record.seq
+        const notification = deps.relay ? notificationOf(thread.id, record.event) : undefined
+        if (notification !== undefined)
+          yield* connections.notify(thread.subscribers, notification.method, notification.params)
       }
     })
 

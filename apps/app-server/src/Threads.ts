@@ -12,7 +12,7 @@ import type { Config, ThreadEvent, ToolCallItem } from "@mcp-resources/protocol"
 import { ResourceClient } from "@mcp-resources/resource-client"
 import { OriginStore } from "@mcp-resources/resource-origins"
 import { Skills } from "@mcp-resources/skills"
-import { ThreadStore } from "@mcp-resources/thread-store"
+import { type ThreadFeed, ThreadStore } from "@mcp-resources/thread-store"
 import { ResourceSearch, type ToolHandlers } from "@mcp-resources/tool-handlers"
 import { Clock, Context, Duration, Effect, Exit, Layer, Option, Schema, Scope } from "effect"
 import { randomUUID } from "node:crypto"
@@ -41,6 +41,8 @@ interface LoadedThread extends ThreadState.State {
   lastUsed: number
   /** An idle-unload check is scheduled. */
   idleCheck: boolean
+  /** The newest seq another process's notice announced (a clustered app-server); past `lastSeq`, the thread is stale. */
+  noticed: number
 }
 
 /** A row of `thread/list`. */
@@ -111,7 +113,7 @@ export interface Service {
     callId: string
   ) => Effect.Effect<
     Option.Option<{ readonly turnId: string; readonly item: ToolCallItem.McpToolCallItem }>,
-    ThreadStore.ThreadStoreError
+    ThreadStore.ThreadStoreError | MethodError
   >
   /** The completed items of the thread's current history, each call's newest completion, in completion order. */
   readonly completedItems: (
@@ -120,6 +122,23 @@ export interface Service {
     ReadonlyArray<{ readonly turnId: string; readonly item: ToolCallItem.McpToolCallItem }>,
     ThreadStore.ThreadStoreError
   >
+  /**
+   * Read-through on a miss: on a clustered app-server, when `found` is false the thread first applies
+   * what other instances appended (a call acknowledged on another instance is then found here).
+   * Unclustered, nothing is done.
+   */
+  readonly readThrough: (
+    thread: Thread,
+    found: Effect.Effect<boolean>
+  ) => Effect.Effect<void, ThreadStore.ThreadStoreError | MethodError>
+  /**
+   * A notice of another process's append or removal (a clustered app-server's feed, Cluster.ts): a
+   * loaded thread applies the records at once, sending them to its subscribers; a removed one is
+   * unloaded. A thread not loaded here is left alone (it reads the store when it loads).
+   */
+  readonly noticed: (notice: ThreadFeed.Notice) => Effect.Effect<void>
+  /** The feed lost notices (its connection was lost, then listened again): every loaded thread applies what it missed. */
+  readonly missed: Effect.Effect<void>
   /** Holds the latest set as the thread's binding, releasing the previous one (at `turn/start`). */
   readonly rebind: (thread: Thread) => Effect.Effect<void>
   /** Runs `use` with the thread's tool context: its binding (or the latest set before its first turn) and the latest config. */
@@ -144,324 +163,414 @@ export const defaultIdleTimeoutMs = 300_000
 /** The margin before another instance's open item is closed as `interrupted` (ThreadState.ts). */
 export const interruptMarginMs = ThreadState.interruptMarginMs
 
-/** Builds the service over the configured store (persistent threads) and a memory store (ephemeral threads). */
-export const make = Effect.gen(function* () {
-  const client = yield* ResourceClient.ResourceClient
-  const origins = yield* OriginStore.OriginStore
-  const skills = yield* Skills.Skills
-  const durable = yield* ThreadStore.ThreadStore
-  const connections = yield* Connections
-  const subscriptions = yield* ResourceSubscriptions
-  const options = yield* Effect.serviceOption(AppOptions)
-  // the search of every server's resources (`search_mcp_resources`, `mcp/resource/search`): one index per set
-  const search = yield* Effect.serviceOption(ResourceSearch.ResourceSearch)
-  // the bodies threads read (read_mcp_resource's `since`); the store opens at its first use
-  const bodies = Option.getOrUndefined(yield* Effect.serviceOption(ThreadBodies))
-  const idleTimeoutMs = Option.match(options, {
-    onNone: () => defaultIdleTimeoutMs,
-    onSome: (o) => o.threadIdleTimeoutMs ?? defaultIdleTimeoutMs
-  })
-  const ephemeralStore = Context.get(yield* Layer.build(ThreadStore.layerMemory), ThreadStore.ThreadStore)
-  const loaded = new Map<string, LoadedThread>()
-  // One load at a time per thread (a second request for the same thread waits, then finds it loaded);
-  // different threads load side by side, so a long thread never holds up another one's first request.
-  // A thread's lock exists only while a load of it runs or waits.
-  const loadLocks = new Map<string, { readonly lock: Effect.Semaphore; users: number }>()
-  const whileLoading = <A, E, R>(threadId: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.acquireUseRelease(
-      Effect.sync(() => {
-        let entry = loadLocks.get(threadId)
-        if (entry === undefined) {
-          entry = { lock: Effect.unsafeMakeSemaphore(1), users: 0 }
-          loadLocks.set(threadId, entry)
-        }
-        entry.users++
-        return entry
-      }),
-      (entry) => entry.lock.withPermits(1)(effect),
-      (entry) =>
+/**
+ * Builds the service over the configured store (persistent threads) and a memory store (ephemeral
+ * threads). With `relay` (a clustered app-server) the records other processes append are sent to this
+ * process's subscribers and applied before a request is served (see `noticed`, `readThrough`).
+ */
+export const makeWith = (mode: { readonly relay: boolean }) =>
+  Effect.gen(function* () {
+    const client = yield* ResourceClient.ResourceClient
+    const origins = yield* OriginStore.OriginStore
+    const skills = yield* Skills.Skills
+    const durable = yield* ThreadStore.ThreadStore
+    const connections = yield* Connections
+    const subscriptions = yield* ResourceSubscriptions
+    const options = yield* Effect.serviceOption(AppOptions)
+    // the search of every server's resources (`search_mcp_resources`, `mcp/resource/search`): one index per set
+    const search = yield* Effect.serviceOption(ResourceSearch.ResourceSearch)
+    // the bodies threads read (read_mcp_resource's `since`); the store opens at its first use
+    const bodies = Option.getOrUndefined(yield* Effect.serviceOption(ThreadBodies))
+    const idleTimeoutMs = Option.match(options, {
+      onNone: () => defaultIdleTimeoutMs,
+      onSome: (o) => o.threadIdleTimeoutMs ?? defaultIdleTimeoutMs
+    })
+    const ephemeralStore = Context.get(yield* Layer.build(ThreadStore.layerMemory), ThreadStore.ThreadStore)
+    const loaded = new Map<string, LoadedThread>()
+    // One load at a time per thread (a second request for the same thread waits, then finds it loaded);
+    // different threads load side by side, so a long thread never holds up another one's first request.
+    // A thread's lock exists only while a load of it runs or waits.
+    const loadLocks = new Map<string, { readonly lock: Effect.Semaphore; users: number }>()
+    const whileLoading = <A, E, R>(threadId: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+      Effect.acquireUseRelease(
         Effect.sync(() => {
-          if (--entry.users === 0) loadLocks.delete(threadId)
-        })
-    )
-  // Background work (idle checks, lost results, interrupted items) ends with the service: interruptible
-  // even when forked from a finalizer or an uninterruptible record (each append stays whole).
-  const scope = yield* Effect.scope
-  const background = <A, E>(effect: Effect.Effect<A, E>) =>
-    Effect.asVoid(Effect.forkIn(Effect.interruptible(effect), scope))
+          let entry = loadLocks.get(threadId)
+          if (entry === undefined) {
+            entry = { lock: Effect.unsafeMakeSemaphore(1), users: 0 }
+            loadLocks.set(threadId, entry)
+          }
+          entry.users++
+          return entry
+        }),
+        (entry) => entry.lock.withPermits(1)(effect),
+        (entry) =>
+          Effect.sync(() => {
+            if (--entry.users === 0) loadLocks.delete(threadId)
+          })
+      )
+    // Background work (idle checks, lost results, interrupted items) ends with the service: interruptible
+    // even when forked from a finalizer or an uninterruptible record (each append stays whole).
+    const scope = yield* Effect.scope
+    const background = <A, E>(effect: Effect.Effect<A, E>) =>
+      Effect.asVoid(Effect.forkIn(Effect.interruptible(effect), scope))
 
-  // Every Thread handed out is one of ours.
-  const internal = (thread: Thread): LoadedThread => thread as LoadedThread
+    // Every Thread handed out is one of ours.
+    const internal = (thread: Thread): LoadedThread => thread as LoadedThread
 
-  const releaseBinding = (binding: Binding | undefined) =>
-    binding === undefined ? Effect.void : Scope.close(binding.scope, Exit.void)
+    const releaseBinding = (binding: Binding | undefined) =>
+      binding === undefined ? Effect.void : Scope.close(binding.scope, Exit.void)
 
-  const unload = (thread: LoadedThread) =>
-    Effect.gen(function* () {
-      loaded.delete(thread.id)
-      const binding = thread.binding
-      thread.binding = undefined
-      yield* releaseBinding(binding)
-      yield* origins.forget(thread.id)
-      yield* skills.forget(thread.id)
-      yield* subscriptions.close(thread.id)
-    })
-
-  // The thread's own state: its replay, history and appends (ThreadState.ts).
-  const state = ThreadState.make({
-    origins,
-    subscriptions,
-    bodies,
-    connections,
-    config: client.config,
-    isLoaded: (t) => loaded.get(t.id) === t,
-    gone: (t) => unload(t as LoadedThread),
-    background
-  })
-
-  // A thread's pending resource changes are recorded with it; no precondition, so a lost race catches up and retries.
-  const changesOf =
-    (thread: LoadedThread): SubscriptionRecord =>
-    (event) =>
-      state.record(thread, event, undefined, {})
-
-  const newThread = (
-    fields: Pick<LoadedThread, "id" | "ephemeral" | "createdAt" | "config" | "store">,
-    connection: Connection
-  ) =>
-    Effect.gen(function* () {
-      const thread: LoadedThread = {
-        ...fields,
-        lock: yield* Effect.makeSemaphore(1),
-        subscribers: new Set([connection.id]),
-        history: [],
-        reads: new Map(),
-        lastSeq: 0,
-        binding: undefined,
-        lastUsed: yield* Clock.currentTimeMillis,
-        busy: 0,
-        idleCheck: false
-      }
-      return thread
-    })
-
-  const load = (connection: Connection, threadId: string) =>
-    whileLoading(
-      threadId,
+    const unload = (thread: LoadedThread) =>
       Effect.gen(function* () {
-        const existing = loaded.get(threadId)
-        if (existing !== undefined) {
-          existing.subscribers.add(connection.id)
-          return existing
+        loaded.delete(thread.id)
+        const binding = thread.binding
+        thread.binding = undefined
+        yield* releaseBinding(binding)
+        yield* origins.forget(thread.id)
+        yield* skills.forget(thread.id)
+        yield* subscriptions.close(thread.id)
+      })
+
+    // The thread's own state: its replay, history and appends (ThreadState.ts).
+    const state = ThreadState.make({
+      origins,
+      subscriptions,
+      bodies,
+      connections,
+      config: client.config,
+      isLoaded: (t) => loaded.get(t.id) === t,
+      gone: (t) => unload(t as LoadedThread),
+      background,
+      relay: mode.relay
+    })
+
+    // A thread's pending resource changes are recorded with it; no precondition, so a lost race catches up and retries.
+    const changesOf =
+      (thread: LoadedThread): SubscriptionRecord =>
+      (event) =>
+        state.record(thread, event, undefined, {})
+
+    const newThread = (
+      fields: Pick<LoadedThread, "id" | "ephemeral" | "createdAt" | "config" | "store">,
+      connection: Connection
+    ) =>
+      Effect.gen(function* () {
+        const thread: LoadedThread = {
+          ...fields,
+          lock: yield* Effect.makeSemaphore(1),
+          subscribers: new Set([connection.id]),
+          history: [],
+          reads: new Map(),
+          lastSeq: 0,
+          binding: undefined,
+          lastUsed: yield* Clock.currentTimeMillis,
+          busy: 0,
+          idleCheck: false,
+          noticed: 0
         }
-        const info = yield* durable.get(threadId)
-        if (Option.isNone(info)) return yield* Effect.fail(threadNotFound(threadId))
-        yield* Effect.logInfo("loading thread").pipe(Effect.annotateLogs({ threadId }))
-        const thread = yield* newThread(
-          {
-            id: threadId,
-            ephemeral: false,
-            createdAt: info.value.createdAt,
-            config: Option.getOrElse(decodeConfig(info.value.config ?? {}), () => ({})),
-            store: durable
-          },
-          connection
-        )
-        const replayed = yield* state.replay(thread)
-        loaded.set(threadId, thread)
-        yield* subscriptions.open(threadId, thread.subscribers, replayed, changesOf(thread))
-        yield* Effect.logInfo("thread loaded").pipe(Effect.annotateLogs({ threadId, records: replayed.records }))
-        yield* state.closeInterrupted(thread, replayed.open)
         return thread
       })
-    )
 
-  const start: Service["start"] = (connection, options) =>
-    Effect.gen(function* () {
-      const id = randomUUID()
-      const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
-      const store = options.ephemeral ? ephemeralStore : durable
-      yield* store.create({ id, createdAt, config: options.config })
-      const thread = yield* newThread(
-        { id, ephemeral: options.ephemeral, createdAt, config: options.config, store },
-        connection
+    const load = (connection: Connection, threadId: string) =>
+      whileLoading(
+        threadId,
+        Effect.gen(function* () {
+          const existing = loaded.get(threadId)
+          if (existing !== undefined) {
+            existing.subscribers.add(connection.id)
+            return existing
+          }
+          const info = yield* durable.get(threadId)
+          if (Option.isNone(info)) return yield* Effect.fail(threadNotFound(threadId))
+          yield* Effect.logInfo("loading thread").pipe(Effect.annotateLogs({ threadId }))
+          const thread = yield* newThread(
+            {
+              id: threadId,
+              ephemeral: false,
+              createdAt: info.value.createdAt,
+              config: Option.getOrElse(decodeConfig(info.value.config ?? {}), () => ({})),
+              store: durable
+            },
+            connection
+          )
+          const replayed = yield* state.replay(thread)
+          loaded.set(threadId, thread)
+          yield* subscriptions.open(threadId, thread.subscribers, replayed, changesOf(thread))
+          yield* Effect.logInfo("thread loaded").pipe(Effect.annotateLogs({ threadId, records: replayed.records }))
+          yield* state.closeInterrupted(thread, replayed.open)
+          return thread
+        })
       )
-      loaded.set(id, thread)
-      yield* origins.load(id, [])
-      yield* subscriptions.open(id, thread.subscribers, nothingRestored, changesOf(thread))
-      return thread
-    })
 
-  const touch = (thread: LoadedThread) =>
-    Effect.map(Clock.currentTimeMillis, (now) => {
-      thread.lastUsed = now
-      return thread
-    })
+    const start: Service["start"] = (connection, options) =>
+      Effect.gen(function* () {
+        const id = randomUUID()
+        const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+        const store = options.ephemeral ? ephemeralStore : durable
+        yield* store.create({ id, createdAt, config: options.config })
+        const thread = yield* newThread(
+          { id, ephemeral: options.ephemeral, createdAt, config: options.config, store },
+          connection
+        )
+        loaded.set(id, thread)
+        yield* origins.load(id, [])
+        yield* subscriptions.open(id, thread.subscribers, nothingRestored, changesOf(thread))
+        return thread
+      })
 
-  const get: Service["get"] = (connection, threadId) =>
-    Effect.suspend(() => {
-      const found = loaded.get(threadId)
-      return found !== undefined ? touch(found) : load(connection, threadId)
-    })
+    const touch = (thread: LoadedThread) =>
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        thread.lastUsed = now
+        return thread
+      })
 
-  const list: Service["list"] = Effect.gen(function* () {
-    const stored = yield* durable.list()
-    const rows: Array<ThreadSummary> = stored.map((t) => ({ id: t.id, ephemeral: false, createdAt: t.createdAt }))
-    for (const thread of loaded.values()) {
-      if (thread.ephemeral) rows.push({ id: thread.id, ephemeral: true, createdAt: thread.createdAt })
-    }
-    return rows.sort((a, b) =>
-      a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
+    /** A clustered app-server serves a thread whose notice announced a newer record only once it applied it. */
+    const current = (thread: LoadedThread): Effect.Effect<LoadedThread, unknown> =>
+      mode.relay && thread.noticed > thread.lastSeq ? Effect.as(state.refresh(thread), thread) : touch(thread)
+
+    const get: Service["get"] = (connection, threadId) =>
+      Effect.suspend(() => {
+        const found = loaded.get(threadId)
+        return found !== undefined ? current(found) : load(connection, threadId)
+      })
+
+    const readThrough: Service["readThrough"] = (thread, found) =>
+      mode.relay ? Effect.flatMap(found, (yes) => (yes ? Effect.void : state.refresh(internal(thread)))) : Effect.void
+
+    const missed: Service["missed"] = Effect.suspend(() =>
+      Effect.forEach(
+        [...loaded.values()],
+        (t) =>
+          !mode.relay || t.ephemeral
+            ? Effect.void
+            : state
+                .refresh(t)
+                .pipe(
+                  Effect.catchAll((error) =>
+                    Effect.logWarning(`could not apply the missed records of thread ${t.id}: ${error.message}`)
+                  )
+                ),
+        { discard: true }
+      )
     )
-  })
 
-  const remove: Service["remove"] = (threadId) =>
-    Effect.gen(function* () {
-      const thread = loaded.get(threadId)
-      if (thread !== undefined) {
-        yield* thread.lock.withPermits(1)(unload(thread))
-        if (thread.ephemeral) {
-          yield* ephemeralStore.remove(threadId)
-          if (bodies !== undefined) yield* bodies.drop(threadId)
-          return
-        }
-      }
-      const removed = yield* durable.remove(threadId)
-      if (!removed && thread === undefined) return yield* Effect.fail(threadNotFound(threadId))
-      if (bodies !== undefined) yield* bodies.drop(threadId)
-    })
-
-  const unloadIdle = (t: LoadedThread) =>
-    t.lock.withPermits(1)(
-      Effect.suspend(() =>
-        loaded.get(t.id) === t && t.subscribers.size === 0 && t.busy === 0
-          ? Effect.zipRight(
-              unload(t),
-              Effect.logInfo("thread unloaded").pipe(Effect.annotateLogs({ threadId: t.id, reason: "idle" }))
+    const noticed: Service["noticed"] = (notice) =>
+      Effect.suspend(() => {
+        if (!mode.relay) return Effect.void
+        const apply = (t: LoadedThread): Effect.Effect<void, unknown> => {
+          if (loaded.get(t.id) !== t || t.ephemeral) return Effect.void
+          if ("deleted" in notice)
+            return t.lock.withPermits(1)(
+              Effect.suspend(() =>
+                loaded.get(t.id) === t
+                  ? Effect.zipRight(
+                      unload(t),
+                      Effect.logInfo("thread unloaded").pipe(Effect.annotateLogs({ threadId: t.id, reason: "deleted" }))
+                    )
+                  : Effect.void
+              )
             )
-          : Effect.void
-      )
-    )
-
-  /** Unloads a persistent thread once no connection holds it and no request used it for the idle time. */
-  const scheduleIdle = (t: LoadedThread): Effect.Effect<void> =>
-    Effect.suspend(() => {
-      if (t.idleCheck) return Effect.void
-      t.idleCheck = true
-      const check: Effect.Effect<void> = Effect.gen(function* () {
-        for (;;) {
-          if (loaded.get(t.id) !== t || t.subscribers.size > 0) return
-          const wait = t.lastUsed + idleTimeoutMs - (yield* Clock.currentTimeMillis)
-          if (wait > 0) yield* Effect.sleep(Duration.millis(wait))
-          else if (t.busy > 0) yield* Effect.sleep(Duration.millis(Math.min(idleTimeoutMs, 1000)))
-          else return yield* unloadIdle(t)
+          t.noticed = Math.max(t.noticed, notice.seq)
+          return notice.seq > t.lastSeq ? state.refresh(t) : Effect.void
         }
-      }).pipe(Effect.ensuring(Effect.sync(() => (t.idleCheck = false))))
-      return background(check)
+        const found = loaded.get(notice.threadId)
+        // a thread loading now applies the notice once loaded (its replay may have read the store before the record)
+        const applied =
+          found !== undefined
+            ? apply(found)
+            : loadLocks.has(notice.threadId)
+              ? whileLoading(
+                  notice.threadId,
+                  Effect.suspend(() => {
+                    const t = loaded.get(notice.threadId)
+                    return t === undefined ? Effect.void : apply(t)
+                  })
+                )
+              : Effect.void
+        return applied.pipe(
+          Effect.catchAll((error) =>
+            Effect.logWarning(
+              `could not apply another instance's records of thread ${notice.threadId}: ${error instanceof Error ? error.message : String(error)}`
+            )
+          )
+        )
+      })
+
+    const list: Service["list"] = Effect.gen(function* () {
+      const stored = yield* durable.list()
+      const rows: Array<ThreadSummary> = stored.map((t) => ({ id: t.id, ephemeral: false, createdAt: t.createdAt }))
+      for (const thread of loaded.values()) {
+        if (thread.ephemeral) rows.push({ id: thread.id, ephemeral: true, createdAt: thread.createdAt })
+      }
+      return rows.sort((a, b) =>
+        a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
+      )
     })
 
-  /** An ephemeral thread ends with the last connection subscribed to it. */
-  const endEphemeral = (t: LoadedThread) =>
-    t.lock
-      .withPermits(1)(
+    const remove: Service["remove"] = (threadId) =>
+      Effect.gen(function* () {
+        const thread = loaded.get(threadId)
+        if (thread !== undefined) {
+          yield* thread.lock.withPermits(1)(unload(thread))
+          if (thread.ephemeral) {
+            yield* ephemeralStore.remove(threadId)
+            if (bodies !== undefined) yield* bodies.drop(threadId)
+            return
+          }
+        }
+        const removed = yield* durable.remove(threadId)
+        if (!removed && thread === undefined) return yield* Effect.fail(threadNotFound(threadId))
+        if (bodies !== undefined) yield* bodies.drop(threadId)
+      })
+
+    const unloadIdle = (t: LoadedThread) =>
+      t.lock.withPermits(1)(
         Effect.suspend(() =>
-          loaded.get(t.id) === t && t.subscribers.size === 0
-            ? Effect.all([
+          loaded.get(t.id) === t && t.subscribers.size === 0 && t.busy === 0
+            ? Effect.zipRight(
                 unload(t),
-                ephemeralStore.remove(t.id),
-                bodies === undefined ? Effect.void : bodies.drop(t.id),
-                Effect.logInfo("thread unloaded").pipe(Effect.annotateLogs({ threadId: t.id, reason: "ephemeral" }))
-              ])
+                Effect.logInfo("thread unloaded").pipe(Effect.annotateLogs({ threadId: t.id, reason: "idle" }))
+              )
             : Effect.void
         )
       )
-      .pipe(Effect.catchAll((error) => Effect.logWarning(`could not end ephemeral thread ${t.id}: ${error.message}`)))
 
-  /** A connection closed: it no longer holds its threads. */
-  const detach = (connectionId: number) =>
-    Effect.forEach(
-      [...loaded.values()],
-      (t) => {
-        if (!t.subscribers.delete(connectionId) || t.subscribers.size > 0) return Effect.void
-        return t.ephemeral ? background(endEphemeral(t)) : scheduleIdle(t)
-      },
-      { discard: true }
-    )
-
-  yield* connections.onClose(detach)
-
-  const rebind: Service["rebind"] = (thread) =>
-    Effect.gen(function* () {
-      const t = internal(thread)
-      const scope = yield* Scope.make()
-      const set = yield* Scope.extend(client.acquire, scope)
-      const previous = t.binding
-      t.binding = { scope, set }
-      yield* releaseBinding(previous)
-    })
-
-  /** The thread's bodies: the store, and its earlier reads from the thread's state. */
-  const threadBodies = (service: ThreadBodiesService, t: LoadedThread): ToolHandlers.Bodies =>
-    service.of(t.id, (query) =>
-      Effect.sync(() =>
-        Option.map(Option.fromNullable(state.earlier(t, query)), (entry) => ({
-          callId: entry.callId,
-          server: entry.server,
-          read: entry.read
-        }))
-      )
-    )
-
-  const withToolContext: Service["withToolContext"] = (thread, use) =>
-    Effect.gen(function* () {
-      const t = internal(thread)
-      const config = yield* client.config
-      const context = (set: ResourceClient.ConnectionSet): ToolHandlers.ToolContext => ({
-        set,
-        config,
-        orchestratorMcpEnabled: t.config.orchestratorMcpEnabled ?? config.orchestrator.mcpEnabled,
-        truncation: t.config.truncation ?? config.truncation,
-        profile: profileOf(t, config),
-        ...(t.config.resources?.deny === undefined ? {} : { resourceDeny: t.config.resources.deny }),
-        ...(Option.isSome(search) ? { search: search.value } : {}),
-        ...(bodies === undefined ? {} : { bodies: threadBodies(bodies, t) })
-      })
-      // the call holds its set for its whole run, also when a rebind lets the binding go meanwhile
-      const binding = t.binding
-      const held = binding === undefined ? client.acquire : client.hold(binding.set)
-      return yield* state.busyWith(t, Effect.scoped(Effect.flatMap(held, (set) => use(context(set)))))
-    })
-
-  yield* Effect.addFinalizer(() =>
-    Effect.forEach([...loaded.values()], (thread) => releaseBinding(thread.binding), { discard: true })
-  )
-
-  return Threads.of({
-    start,
-    resume: (connection, threadId) =>
+    /** Unloads a persistent thread once no connection holds it and no request used it for the idle time. */
+    const scheduleIdle = (t: LoadedThread): Effect.Effect<void> =>
       Effect.suspend(() => {
-        const found = loaded.get(threadId)
-        if (found === undefined) return load(connection, threadId)
-        found.subscribers.add(connection.id)
-        return touch(found)
-      }),
-    get,
-    list,
-    remove,
-    refresh: (thread) => Effect.suspend(() => state.refresh(internal(thread))),
-    record: (thread, event, notification, retry) =>
-      Effect.suspend(() => state.record(internal(thread), event, notification, retry)),
-    recordCompletion: (thread, turnId, item, lost) =>
-      Effect.suspend(() => state.recordCompletion(internal(thread), turnId, item, lost)),
-    hasTurn: (thread, turnId) => state.hasTurn(internal(thread), turnId),
-    hasCall: (thread, callId) => state.hasCall(internal(thread), callId),
-    holders: (threadId) => [...(loaded.get(threadId)?.subscribers ?? [])],
-    completedItem: (thread, callId) => state.completedItem(internal(thread), callId),
-    completedItems: (thread) => Effect.suspend(() => state.completedItems(internal(thread))),
-    rebind,
-    withToolContext
+        if (t.idleCheck) return Effect.void
+        t.idleCheck = true
+        const check: Effect.Effect<void> = Effect.gen(function* () {
+          for (;;) {
+            if (loaded.get(t.id) !== t || t.subscribers.size > 0) return
+            const wait = t.lastUsed + idleTimeoutMs - (yield* Clock.currentTimeMillis)
+            if (wait > 0) yield* Effect.sleep(Duration.millis(wait))
+            else if (t.busy > 0) yield* Effect.sleep(Duration.millis(Math.min(idleTimeoutMs, 1000)))
+            else return yield* unloadIdle(t)
+          }
+        }).pipe(Effect.ensuring(Effect.sync(() => (t.idleCheck = false))))
+        return background(check)
+      })
+
+    /** An ephemeral thread ends with the last connection subscribed to it. */
+    const endEphemeral = (t: LoadedThread) =>
+      t.lock
+        .withPermits(1)(
+          Effect.suspend(() =>
+            loaded.get(t.id) === t && t.subscribers.size === 0
+              ? Effect.all([
+                  unload(t),
+                  ephemeralStore.remove(t.id),
+                  bodies === undefined ? Effect.void : bodies.drop(t.id),
+                  Effect.logInfo("thread unloaded").pipe(Effect.annotateLogs({ threadId: t.id, reason: "ephemeral" }))
+                ])
+              : Effect.void
+          )
+        )
+        .pipe(Effect.catchAll((error) => Effect.logWarning(`could not end ephemeral thread ${t.id}: ${error.message}`)))
+
+    /** A connection closed: it no longer holds its threads. */
+    const detach = (connectionId: number) =>
+      Effect.forEach(
+        [...loaded.values()],
+        (t) => {
+          if (!t.subscribers.delete(connectionId) || t.subscribers.size > 0) return Effect.void
+          return t.ephemeral ? background(endEphemeral(t)) : scheduleIdle(t)
+        },
+        { discard: true }
+      )
+
+    yield* connections.onClose(detach)
+
+    const rebind: Service["rebind"] = (thread) =>
+      Effect.gen(function* () {
+        const t = internal(thread)
+        const scope = yield* Scope.make()
+        const set = yield* Scope.extend(client.acquire, scope)
+        const previous = t.binding
+        t.binding = { scope, set }
+        yield* releaseBinding(previous)
+      })
+
+    /** The thread's bodies: the store, and its earlier reads from the thread's state. */
+    const threadBodies = (service: ThreadBodiesService, t: LoadedThread): ToolHandlers.Bodies =>
+      service.of(t.id, (query) =>
+        Effect.sync(() =>
+          Option.map(Option.fromNullable(state.earlier(t, query)), (entry) => ({
+            callId: entry.callId,
+            server: entry.server,
+            read: entry.read
+          }))
+        )
+      )
+
+    const withToolContext: Service["withToolContext"] = (thread, use) =>
+      Effect.gen(function* () {
+        const t = internal(thread)
+        const config = yield* client.config
+        const context = (set: ResourceClient.ConnectionSet): ToolHandlers.ToolContext => ({
+          set,
+          config,
+          orchestratorMcpEnabled: t.config.orchestratorMcpEnabled ?? config.orchestrator.mcpEnabled,
+          truncation: t.config.truncation ?? config.truncation,
+          profile: profileOf(t, config),
+          ...(t.config.resources?.deny === undefined ? {} : { resourceDeny: t.config.resources.deny }),
+          ...(Option.isSome(search) ? { search: search.value } : {}),
+          ...(bodies === undefined ? {} : { bodies: threadBodies(bodies, t) })
+        })
+        // the call holds its set for its whole run, also when a rebind lets the binding go meanwhile
+        const binding = t.binding
+        const held = binding === undefined ? client.acquire : client.hold(binding.set)
+        return yield* state.busyWith(t, Effect.scoped(Effect.flatMap(held, (set) => use(context(set)))))
+      })
+
+    yield* Effect.addFinalizer(() =>
+      Effect.forEach([...loaded.values()], (thread) => releaseBinding(thread.binding), { discard: true })
+    )
+
+    return Threads.of({
+      start,
+      resume: (connection, threadId) =>
+        Effect.suspend(() => {
+          const found = loaded.get(threadId)
+          if (found === undefined) return load(connection, threadId)
+          found.subscribers.add(connection.id)
+          return current(found)
+        }),
+      get,
+      list,
+      remove,
+      refresh: (thread) => Effect.suspend(() => state.refresh(internal(thread))),
+      record: (thread, event, notification, retry) =>
+        Effect.suspend(() => state.record(internal(thread), event, notification, retry)),
+      recordCompletion: (thread, turnId, item, lost) =>
+        Effect.suspend(() => state.recordCompletion(internal(thread), turnId, item, lost)),
+      hasTurn: (thread, turnId) => state.hasTurn(internal(thread), turnId),
+      hasCall: (thread, callId) => state.hasCall(internal(thread), callId),
+      holders: (threadId) => [...(loaded.get(threadId)?.subscribers ?? [])],
+      completedItem: (thread, callId) =>
+        Effect.suspend(() => {
+          const item = state.completedItem(internal(thread), callId)
+          return mode.relay
+            ? Effect.flatMap(item, (found) =>
+                Option.isSome(found) ? Effect.succeed(found) : Effect.zipRight(state.refresh(internal(thread)), item)
+              )
+            : item
+        }),
+      readThrough,
+      noticed,
+      missed,
+      completedItems: (thread) => Effect.suspend(() => state.completedItems(internal(thread))),
+      rebind,
+      withToolContext
+    })
   })
-})
+
+/** Builds the service of one app-server alone (see {@link makeWith}). */
+export const make = makeWith({ relay: false })
 
 /** The Threads layer. */
 export const layer = Layer.scoped(Threads, make)
+
+/** The Threads layer of a clustered app-server: other instances' records are relayed and read through (Cluster.ts). */
+export const layerRelaying = Layer.scoped(Threads, makeWith({ relay: true }))

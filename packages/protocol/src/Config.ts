@@ -410,6 +410,50 @@ export const WidgetsConfig = table(
 /** `[widgets]`: the widget methods and the ports of `mcp-resources widgets` (0: any free port). */
 export type WidgetsConfig = typeof WidgetsConfig.Type
 
+/** `HOST:PORT` (a name, an IPv4 address or a bracketed IPv6 address; port 0 to 65535, 0: a free port). */
+const RunnerAddress = Schema.String.pipe(
+  Schema.filter(
+    (s) => {
+      const m = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(s)
+      return (m !== null && Number(m[2]) <= 65535) || "must be HOST:PORT with 0 <= PORT <= 65535 (0: a free port)"
+    },
+    { jsonSchema: { pattern: "^\\S+:[0-9]{1,5}$" } }
+  )
+)
+const Shards = Schema.Number.pipe(
+  Schema.filter((n) => (Number.isInteger(n) && n >= 1 && n <= 10_000) || "must be a whole number with 1 <= n <= 10000")
+)
+
+/**
+ * `[cluster] enabled`, `runner_address`, `shards`, `lock_expiration_sec`: several app-servers on one
+ * PostgreSQL store serving as one (docs/deploying.md); `--cluster` turns it on as `enabled = true` does.
+ */
+export const ClusterConfig = table(
+  Schema.Struct({
+    enabled: withDefault(Schema.Boolean, (): boolean => clusterDefaults.enabled),
+    /** Where the other instances reach this one (`HOST:PORT`); a non-loopback host needs `MCP_RESOURCES_CLUSTER_SECRET`. */
+    runnerAddress: withDefault(RunnerAddress, (): string => clusterDefaults.runnerAddress).pipe(
+      Schema.fromKey("runner_address")
+    ),
+    /** How many shards the threads are spread over; every instance of a cluster must say the same. */
+    shards: withDefault(Shards, (): number => clusterDefaults.shards),
+    /** How long a dead instance's shard locks hold before a survivor takes its threads over. */
+    lockExpirationSec: withDefault(Seconds, (): number => clusterDefaults.lockExpirationSec).pipe(
+      Schema.fromKey("lock_expiration_sec")
+    )
+  })
+)
+/** `[cluster]`: several app-servers on one PostgreSQL store as one service. */
+export type ClusterConfig = typeof ClusterConfig.Type
+
+/** The `[cluster]` defaults: off, a free loopback port, 300 shards, 35-second shard locks. */
+export const clusterDefaults: ClusterConfig = {
+  enabled: false,
+  runnerAddress: "127.0.0.1:0",
+  shards: 300,
+  lockExpirationSec: 35
+}
+
 /** The `[widgets]` defaults. */
 export const widgetsDefaults: WidgetsConfig = { enabled: true, pagePort: 0, sandboxPort: 0 }
 
@@ -568,7 +612,9 @@ const sections = {
   /** `[search]`: the resource search index of each connection set; absent means {@link searchDefaults}. */
   search: opt(SearchConfig),
   /** `[changes]`: the bounds of the body store (the bodies threads read); absent means {@link changesDefaults}. */
-  changes: opt(ChangesConfig)
+  changes: opt(ChangesConfig),
+  /** `[cluster]`: several app-servers on one PostgreSQL store as one service; absent means {@link clusterDefaults}. */
+  cluster: opt(ClusterConfig)
 }
 
 /** The whole config, defaults applied: the tables' decoded forms and the servers. */

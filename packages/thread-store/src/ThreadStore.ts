@@ -13,6 +13,7 @@ import * as Errors from "./internal/error.js"
 import * as Memory from "./internal/memory.js"
 import * as Persistence from "./internal/persistence.js"
 import type { Service } from "./internal/service.js"
+import { channel } from "./ThreadFeed.js"
 
 /** The store's one error class (`reason`: `notFound`, `conflict`, `storage`) and its reason schema. */
 export { ThreadStoreError, ThreadStoreErrorReason } from "./internal/error.js"
@@ -53,14 +54,21 @@ export const layerSqlite = (options: {
     )
   ).pipe(Layer.provide(Reactivity.layer))
 
-/** PostgreSQL (several processes sharing threads), migrated at start; the pool closes with the layer. */
+/**
+ * PostgreSQL (several processes sharing threads), migrated at start; the pool closes with the layer.
+ * With `notify`, every append and removal sends a notice to the processes listening (ThreadFeed.ts).
+ */
 export const layerPg = (options: {
   readonly url: string | Redacted.Redacted
+  readonly notify?: boolean | undefined
 }): Layer.Layer<ThreadStore, ThreadStoreError> =>
   Layer.scoped(
     ThreadStore,
     Effect.flatMap(loadPg, (driver) =>
-      driver.makePg(Redacted.isRedacted(options.url) ? options.url : Redacted.make(options.url))
+      driver.makePg(
+        Redacted.isRedacted(options.url) ? options.url : Redacted.make(options.url),
+        options.notify === true ? { notify: channel } : {}
+      )
     )
   ).pipe(Layer.provide(Reactivity.layer))
 
@@ -80,6 +88,8 @@ export interface PersistenceOptions {
   readonly url?: string | undefined
   /** Where `state.sqlite` lives; created if missing. */
   readonly dataDir: string
+  /** PostgreSQL: appends and removals send notices (ThreadFeed.ts; a clustered app-server). */
+  readonly notify?: boolean | undefined
 }
 
 /**
@@ -95,7 +105,10 @@ export const layerFromConfig = (options: PersistenceOptions): Layer.Layer<Thread
         case "sqlite":
           return layerSqliteIn(options.dataDir)
         case "postgres":
-          return layerPg({ url: yield* Persistence.pgUrl(options, "cannot open the thread store") })
+          return layerPg({
+            url: yield* Persistence.pgUrl(options, "cannot open the thread store"),
+            notify: options.notify
+          })
       }
     })
   )

@@ -218,6 +218,29 @@ export const keys: Readonly<Record<string, KeyDoc>> = {
     meaning:
       "How many times in a row a dropped 2026-07-28 subscription stream is reopened (after 0.5 s, doubling up to 30 s) before it is given up and the server is polled."
   },
+  cluster: {
+    default: "—",
+    meaning:
+      "Several app-servers on one PostgreSQL store serving as one (`--cluster` turns it on too); refused on SQLite or memory persistence ([deploying.md](deploying.md))."
+  },
+  "cluster.enabled": {
+    default: json(Config.clusterDefaults.enabled),
+    meaning:
+      "Serve as one instance of a cluster: each thread's records reach its subscribers on every instance, and every instance reads what another acknowledged."
+  },
+  "cluster.runner_address": {
+    default: `${json(Config.clusterDefaults.runnerAddress)} (a free loopback port)`,
+    meaning:
+      "`HOST:PORT` the other instances reach this one at. A non-loopback host is a private-network-only setting (or one behind TLS) and needs `MCP_RESOURCES_CLUSTER_SECRET`, the same on every instance; the app-server refuses to start without it. Not listened on yet (single owners, [deploying.md](deploying.md#what-is-built))."
+  },
+  "cluster.shards": {
+    default: json(Config.clusterDefaults.shards),
+    meaning: "How many shards the threads are spread over; every instance of a cluster must say the same. Not used yet."
+  },
+  "cluster.lock_expiration_sec": {
+    default: json(Config.clusterDefaults.lockExpirationSec),
+    meaning: "How long a dead instance's shard locks hold before a survivor takes its threads over. Not used yet."
+  },
   resources: {
     default: "no rules",
     meaning: "Resource rules of every server ([policy.md](policy.md)); a server's own table adds to them."

@@ -1,6 +1,6 @@
 /** `mcp/resource/read` (alias `mcpServer/resource/read`): plain, call-scoped and threadless reads. No items, no history. */
 import { ResourceClient, type ServerRequests } from "@mcp-resources/resource-client"
-import { CallScopedRead } from "@mcp-resources/resource-origins"
+import { CallScopedRead, OriginStore } from "@mcp-resources/resource-origins"
 import { Context, Effect } from "effect"
 import { type AppServer, type Errors, ResourcePolicy } from "@mcp-resources/protocol"
 import { methodInContext } from "../internal/fastPaths.js"
@@ -49,6 +49,7 @@ const plainRead = (client: ResourceClient.Service, p: ReadParams, connectorId: s
 const readOnThread = (
   client: ResourceClient.Service,
   threads: Threads["Type"],
+  origins: OriginStore.Service,
   p: ReadParams,
   connection: Connection,
   threadId: string,
@@ -61,17 +62,22 @@ const readOnThread = (
     // elicitation it causes goes to a client of the thread (Elicitation.ts): the request runs in the
     // thread's context (`plainReadContext` below)
     if (originCallId === null) return policed(client, p, deny, plainRead(client, p, connectorId))
-    return policed(
-      client,
-      p,
-      deny,
-      Effect.flatMap(client.config, (config) =>
-        p.server === config.apps.serverName
-          ? Effect.map(
-              CallScopedRead.readForCall({ threadId: thread.id, callId: originCallId, uri: p.uri }),
-              (contents) => answer(contents, originCallId)
-            )
-          : plainRead(client, p, connectorId)
+    // a call acknowledged on another instance of a cluster is read through from the store first
+    const readThrough = threads.readThrough(thread, Effect.isSuccess(origins.find(thread.id, originCallId)))
+    return Effect.zipRight(
+      readThrough,
+      policed(
+        client,
+        p,
+        deny,
+        Effect.flatMap(client.config, (config) =>
+          p.server === config.apps.serverName
+            ? Effect.map(
+                CallScopedRead.readForCall({ threadId: thread.id, callId: originCallId, uri: p.uri }),
+                (contents) => answer(contents, originCallId)
+              )
+            : plainRead(client, p, connectorId)
+        )
       )
     )
   })
@@ -90,17 +96,28 @@ const read = (name: "mcp/resource/read" | "mcpServer/resource/read") =>
   methodInContext(name, plainReadContext, {
     run: (p, { connection }) =>
       // both services in one step, read from the request fiber's context
-      Effect.contextWithEffect((context: Context.Context<ResourceClient.ResourceClient | Threads>) => {
-        const client = Context.get(context, ResourceClient.ResourceClient)
-        const threadId = p.threadId ?? null
-        const originCallId = p.originCallId ?? null
-        const connectorId = p.connectorId ?? null
-        if (threadId === null) {
-          if (originCallId !== null) return Effect.fail(invalidRequest(messages.originCallIdRequiresThreadId))
-          return policed(client, p, undefined, readWithoutThread(client, p, connectorId))
+      Effect.contextWithEffect(
+        (context: Context.Context<ResourceClient.ResourceClient | Threads | OriginStore.OriginStore>) => {
+          const client = Context.get(context, ResourceClient.ResourceClient)
+          const threadId = p.threadId ?? null
+          const originCallId = p.originCallId ?? null
+          const connectorId = p.connectorId ?? null
+          if (threadId === null) {
+            if (originCallId !== null) return Effect.fail(invalidRequest(messages.originCallIdRequiresThreadId))
+            return policed(client, p, undefined, readWithoutThread(client, p, connectorId))
+          }
+          return readOnThread(
+            client,
+            Context.get(context, Threads),
+            Context.get(context, OriginStore.OriginStore),
+            p,
+            connection,
+            threadId,
+            originCallId,
+            connectorId
+          )
         }
-        return readOnThread(client, Context.get(context, Threads), p, connection, threadId, originCallId, connectorId)
-      })
+      )
   })
 
 /** The resource methods. */

@@ -70,6 +70,8 @@ export interface ServerOptions {
   readonly limits: TransportLimits
   /** `--thread-idle-timeout SECONDS`: how long a persistent thread no connection holds stays loaded (absent: the default, 300 s). */
   readonly threadIdleTimeoutMs?: number
+  /** `--cluster`: serve as one instance of several on one PostgreSQL store, as `[cluster] enabled = true` does. */
+  readonly cluster?: boolean
 }
 
 /** A command line the server refuses to start with. */
@@ -178,6 +180,11 @@ export const flags: ReadonlyArray<CommandLine.Option> = [
     name: "--thread-idle-timeout",
     value: "SEC",
     description: "Seconds a persistent thread no connection holds stays loaded (default 300; fractions allowed)."
+  },
+  {
+    name: "--cluster",
+    description:
+      "Serve as one of several app-servers on one PostgreSQL store, as `[cluster] enabled = true` does (docs/deploying.md)."
   },
   { name: "--help", alias: "-h", description: "Print this usage on standard output and exit 0." }
 ]
@@ -334,6 +341,7 @@ export const parseArgs = (
     allowOrigins,
     tls: tlsCert !== undefined && tlsKey !== undefined ? { certPath: tlsCert, keyPath: tlsKey } : undefined,
     limits,
-    ...(threadIdleTimeoutMs !== undefined ? { threadIdleTimeoutMs } : {})
+    ...(threadIdleTimeoutMs !== undefined ? { threadIdleTimeoutMs } : {}),
+    ...(parsed.switches.has("--cluster") ? { cluster: true } : {})
   }
 }

@@ -1,0 +1,60 @@
+/**
+ * A clustered app-server (`--cluster`, `[cluster] enabled = true`; docs/deploying.md): several
+ * app-servers on one PostgreSQL store serving as one. What a clustered instance refuses to start
+ * without (`settings`), and the fan-out of the threads' records (`layer`): every append and removal
+ * is announced through the store's feed (`ThreadFeed`, ids only), and each instance applies the
+ * records of the threads it has loaded, sending them to its own subscribers (Threads.ts `noticed`).
+ *
+ * MainLayer loads this module with `import()` only when the cluster is on: an app-server alone loads
+ * none of it.
+ */
+import { type Config as AppConfig, Config as ConfigFile } from "@mcp-resources/protocol"
+import { ThreadFeed, type ThreadStore } from "@mcp-resources/thread-store"
+import { Config, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { isLoopback } from "./AppOptions.js"
+import { Threads } from "./Threads.js"
+
+/** A clustered start refused: the message says which setting is missing or wrong. */
+export class ClusterError extends Schema.TaggedError<ClusterError>()("ClusterError", { message: Schema.String }) {}
+
+/** The environment variable holding the cluster's shared secret (required for a non-loopback `runner_address`). */
+export const secretVariable = "MCP_RESOURCES_CLUSTER_SECRET"
+
+/** The host of a `HOST:PORT` runner address (brackets of an IPv6 address removed). */
+const hostOf = (address: string): string => address.slice(0, address.lastIndexOf(":")).replace(/^\[|\]$/g, "")
+
+/**
+ * The `[cluster]` settings of a clustered start, checked: the store must be PostgreSQL (what the
+ * instances share), and a runner address other instances reach from outside this host needs the
+ * cluster's shared secret in {@link secretVariable}.
+ */
+export const settings = (config: AppConfig.Config): Effect.Effect<AppConfig.ClusterConfig, ClusterError> =>
+  Effect.gen(function* () {
+    const driver = config.persistence.driver
+    if (driver !== "postgres")
+      return yield* new ClusterError({
+        message: `a clustered app-server (--cluster or [cluster] enabled = true) needs [persistence] driver = "postgres", the store its instances share; this config has driver = "${driver}"`
+      })
+    const cluster = { ...(config.cluster ?? ConfigFile.clusterDefaults), enabled: true }
+    if (!isLoopback(hostOf(cluster.runnerAddress))) {
+      const secret = yield* Config.option(Config.redacted(secretVariable)).pipe(
+        Effect.orElseSucceed(() => Option.none<Redacted.Redacted>())
+      )
+      if (Option.isNone(secret) || Redacted.value(secret.value) === "")
+        return yield* new ClusterError({
+          message: `[cluster] runner_address = "${cluster.runnerAddress}" is not a loopback address: set ${secretVariable} to the cluster's shared secret (the same on every instance), or use a loopback address`
+        })
+    }
+    return cluster
+  })
+
+/** The fan-out: the feed's notices go to the thread registry from before the server serves its first request. */
+export const layer: Layer.Layer<never, ThreadStore.ThreadStoreError, Threads | ThreadFeed.ThreadFeed> =
+  Layer.scopedDiscard(
+    Effect.gen(function* () {
+      const threads = yield* Threads
+      const feed = yield* ThreadFeed.ThreadFeed
+      yield* feed.subscribe(threads.noticed, threads.missed)
+      yield* Effect.logInfo("clustered: following the other instances' records")
+    })
+  )

@@ -1,0 +1,221 @@
+/**
+ * Several app-servers on one PostgreSQL store as one service (`--cluster`, `[cluster]`; docs/deploying.md):
+ * three instances on one throw-away PostgreSQL cluster, a typed client on each, and the refusals at start.
+ */
+import { AppServerClient } from "@mcp-resources/app-server-client"
+import { stdioCommand, widgetAppsSpec, widgetUri } from "@mcp-resources/fixtures"
+import { assert, describe, it } from "@effect/vitest"
+import { type Duration, Effect, Queue } from "effect"
+import { inject } from "vitest"
+import { mainJs, start, tempDir, writeConfig } from "./utils/AppServerProcess.js"
+import { freshDatabase, psql } from "./utils/pg.js"
+
+const cluster = inject("pgCluster")
+const clusterUrl = "url" in cluster ? cluster.url : undefined
+if (clusterUrl === undefined && "skipped" in cluster) {
+  console.warn(`clustered app-server tests skipped: ${cluster.skipped}`)
+}
+
+/** The key every instance seals OAuth tokens with (a clustered app-server refuses to start without one). */
+const tokenKey = Buffer.alloc(32, 7).toString("base64")
+
+/** The widget apps server, the shared PostgreSQL store and the given `[cluster]` table. */
+const clusterConfig = (persistence: Record<string, unknown>, table: Record<string, unknown> = { enabled: true }) =>
+  writeConfig(tempDir(), {
+    mcp_servers: { codex_apps: stdioCommand(widgetAppsSpec()) },
+    persistence,
+    cluster: table
+  })
+
+/** One instance (its own data dir) with a typed client on its standard input and output, initialized. */
+const instance = (config: string, args: ReadonlyArray<string> = []) =>
+  Effect.gen(function* () {
+    const client = yield* AppServerClient.stdio({
+      command: process.execPath,
+      args: [mainJs, "--config", config, "--data-dir", tempDir(), ...args],
+      env: { ...process.env, MCP_RESOURCES_TOKEN_KEY: tokenKey },
+      stderr: "ignore"
+    })
+    yield* client.initialize({ name: "cluster-test" })
+    return client
+  })
+
+/** The notifications of `queue` up to and including the first that `last` accepts (10 s at most). */
+const collectUntil = (
+  queue: Queue.Dequeue<AppServerClient.RawNotification>,
+  what: string,
+  last: (n: AppServerClient.RawNotification) => boolean,
+  within: Duration.DurationInput = "10 seconds"
+) =>
+  Effect.gen(function* () {
+    const seen: Array<AppServerClient.RawNotification> = []
+    for (;;) {
+      const next = yield* Queue.take(queue)
+      seen.push(next)
+      if (last(next)) return seen
+    }
+  }).pipe(Effect.timeoutFail({ duration: within, onTimeout: () => new Error(`timed out waiting for ${what}`) }))
+
+const isTurnStarted = (turnId: string) => (n: AppServerClient.RawNotification) =>
+  n.method === "turn/started" && (n.params as { turnId?: unknown }).turnId === turnId
+
+const toolCall = (client: AppServerClient.Service, threadId: string, turnId: string, callId: string) =>
+  client.request("tool/call", {
+    threadId,
+    turnId,
+    callId,
+    name: "mcp__codex_apps__best_buy_product_search",
+    arguments: JSON.stringify({ query: "tv" })
+  })
+
+describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one PostgreSQL database", () => {
+  it.scopedLive(
+    "a thread started on A is served by B and C: A's records reach C's subscriber once and in order, B reads A's call's widget and lists A's turns, rollback and deletion",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* freshDatabase(clusterUrl!)
+        // two instances turned on by the config, one by the flag
+        const config = clusterConfig({ driver: "postgres", url })
+        const flagged = clusterConfig({ driver: "postgres", url }, {})
+        const [a, b, c] = yield* Effect.all([instance(config), instance(config), instance(flagged, ["--cluster"])], {
+          concurrency: "unbounded"
+        })
+        const onA = yield* a.subscribeRaw
+        const onC = yield* c.subscribeRaw
+
+        // item 1: a thread started on A is resumed on B and C
+        const { thread } = yield* a.request("thread/start", {})
+        assert.deepStrictEqual(yield* b.request("thread/resume", { threadId: thread.id }), {
+          thread: { id: thread.id, ephemeral: false }
+        })
+        yield* c.request("thread/resume", { threadId: thread.id })
+
+        // item 2: B (which loaded the thread before the call) reads the widget of A's call right after A's answer
+        yield* a.request("turn/start", { threadId: thread.id, turnId: "t1" })
+        const called = yield* toolCall(a, thread.id, "t1", "c1")
+        assert.strictEqual(called.success, true)
+        assert.deepStrictEqual(
+          yield* b.request("mcp/resource/read", {
+            threadId: thread.id,
+            originCallId: "c1",
+            server: "codex_apps",
+            uri: widgetUri
+          }),
+          {
+            contents: [{ uri: widgetUri, mimeType: "text/html", text: "<html>best_buy</html>" }],
+            originCallId: "c1"
+          }
+        )
+        // and knows A's turn: the same call id is a duplicate there, A's turn one it may call in
+        const duplicate = yield* Effect.flip(toolCall(b, thread.id, "t1", "c1"))
+        assert.deepStrictEqual(duplicate.message, "duplicate callId: c1")
+        yield* a.request("turn/start", { threadId: thread.id, turnId: "t2" })
+        yield* a.request("thread/rollback", { threadId: thread.id, numTurns: 1 })
+        const unknownTurn = yield* Effect.flip(toolCall(b, thread.id, "t2", "c2"))
+        assert.deepStrictEqual(unknownTurn.message, "turn not found: t2")
+        assert.deepStrictEqual(yield* b.request("thread/list", {}), yield* a.request("thread/list", {}))
+
+        // item 3: C's subscriber received exactly A's notifications, in A's order (t3 marks the end)
+        yield* a.request("turn/start", { threadId: thread.id, turnId: "t3" })
+        const fromA = yield* collectUntil(onA, "turn t3 on A", isTurnStarted("t3"))
+        const fromC = yield* collectUntil(onC, "turn t3 on C", isTurnStarted("t3"))
+        assert.deepStrictEqual(
+          fromA.map((n) => n.method),
+          ["turn/started", "item/started", "item/completed", "turn/started", "thread/rolledBack", "turn/started"]
+        )
+        assert.deepStrictEqual(fromC, fromA)
+        // B's own records reach A and C the same way
+        yield* b.request("turn/start", { threadId: thread.id, turnId: "t4" })
+        assert.deepStrictEqual(yield* collectUntil(onA, "B's turn on A", isTurnStarted("t4")), [
+          { method: "turn/started", params: { threadId: thread.id, turnId: "t4" } }
+        ])
+        assert.deepStrictEqual(yield* collectUntil(onC, "B's turn on C", isTurnStarted("t4")), [
+          { method: "turn/started", params: { threadId: thread.id, turnId: "t4" } }
+        ])
+
+        // a deletion on A: B lists no thread and no longer serves it
+        yield* a.request("thread/delete", { threadId: thread.id })
+        assert.deepStrictEqual(yield* b.request("thread/list", {}), { threads: [] })
+        const gone = yield* Effect.flip(b.request("turn/start", { threadId: thread.id, turnId: "t5" }))
+        assert.strictEqual(gone.message, `thread not found: ${thread.id}`)
+      }),
+    120_000
+  )
+
+  it.scopedLive(
+    "an instance whose listening connection was lost listens again and sends its subscribers the records it missed",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* freshDatabase(clusterUrl!)
+        const config = clusterConfig({ driver: "postgres", url })
+        const [a, c] = yield* Effect.all([instance(config), instance(config)], { concurrency: "unbounded" })
+        const onC = yield* c.subscribeRaw
+        const { thread } = yield* a.request("thread/start", {})
+        yield* c.request("thread/resume", { threadId: thread.id })
+        // every instance's listening connection is cut; A's turn is announced while nobody listens
+        const cut = yield* psql(
+          url,
+          "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'"
+        )
+        assert.strictEqual(cut, "2")
+        yield* a.request("turn/start", { threadId: thread.id, turnId: "t1" })
+        // C finds its connection lost at its next check (every 10 s), listens again and catches up
+        const received = yield* collectUntil(onC, "the missed turn on C", isTurnStarted("t1"), "30 seconds")
+        assert.deepStrictEqual(received, [{ method: "turn/started", params: { threadId: thread.id, turnId: "t1" } }])
+      }),
+    90_000
+  )
+
+  it.scopedLive(
+    "a non-loopback runner address starts only with MCP_RESOURCES_CLUSTER_SECRET",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* freshDatabase(clusterUrl!)
+        const config = clusterConfig({ driver: "postgres", url }, { enabled: true, runner_address: "10.0.0.7:7400" })
+        const refused = yield* start({
+          args: ["--config", config, "--data-dir", tempDir()],
+          env: { MCP_RESOURCES_CLUSTER_SECRET: "" }
+        })
+        assert.strictEqual(yield* refused.exited(), 1)
+        assert.include(
+          refused.stderr(),
+          '[cluster] runner_address = "10.0.0.7:7400" is not a loopback address: set MCP_RESOURCES_CLUSTER_SECRET'
+        )
+        assert.deepStrictEqual(refused.lines, [])
+        // the secret alone is not enough: the instances must share their OAuth tokens too
+        const keyless = yield* start({
+          args: ["--config", config, "--data-dir", tempDir()],
+          env: { MCP_RESOURCES_CLUSTER_SECRET: "a shared secret", MCP_RESOURCES_TOKEN_KEY: "" }
+        })
+        assert.strictEqual(yield* keyless.exited(), 1)
+        assert.include(keyless.stderr(), "a clustered app-server keeps OAuth tokens in PostgreSQL for every instance: set MCP_RESOURCES_TOKEN_KEY")
+        assert.deepStrictEqual(keyless.lines, [])
+        const client = yield* AppServerClient.stdio({
+          command: process.execPath,
+          args: [mainJs, "--config", config, "--data-dir", tempDir()],
+          env: { ...process.env, MCP_RESOURCES_CLUSTER_SECRET: "a shared secret", MCP_RESOURCES_TOKEN_KEY: tokenKey },
+          stderr: "ignore"
+        })
+        yield* client.initialize({ name: "cluster-test" })
+        assert.deepStrictEqual(yield* client.request("thread/list", {}), { threads: [] })
+      }),
+    60_000
+  )
+})
+
+describe("a clustered app-server without PostgreSQL", () => {
+  for (const driver of ["sqlite", "memory"] as const)
+    it.scopedLive(`refuses to start on driver = "${driver}", naming the setting`, () =>
+      Effect.gen(function* () {
+        const refused = yield* start({
+          args: ["--config", clusterConfig({ driver }, {}), "--data-dir", tempDir(), "--cluster"]
+        })
+        assert.strictEqual(yield* refused.exited(), 1)
+        assert.include(
+          refused.stderr(),
+          `a clustered app-server (--cluster or [cluster] enabled = true) needs [persistence] driver = "postgres", the store its instances share; this config has driver = "${driver}"`
+        )
+        assert.deepStrictEqual(refused.lines, [])
+      })
+    )
+})
