@@ -188,7 +188,10 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
           env: { MCP_RESOURCES_CLUSTER_SECRET: "a shared secret", MCP_RESOURCES_TOKEN_KEY: "" }
         })
         assert.strictEqual(yield* keyless.exited(), 1)
-        assert.include(keyless.stderr(), "a clustered app-server keeps OAuth tokens in PostgreSQL for every instance: set MCP_RESOURCES_TOKEN_KEY")
+        assert.include(
+          keyless.stderr(),
+          "a clustered app-server keeps OAuth tokens in PostgreSQL for every instance: set MCP_RESOURCES_TOKEN_KEY"
+        )
         assert.deepStrictEqual(keyless.lines, [])
         const client = yield* AppServerClient.stdio({
           command: process.execPath,

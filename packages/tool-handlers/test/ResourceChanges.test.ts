@@ -284,7 +284,17 @@ describe("ResourceChanges", () => {
         for (const event of stored) replayed.add(event)
         const pending = replayed.pending()
         assert.deepStrictEqual(pending, [
-          { server: "s", uri: "file:///b", readInCallId: "c2", changedAt: new Date(1000).toISOString() }
+          {
+            server: "s",
+            uri: "file:///b",
+            readInCallId: "c2",
+            changedAt: new Date(1000).toISOString(),
+            sizeBefore: null,
+            sizeAfter: null,
+            digestBefore: null,
+            digestAfter: null,
+            diffAvailable: false
+          }
         ])
         const restored: Array<ThreadEvent.ThreadEvent> = []
         const again = yield* ResourceChanges.make(subscriber, {

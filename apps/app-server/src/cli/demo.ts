@@ -467,7 +467,8 @@ const main = async (): Promise<number> => {
         ].join("\n")
     )
     await show(
-      session,
+      steps,
+      client,
       'The model reads it again with since: "last": a unified diff of what changed, not the whole document',
       "tool/call",
       {

@@ -170,7 +170,7 @@ const readDigest = (entry: ServerEntry, connection: Connection, uri: string) =>
       { uri },
       Math.round(entry.toolTimeoutSec * 1000),
       decodeRead,
-      `polling ${uri} of \`${entry.name}\` failed`
+      () => `polling ${uri} of \`${entry.name}\` failed`
     ),
     (result) =>
       Effect.map(Clock.currentTimeMillis, (now) => ({
