@@ -413,7 +413,8 @@ const exampleSetup = () => {
       example: exampleCommand(),
       everything: { ...everythingCommand(), startup_timeout_sec: 60 },
       docs: changesStdioCommand({ touchFile }),
-      quiet: changesStdioCommand({ subscribe: false })
+      quiet: { ...changesStdioCommand({ subscribe: false }), poll_changes_sec: 0 },
+      polled: { ...changesStdioCommand({ subscribe: false }), poll_changes_sec: 0.2 }
     }
   })
   return { config, touchFile }
@@ -645,7 +646,7 @@ describe("mcp-resources CLI: what the model can do, one command each", () => {
   )
 
   it.scopedLive(
-    "watch subscribes and prints each change until SIGINT, then unsubscribes and exits 0; a server without subscriptions is refused",
+    "watch subscribes and prints each change until SIGINT, then unsubscribes and exits 0; a server without subscriptions is polled, one with polling off refused",
     () =>
       Effect.gen(function* () {
         const { config, touchFile } = exampleSetup()
@@ -669,11 +670,31 @@ describe("mcp-resources CLI: what the model can do, one command each", () => {
         for (const line of lines)
           assert.match(line, /^\d{4}-\d\d-\d\dT[\d:.]+Z {2}docs {2}changes:\/\/doc\/plan {2}changed$/)
 
+        // a server without subscriptions is polled: its document counts its reads, so every poll finds a change
+        const polled = yield* streaming(process.execPath, [
+          cliJs,
+          "watch",
+          "polled",
+          "changes://doc/plan",
+          "--config",
+          config
+        ])
+        yield* polled.waitFor(
+          "stderr",
+          /watching changes:\/\/doc\/plan of MCP server 'polled' by polling every 0\.2 s; stop with Ctrl-C/
+        )
+        yield* polled.waitFor("stdout", /changed\n.*changed\n/)
+        yield* polled.signal("SIGINT")
+        assert.strictEqual(yield* polled.exited, 0, polled.stderr())
+        for (const line of polled.stdout().trimEnd().split("\n"))
+          assert.match(line, /^\d{4}-\d\d-\d\dT[\d:.]+Z {2}polled {2}changes:\/\/doc\/plan {2}changed$/)
+
+        // with polling off as well, it is refused
         assert.deepStrictEqual(yield* cliWarn(["watch", "quiet", "changes://doc/plan", "--config", config]), {
           code: 1,
           stdout: "",
           stderr:
-            "mcp-resources: MCP server 'quiet' does not offer resource subscriptions (resources.subscribe), so it cannot tell of changes to changes://doc/plan\n"
+            "mcp-resources: MCP server 'quiet' does not offer resource subscriptions (resources.subscribe) and is not polled (mcp_servers.quiet.poll_changes_sec = 0), so it cannot tell of changes to changes://doc/plan\n"
         })
       }),
     120_000

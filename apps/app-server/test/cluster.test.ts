@@ -51,6 +51,8 @@ const collectUntil = (
     const seen: Array<AppServerClient.RawNotification> = []
     for (;;) {
       const next = yield* Queue.take(queue)
+      // each instance's own MCP servers announce their status there only: not a thread's record
+      if (next.method === "mcpServer/statusChanged") continue
       seen.push(next)
       if (last(next)) return seen
     }

@@ -9,10 +9,10 @@
  * Time is the TestClock's; each step awaits the event (an update, a log line) that says it happened.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { brokenPrefix, changesStdioCommand } from "@mcp-resources/fixtures"
+import { brokenPrefix, changesStdioCommand, connectInMemory } from "@mcp-resources/fixtures"
 import { Config, Digest } from "@mcp-resources/protocol"
 import { Effect, Layer, Logger, LogLevel, Queue, TestClock, TestServices } from "effect"
-import { McpTransport, ResourceClient, type ServerEntry } from "../src/index.js"
+import { McpTransport, ResourceClient, ServerEntry } from "../src/index.js"
 
 const docA = "changes://doc/a"
 
@@ -78,7 +78,7 @@ const polledAfter = (server: string, uri: string, reads: number): ResourceClient
 const readText = (client: ResourceClient.Service, name: string, uri: string) =>
   Effect.map(client.readResource(name, uri), (result) => (result.contents[0] as { readonly text: string }).text)
 
-/** Runs `body` with every log line (debug ones included) offered to a queue, over real transports. */
+/** Runs `body` with every log line (trace ones included) offered to a queue, over real transports. */
 const withLogs = <A, E, R>(body: (logs: Queue.Dequeue<string>) => Effect.Effect<A, E, R>) =>
   Effect.gen(function* () {
     const logs = yield* Queue.unbounded<string>()
@@ -86,7 +86,7 @@ const withLogs = <A, E, R>(body: (logs: Queue.Dequeue<string>) => Effect.Effect<
       Queue.unsafeOffer(logs, Array.isArray(message) ? message.join(" ") : String(message))
     })
     return yield* body(logs).pipe(
-      Effect.provide(Layer.merge(Logger.replace(Logger.defaultLogger, capture), Logger.minimumLogLevel(LogLevel.Debug)))
+      Effect.provide(Layer.merge(Logger.replace(Logger.defaultLogger, capture), Logger.minimumLogLevel(LogLevel.Trace)))
     )
   }).pipe(Effect.provide(McpTransport.layer))
 
@@ -117,6 +117,40 @@ describe("change detection", () => {
         }
         // three intervals, three polls: this read is the fifth
         assert.strictEqual(yield* readText(client, "docs", docA), `${docA} read 5 times`)
+      })
+    )
+  )
+
+  it.scoped("a poll read that ends late in its interval does not make the next interval skip the resource", () =>
+    withLogs((logs) =>
+      Effect.gen(function* () {
+        const uri = "memo://slow"
+        // the server takes a second (real time) over every read, while the test moves its own clock on
+        const fixture = connectInMemory({
+          name: "slow",
+          reads: [{ uri, delayMs: 1000, result: { contents: [{ uri, mimeType: "text/plain", text: "same" }] } }]
+        })
+        yield* Effect.addFinalizer(() => Effect.promise(() => fixture.closeAll()))
+        const client = yield* ResourceClient.make({
+          config: Config.empty,
+          servers: [ServerEntry.memory("slow", fixture.connect, { pollChangesSec: 5 })]
+        })
+        yield* settled(client)
+        yield* nextLog(logs, /'slow': polling every 5000 ms/)
+        const reads = (count: number) =>
+          within(
+            `read ${count}`,
+            Effect.promise(() => fixture.awaitRequest("resources/read", { count, timeoutMs: 20_000 }))
+          )
+        assert.strictEqual(yield* readText(client, "slow", uri), "same")
+        yield* client.subscribe("slow", uri)
+        // the first tick (at 5 s at the latest) sends its read; the answer comes 1.5 s later on this clock
+        yield* TestClock.adjust("5 seconds")
+        yield* reads(2)
+        yield* TestClock.adjust("1500 millis")
+        // the second tick (at 10 s at the latest) reads it again: it is due from the first tick's time
+        yield* TestClock.adjust("3500 millis")
+        yield* reads(3)
       })
     )
   )

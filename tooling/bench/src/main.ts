@@ -54,12 +54,18 @@ const out = flag("--out") ?? (quick ? undefined : fileURLToPath(new URL("../resu
  * value is the median of the runs' values, with min and max, and a target is decided on that median. The rows are the last run's, with
  * the spread of each row's ratio over the runs.
  */
-const selfRepeating = new Set([5, 10, 11, 12])
+const selfRepeating = new Set([5, 10, 11, 12, 15])
 
 const decide = (target: string | null, value: number): boolean | null => {
   if (target === null) return null
   const [op, bound] = target.split(" ")
-  return op === "<=" ? value <= Number(bound) : op === ">=" ? value >= Number(bound) : null
+  return op === "<="
+    ? value <= Number(bound)
+    : op === ">="
+      ? value >= Number(bound)
+      : op === "="
+        ? value === Number(bound)
+        : null
 }
 
 const merge = (outputs: ReadonlyArray<Output>): Output => {
@@ -103,7 +109,8 @@ const scenarios: ReadonlyArray<Scenario> = [
   { id: 11, title: "peers: reads", load: () => import("./scenarios/peerReads.js") },
   { id: 12, title: "peers: many servers", load: () => import("./scenarios/manyServers.js") },
   { id: 13, title: "resource search", load: () => import("./scenarios/resourceSearch.js") },
-  { id: 14, title: "what changed", load: () => import("./scenarios/whatChanged.js") }
+  { id: 14, title: "what changed", load: () => import("./scenarios/whatChanged.js") },
+  { id: 15, title: "change detection", load: () => import("./scenarios/changeDetection.js") }
 ]
 
 const cpuModel = (): string => Os.cpus()[0]?.model ?? "unknown CPU"

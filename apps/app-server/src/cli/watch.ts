@@ -2,7 +2,8 @@
  * `mcp-resources watch SERVER URI`: subscribes to one resource (`resources/subscribe`, or the
  * 2026-07-28 listen stream) and prints a line for each change the server announces, until SIGINT or
  * SIGTERM; then it unsubscribes, closes the server and exits 0. A server that declares no subscriptions
- * is refused with a message (servers that cannot push are left to polling, which is not here yet).
+ * is watched by polling (`mcp_servers.NAME.poll_changes_sec`, docs/templates-and-changes.md); one
+ * with polling off as well is refused with a message.
  */
 import type { Config } from "@mcp-resources/protocol"
 import { ResourceClient } from "@mcp-resources/resource-client"
@@ -16,6 +17,10 @@ export type WatchCommand = Extract<Command, { _tag: "watch" }>
 /** The readable line of one change: `TIME  SERVER  URI  changed`. */
 export const changeLine = (change: { server: string; uri: string; changedAt: string }): string =>
   `${change.changedAt}  ${change.server}  ${change.uri}  changed`
+
+/** The poll interval of `server` in seconds (`poll_changes_sec`, 60 when not set). */
+const pollSeconds = (config: Config.Config, server: string): number =>
+  config.mcpServers.find((entry) => entry.name === server)?.pollChangesSec ?? 60
 
 /** Completes when the process gets SIGINT or SIGTERM (the handlers are removed with the scope). */
 const stopSignal = Effect.gen(function* () {
@@ -54,12 +59,15 @@ export const run = (command: WatchCommand, config: Config.Config) =>
       }
       if (outcome.right === "unsupported") {
         yield* Console.error(
-          `mcp-resources: MCP server '${server}' does not offer resource subscriptions (resources.subscribe), so it cannot tell of changes to ${uri}`
+          `mcp-resources: MCP server '${server}' does not offer resource subscriptions (resources.subscribe) and is not polled (mcp_servers.${server}.poll_changes_sec = 0), so it cannot tell of changes to ${uri}`
         )
         return 1
       }
       yield* Effect.addFinalizer(() => set.unsubscribe(server, uri))
-      yield* Console.error(`watching ${uri} of MCP server '${server}'; stop with Ctrl-C`)
+      const polled = client.changeDetection(server) === "poll"
+      yield* Console.error(
+        `watching ${uri} of MCP server '${server}'${polled ? ` by polling every ${pollSeconds(config, server)} s` : ""}; stop with Ctrl-C`
+      )
       const changes = Effect.forever(
         Effect.flatMap(Queue.take(updates), (update) =>
           update._tag !== "updated" || update.server !== server || update.uri !== uri

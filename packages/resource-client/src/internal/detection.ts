@@ -19,11 +19,10 @@
  * well: a change it did not push since the last check marks it as not pushing, and it is polled from
  * then on. What is found is one more {@link Changes.Source} of the change path (`changes.ts`).
  */
-import { type Config, Digest, Mcp } from "@mcp-resources/protocol"
-import { Clock, Deferred, Effect, Queue, Random, Stream } from "effect"
+import { type Config, Digest, type Errors, Mcp } from "@mcp-resources/protocol"
+import { Clock, Deferred, Effect, type Either, Queue, Random, Stream } from "effect"
 import type { ServerEntry } from "../ServerEntry.js"
 import type * as Changes from "./changes.js"
-import type { Capabilities, Connection } from "./connection.js"
 import { decodeResultEither } from "./request.js"
 import type { ChangeDetection } from "./types.js"
 
@@ -48,7 +47,10 @@ const stableStreamMillis = 60_000
 /** What was last found for one uri. */
 interface Known {
   readonly digest: string
-  /** The earliest time it may be read again (its interval, or `ttlMs` when longer, after the read). */
+  /**
+   * The earliest time it may be read again: its interval (`ttlMs` when longer), less the jitter
+   * allowance, after the grid time of the tick that polled it, or after a thread's read of it.
+   */
   readonly dueAt: number
 }
 
@@ -104,10 +106,29 @@ export class State {
   }
 }
 
+/**
+ * What detection uses of a connection (`connection.ts`'s `Connection` has it all; named here so that
+ * this module does not import the connection, which holds a {@link State}).
+ */
+export interface Connection {
+  readonly detection: State
+  readonly requestDecoded: <A>(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    timeoutMillis: number,
+    decode: (raw: unknown) => Either.Either<A, Errors.TransportError>,
+    context: () => string
+  ) => Effect.Effect<A, Errors.TransportError | Errors.ServerError>
+  /** What the server pushed since the last check (`changes.ts`). */
+  readonly resourceChanges: Pick<Changes.ChangeQueue, "takePushed">
+  readonly onStreamDropped: (listener: () => void) => void
+  readonly reopenStream: (timeoutMillis: number) => Effect.Effect<void, Errors.TransportError>
+}
+
 /** The state of a new connection of `entry`: its mode from what the server declared. */
 export const initial = (
   entry: ServerEntry,
-  capabilities: Pick<Capabilities, "resources" | "subscribe">,
+  capabilities: { readonly resources: boolean; readonly subscribe: boolean },
   era: "legacy" | "modern"
 ): State => {
   const pollMillis = Math.round((entry.pollChangesSec ?? 60) * 1000)
@@ -162,9 +183,13 @@ export const source =
     )
   }
 
-/** One read of `uri` for a poll: its digest and size and when it is next due, or the failure. */
-const readDigest = (entry: ServerEntry, connection: Connection, uri: string) =>
-  Effect.flatMap(
+/**
+ * One read of `uri` for the poll of the tick scheduled at `tick`: its digest and size and when it is
+ * next due (from the tick's grid time, not the read's: a tick that ran late, or a read that came late in
+ * its tick, does not make the uri skip the next tick), or the failure.
+ */
+const readDigest = (entry: ServerEntry, connection: Connection, uri: string, tick: number) =>
+  Effect.map(
     connection.requestDecoded(
       "resources/read",
       { uri },
@@ -172,11 +197,7 @@ const readDigest = (entry: ServerEntry, connection: Connection, uri: string) =>
       decodeRead,
       () => `polling ${uri} of \`${entry.name}\` failed`
     ),
-    (result) =>
-      Effect.map(Clock.currentTimeMillis, (now) => ({
-        ...Digest.ofContents(result.contents),
-        dueAt: now + connection.detection.intervalOf(result)
-      }))
+    (result) => ({ ...Digest.ofContents(result.contents), dueAt: tick + connection.detection.intervalOf(result) })
   )
 
 /**
@@ -207,7 +228,8 @@ const pollLoop = (
       if (grid === undefined || grid.mode !== mode || grid.interval !== interval) {
         grid = { mode, start: now, interval, tick: 0 }
         failures = 0
-        yield* Effect.logDebug(
+        // trace, not debug: every server that does not push starts one, even in a short CLI command
+        yield* Effect.logTrace(
           `MCP server '${entry.name}': ${mode === "poll" ? "polling" : "verifying pushes"} every ${interval} ms`
         )
       }
@@ -220,7 +242,7 @@ const pollLoop = (
         const woke = yield* Effect.raceFirst(Effect.as(wait, true), Effect.as(Deferred.await(streamGivenUp), false))
         if (!woke) continue
       } else yield* wait
-      const failed = yield* pollOnce(entry, connection, watched, mode, out)
+      const failed = yield* pollOnce(entry, connection, watched, mode, out, at)
       failures = failed ? failures + 1 : 0
       if (failed) {
         yield* Effect.logWarning(
@@ -230,17 +252,21 @@ const pollLoop = (
     }
   })
 
-/** One tick: reads the due watched uris and offers what changed; true when a read failed. */
+/**
+ * One tick, scheduled at `tick` on the grid: reads the watched uris due by then and offers what
+ * changed; true when a read failed.
+ */
 const pollOnce = (
   entry: ServerEntry,
   connection: Connection,
   watched: Changes.Watched,
   mode: ChangeDetection,
-  out: Queue.Enqueue<Changes.Change>
+  out: Queue.Enqueue<Changes.Change>,
+  tick: number
 ) =>
   Effect.gen(function* () {
     const state = connection.detection
-    const now = yield* Clock.currentTimeMillis
+    const now = Math.max(tick, yield* Clock.currentTimeMillis)
     const held = watched.uris()
     // forget what nobody watches any more
     const holding = new Set(held)
@@ -249,7 +275,7 @@ const pollOnce = (
       .filter((uri) => (state.known.get(uri)?.dueAt ?? 0) <= now)
       .sort((a, b) => (state.known.get(a)?.dueAt ?? 0) - (state.known.get(b)?.dueAt ?? 0))
       .slice(0, maxPollsPerInterval)
-    const found = yield* Effect.forEach(due, (uri) => Effect.either(readDigest(entry, connection, uri)), {
+    const found = yield* Effect.forEach(due, (uri) => Effect.either(readDigest(entry, connection, uri, tick)), {
       concurrency: pollConcurrency
     })
     // what the server pushed since the last check, up to the reads' answers

@@ -95,6 +95,15 @@ export const atLeast = (name: string, metric: string, value: number, bound: numb
   met: value >= bound
 })
 
+/** A target check: `value === bound` (a count that must come out exact). */
+export const exactly = (name: string, metric: string, value: number, bound: number): Result => ({
+  name,
+  metric,
+  value: round(value),
+  target: `= ${bound}`,
+  met: value === bound
+})
+
 /**
  * A target check over repeated runs: `median(values) <= bound` ("met" is decided on the median), with
  * the min and max of the runs recorded.
