@@ -27,14 +27,22 @@ export type { BodyMeta, BodyRef, Bounds, Put, Service, Usage } from "./internal/
 /** The body store's one error class (`reason`: `storage`, `invalid`) and its reason schema. */
 export { BodyStoreError, BodyStoreErrorReason } from "./internal/error.js"
 
+/** The three bounds of `bounds` (a whole `[changes]` table may be given: its other keys are not the store's). */
+const boundsOf = (bounds: Bounds): Bounds => ({
+  bodyMaxBytes: bounds.bodyMaxBytes,
+  threadMaxBytes: bounds.threadMaxBytes,
+  storeMaxBytes: bounds.storeMaxBytes
+})
+
 /** The `[changes]` defaults: 4 MiB per body, 64 MiB per thread, 512 MiB in all. */
-export const defaultBounds: Bounds = Config.changesDefaults
+export const defaultBounds: Bounds = boundsOf(Config.changesDefaults)
 
 /** The BodyStore service tag. Layers: `layerMemory`, `layerSqlite`, `layerPg`, `layerFromConfig`. */
 export class BodyStore extends Context.Tag("@mcp-resources/thread-store/BodyStore")<BodyStore, Service>() {}
 
 /** Fails with reason `invalid` unless every bound is a whole number of bytes, 0 or more. */
-const checked = (bounds: Bounds): Effect.Effect<Bounds, BodyStoreError> => {
+const checked = (given: Bounds): Effect.Effect<Bounds, BodyStoreError> => {
+  const bounds = boundsOf(given)
   for (const [name, value] of Object.entries(bounds)) {
     if (!Number.isSafeInteger(value) || value < 0)
       return Effect.fail(

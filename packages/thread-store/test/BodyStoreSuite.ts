@@ -1,6 +1,7 @@
 /**
  * The BodyStore contract: one suite, run against the memory, SQLite and PostgreSQL layers.
  */
+import { Config } from "@mcp-resources/protocol"
 import { createHash } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Option, Scope } from "effect"
@@ -290,6 +291,18 @@ export const bodyStoreSuite = (
             message: "cannot open the body store: threadMaxBytes must be a whole number of bytes, 0 or more (got -1)"
           }
         )
+      })
+    )
+
+    it.scoped("a whole [changes] table opens the store: its other keys (seconds, tries) are not bounds", () =>
+      Effect.gen(function* () {
+        const changes = { ...Config.changesDefaults, verifyPushSec: 0.5, bodyMaxBytes: 1024 }
+        const store = yield* build((yield* backend).open(changes))
+        assert.deepStrictEqual(store.bounds, {
+          bodyMaxBytes: 1024,
+          threadMaxBytes: Config.changesDefaults.threadMaxBytes,
+          storeMaxBytes: Config.changesDefaults.storeMaxBytes
+        })
       })
     )
 
