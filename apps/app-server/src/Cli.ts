@@ -21,6 +21,7 @@ import * as ToolCommands from "./cli/tools.js"
 import * as Warnings from "./cli/warnings.js"
 import * as Watch from "./cli/watch.js"
 import { loggerLayerWithout } from "./Logging.js"
+import * as HostSecrets from "./HostSecrets.js"
 
 /** The CLI usage text. */
 export const usage = CliCommands.usage
@@ -154,7 +155,8 @@ export const run = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
 
 const isMain = process.argv[1] !== undefined && /(?:^|[\\/])(Cli\.js|mcp-resources(?:\.js)?)$/.test(process.argv[1])
 if (isMain) {
-  Effect.runPromise(run(process.argv.slice(2))).then(
+  // the app's own secrets are withheld from every server and hook the command starts (HostSecrets.ts)
+  Effect.runPromise(HostSecrets.withheld(run(process.argv.slice(2)))).then(
     (code) => {
       process.exitCode = code
     },

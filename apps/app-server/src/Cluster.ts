@@ -12,13 +12,14 @@ import { type Config as AppConfig, Config as ConfigFile } from "@mcp-resources/p
 import { ThreadFeed, type ThreadStore } from "@mcp-resources/thread-store"
 import { Config, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { isLoopback } from "./AppOptions.js"
+import * as HostSecrets from "./HostSecrets.js"
 import { Threads } from "./Threads.js"
 
 /** A clustered start refused: the message says which setting is missing or wrong. */
 export class ClusterError extends Schema.TaggedError<ClusterError>()("ClusterError", { message: Schema.String }) {}
 
 /** The environment variable holding the cluster's shared secret (required for a non-loopback `runner_address`). */
-export const secretVariable = "MCP_RESOURCES_CLUSTER_SECRET"
+export const secretVariable = HostSecrets.clusterSecretVariable
 
 /** The host of a `HOST:PORT` runner address (brackets of an IPv6 address removed). */
 const hostOf = (address: string): string => address.slice(0, address.lastIndexOf(":")).replace(/^\[|\]$/g, "")

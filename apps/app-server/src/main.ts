@@ -9,6 +9,7 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Exit } from "effect"
 import { parseArgs, UsageError, usage } from "./AppOptions.js"
+import * as HostSecrets from "./HostSecrets.js"
 import * as MainLayer from "./MainLayer.js"
 import { StopSignal } from "./StopSignal.js"
 
@@ -32,7 +33,11 @@ export const program: Effect.Effect<number> = Effect.gen(function* () {
   })
   // the token is read: no MCP server or hook this process spawns inherits it
   if (options.tokenEnv !== undefined) yield* Effect.sync(() => delete process.env[options.tokenEnv!])
-  yield* Effect.flatMap(StopSignal, (signal) => signal.awaitStop).pipe(Effect.provide(MainLayer.layer(options)))
+  // so are the app-server's own secrets: read through Config from here on, inherited by no child
+  yield* Effect.flatMap(StopSignal, (signal) => signal.awaitStop).pipe(
+    Effect.provide(MainLayer.layer(options)),
+    HostSecrets.withheld
+  )
   return 0
 }).pipe(
   Effect.catchAll((error) =>
