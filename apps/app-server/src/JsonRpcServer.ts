@@ -19,7 +19,7 @@ import {
   List,
   type LogSpan,
   Option,
-  Schema,
+  type Schema,
   type Scope
 } from "effect"
 import { isRecord } from "@mcp-resources/protocol/Records"
@@ -129,9 +129,9 @@ export const makeWith = <R>(
 
         const cancel = (params: unknown) =>
           Effect.gen(function* () {
-            const decoded = Schema.decodeUnknownOption(CancelParams)(params)
-            if (Option.isNone(decoded)) return
-            const entry = inflight.get(idKey(decoded.value.id))
+            const decoded = codecs.decodeWith(CancelParams, params)
+            if (Either.isLeft(decoded)) return
+            const entry = inflight.get(idKey(decoded.right.id))
             if (entry === undefined) return
             entry.state.reason = "cancelled"
             yield* Effect.forkDaemon(Fiber.interrupt(entry.fiber))

@@ -2,6 +2,8 @@
  * Host policy on the tool calls widgets make (docs/policy.md, docs/widgets.md): `mcp/widget/callTool`
  * runs the same command hooks as the model's calls of that tool (with `caller: "widget"` in the hook
  * input), redaction keeps the result's `structuredContent`, and the audit records each widget call.
+ * The app-server runs in this process (its hooks and MCP server are real child processes); the audit
+ * is read through the `mcp-resources audit` command, as a user reads it.
  */
 import { execFile } from "node:child_process"
 import { readFileSync, writeFileSync } from "node:fs"
@@ -11,16 +13,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { type FixtureSpec, readLog, shopWidgetSpec, stdioCommand } from "@mcp-resources/fixtures"
 import { Messages } from "@mcp-resources/protocol"
 import { Effect } from "effect"
-import {
-  errorOf,
-  resultOf,
-  startInitialized,
-  tempDir,
-  threadWithTurn,
-  WaitTimeout,
-  waitSettled,
-  writeConfig
-} from "./utils/AppServerProcess.js"
+import { errorOf, tempDir, WaitTimeout, writeConfig } from "./utils/AppServerProcess.js"
+import { resultOf, startInProcess, threadIdOf, waitSettled } from "./utils/InProcess.js"
+
+process.env.MCP_RESOURCES_LOG = "error"
 
 const cliJs = fileURLToPath(new URL("../dist/Cli.js", import.meta.url))
 
@@ -94,9 +90,11 @@ describe("host policy on widgets' tool calls", () => {
         })
         const threadId = yield* Effect.scoped(
           Effect.gen(function* () {
-            const app = yield* startInitialized({ config, dataDir })
+            const app = yield* startInProcess({ dataDir, configPath: config })
             yield* waitSettled(app)
-            const { threadId } = yield* threadWithTurn(app)
+            const threadId = threadIdOf(yield* app.request("thread/start", {}))
+            resultOf(yield* app.request("turn/start", { threadId, turnId: "t1" }))
+            const notifications = (method: string) => app.messages.filter((m) => m.method === method)
             const call = (callId: string, name: string) =>
               Effect.map(app.request("tool/call", { threadId, turnId: "t1", callId, name, arguments: "{}" }), resultOf)
             assert.isTrue((yield* call("price-call", "mcp__shop__show_price")).success as boolean)
@@ -118,16 +116,14 @@ describe("host policy on widgets' tool calls", () => {
               message: Messages.policy.hookDenied("no purchases")
             })
             const items = () =>
-              app.notifications("item/completed").map((m) => (m.params as { item: Record<string, unknown> }).item)
+              notifications("item/completed").map((m) => (m.params as { item: Record<string, unknown> }).item)
             const widgetBuy = items().find((item) => item.tool === "buy" && item.initiator === "widget")!
             assert.deepStrictEqual(
               [widgetBuy.status, widgetBuy.error, widgetBuy.originCallId],
               ["failed", { message: Messages.policy.hookDenied("no purchases") }, "price-call"]
             )
             assert.isTrue(
-              app
-                .notifications("item/started")
-                .some((m) => (m.params as { item: { id: string } }).item.id === widgetBuy.id)
+              notifications("item/started").some((m) => (m.params as { item: { id: string } }).item.id === widgetBuy.id)
             )
             assert.deepStrictEqual(
               readLog(shopLog)

@@ -46,8 +46,9 @@ const call = (h: Harness, turnId: string, name: string, args: Record<string, unk
 const read = (h: Harness, turnId: string, uri: string, callId: string, server = "docs") =>
   call(h, turnId, "read_mcp_resource", { server, uri }, callId)
 
-const fixtureLog = (h: Harness, turnId: string, server = "docs") =>
-  Effect.map(call(h, turnId, `mcp__${server}__subscriptions`, {}), (r) => {
+/** The fixture's log (with `until`, once that uri is subscribed there, or after 10 s). */
+const fixtureLog = (h: Harness, turnId: string, server = "docs", until?: string) =>
+  Effect.map(call(h, turnId, `mcp__${server}__subscriptions`, until === undefined ? {} : { until }), (r) => {
     const text = r.output
     return JSON.parse(text.slice(text.indexOf("{"), text.lastIndexOf("}") + 1)) as ChangesLog
   })
@@ -73,17 +74,15 @@ const nextChanged = (h: Harness, uri: string, before: number) =>
   )
 
 /**
- * Polls the fixture (bounded) until the uri is subscribed there: a restore runs in the background, and
- * neither the app-server nor the fixture announces its end (the fixture answers only when asked).
+ * The fixture's log once the uri is subscribed there: a restore runs in the background and the
+ * app-server does not announce its end, so the fixture's `subscriptions` tool waits for it (`until`,
+ * at most 10 s) and answers with the log as it is then.
  */
 const awaitSubscribed = (h: Harness, turnId: string, uri: string, server = "docs") =>
   Effect.gen(function* () {
-    for (let i = 0; i < 100; i++) {
-      const log = yield* fixtureLog(h, turnId, server)
-      if (log.subscribed.includes(uri)) return log
-      yield* Effect.sleep("100 millis")
-    }
-    return assert.fail(`${uri} was never subscribed on ${server}`)
+    const log = yield* fixtureLog(h, turnId, server, uri)
+    if (!log.subscribed.includes(uri)) return assert.fail(`${uri} was never subscribed on ${server}`)
+    return log
   })
 
 /** What the fixture saw last when the set became `uris` by one change: a legacy request, or a listen of the whole set. */

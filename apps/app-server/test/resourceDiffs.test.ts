@@ -53,25 +53,24 @@ const touch = (server: InProcessServer, threadId: string, turnId: string) =>
     return server.messages.filter((m) => m.method === "mcp/resource/changed").at(-1)!.params!
   })
 
-/** Polls the fixture (bounded) until the document is subscribed there: a restore runs in the background. */
+/**
+ * Returns once the document is subscribed at the fixture: a restore runs in the background, so the
+ * fixture's `subscriptions` tool waits for it (`until`, at most 10 s) before it answers.
+ */
 const awaitSubscribed = (server: InProcessServer, threadId: string, turnId: string) =>
   Effect.gen(function* () {
-    for (let i = 0; i < 100; i++) {
-      const answer = resultOf(
-        yield* server.request("tool/call", {
-          threadId,
-          turnId,
-          callId: `subscriptions-${++touches}`,
-          name: "mcp__docs__subscriptions",
-          arguments: "{}"
-        })
-      ) as { output: string }
-      const text = answer.output
-      const log = JSON.parse(text.slice(text.indexOf("{"), text.lastIndexOf("}") + 1)) as { subscribed: Array<string> }
-      if (log.subscribed.includes(doc)) return
-      yield* Effect.sleep("100 millis")
-    }
-    return assert.fail(`${doc} was never subscribed again`)
+    const answer = resultOf(
+      yield* server.request("tool/call", {
+        threadId,
+        turnId,
+        callId: `subscriptions-${++touches}`,
+        name: "mcp__docs__subscriptions",
+        arguments: JSON.stringify({ until: doc })
+      })
+    ) as { output: string }
+    const text = answer.output
+    const log = JSON.parse(text.slice(text.indexOf("{"), text.lastIndexOf("}") + 1)) as { subscribed: Array<string> }
+    if (!log.subscribed.includes(doc)) return assert.fail(`${doc} was never subscribed again`)
   })
 
 const completedRead = (server: InProcessServer, callId: string) =>

@@ -5,6 +5,7 @@ import * as Cache from "../src/internal/cache.js"
 import { partitionOf } from "../src/internal/cache.js"
 import { McpTransport, ResourceClient, type ServerEntry } from "../src/index.js"
 import { entry, fixture, resource } from "./utils/memory.js"
+import { awaitUpdate, listChangedOf } from "./utils/wait.js"
 
 const tags = (server: string, method: string, uri?: string): Cache.Tags => ({
   server,
@@ -208,7 +209,8 @@ const count = (requests: ReadonlyArray<{ readonly method: string }>, method: str
 
 /**
  * Repeats `action`, letting in-memory I/O run between tries, until the fixture received `sent`
- * requests of `method` (bounded: the invalidation of a notification runs on its own fiber).
+ * requests of `method` (bounded: the invalidation of a notification runs on its own fiber, and a
+ * `resources/updated` of a uri nobody subscribed to publishes no update to await).
  */
 const repeatUntilSent = <A, E>(
   requests: ReadonlyArray<{ readonly method: string }>,
@@ -327,8 +329,13 @@ layer(McpTransport.layerMemory)("the result cache through the client", (it) => {
       yield* client.readResource("srv", "x://b")
       yield* client.listResources("srv")
       assert.deepStrictEqual([count(f.requests, "resources/read"), count(f.requests, "resources/list")], [3, 1])
-      yield* Effect.promise(() => f.notify("notifications/resources/list_changed"))
-      yield* repeatUntilSent(f.requests, "resources/list", 2, client.listResources("srv"))
+      yield* awaitUpdate(
+        client,
+        listChangedOf("srv"),
+        Effect.promise(() => f.notify("notifications/resources/list_changed"))
+      )
+      yield* client.listResources("srv")
+      assert.strictEqual(count(f.requests, "resources/list"), 2)
       yield* client.readResource("srv", "x://b")
       assert.strictEqual(count(f.requests, "resources/read"), 3)
     })

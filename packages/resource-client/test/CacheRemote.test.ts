@@ -9,6 +9,7 @@ import { type FixtureSpec, type HttpFixture, startHttp } from "@mcp-resources/fi
 import { Config } from "@mcp-resources/protocol"
 import { ConfigProvider, Effect } from "effect"
 import { McpTransport, ResourceClient, type ServerEntry } from "../src/index.js"
+import { awaitStatus, awaitUpdate, listChangedOf } from "./utils/wait.js"
 
 const spec: FixtureSpec = {
   resourcePages: [{ result: { resources: [{ uri: "x://a", name: "a" }], ttlMs: 600_000 } }],
@@ -43,22 +44,23 @@ const http = (port?: number) =>
 
 const count = (fixture: HttpFixture, method: string) => fixture.requests.filter((r) => r.method === method).length
 
-const tick = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 5)))
-
-/** Repeats `step` (letting real I/O run between tries) until `done` holds; fails after 2000 tries (10 s and more). */
-const until = <E = never, R = never>(
-  done: () => boolean | Effect.Effect<boolean>,
-  step: Effect.Effect<unknown, E, R> = Effect.void as Effect.Effect<unknown, E, R>
+/**
+ * Sends the fixture's notifications in order, then a `list_changed`, and awaits the client's update for
+ * that: the notifications before it have been handled by then.
+ */
+const notifyHandled = (
+  client: ResourceClient.Service,
+  fixture: HttpFixture,
+  notifications: ReadonlyArray<readonly [method: string, params?: Record<string, unknown>]>
 ) =>
-  Effect.gen(function* () {
-    for (let i = 0; i < 2000; i++) {
-      const held = done()
-      if (typeof held === "boolean" ? held : yield* held) return
-      yield* step
-      yield* tick
-    }
-    assert.fail("condition not reached")
-  })
+  awaitUpdate(
+    client,
+    listChangedOf("remote"),
+    Effect.promise(async () => {
+      for (const [method, params] of notifications) await fixture.notify(method, params)
+      await fixture.notify("notifications/resources/list_changed")
+    })
+  )
 
 const settled = (client: ResourceClient.Service) => Effect.flatMap(client.latest, (set) => set.awaitAllSettled)
 
@@ -74,24 +76,18 @@ describe("the cache over HTTP", () => {
         yield* client.listResources("remote")
         yield* client.listResources("remote")
         assert.strictEqual(count(first, "resources/list"), 1)
-        // the first connection's notifications invalidate (as before)
-        yield* until(
-          () => count(first, "resources/list") === 2,
-          Effect.zipRight(
-            Effect.promise(() => first.notify("notifications/resources/list_changed")),
-            client.listResources("remote")
-          )
-        )
-        // the server drops: the next request fails, and the client reconnects with its backoff
+        // the first connection's notifications invalidate (as before), once its stream is open
+        yield* Effect.promise(() => first.awaitStream())
+        yield* notifyHandled(client, first, [])
+        yield* client.listResources("remote")
+        assert.strictEqual(count(first, "resources/list"), 2)
+        // the server drops: the client finds out (its stream is cut) and reconnects with its backoff,
+        // to the server back on the same port
         yield* Effect.promise(() => first.close())
-        yield* Effect.either(client.listResources("remote"))
+        yield* awaitStatus(client, "remote", (s) => s.status === "failed")
         const second = yield* http(port)
-        yield* until(() =>
-          Effect.map(
-            client.servers,
-            (all) => all[0]?.status === "ready" && second.sessionCount() > 0 && second.httpMethods.includes("GET")
-          )
-        )
+        yield* awaitStatus(client, "remote", (s) => s.status === "ready")
+        yield* Effect.promise(() => second.awaitStream())
         // the new connection answers on its own (nothing of the dropped one is served), then caches
         yield* client.listResources("remote")
         yield* client.listResources("remote")
@@ -107,21 +103,13 @@ describe("the cache over HTTP", () => {
             )
           )
         )
-        yield* until(
-          () => count(second, "resources/list") === 2,
-          Effect.zipRight(
-            Effect.promise(() => second.notify("notifications/resources/list_changed")),
-            client.listResources("remote")
-          )
-        )
+        yield* notifyHandled(client, second, [])
+        yield* client.listResources("remote")
+        assert.strictEqual(count(second, "resources/list"), 2)
         // and a resources/updated the next read of its uri
-        yield* until(
-          () => count(second, "resources/read") === 2,
-          Effect.zipRight(
-            Effect.promise(() => second.notify("notifications/resources/updated", { uri: "x://a" })),
-            client.readResource("remote", "x://a")
-          )
-        )
+        yield* notifyHandled(client, second, [["notifications/resources/updated", { uri: "x://a" }]])
+        yield* client.readResource("remote", "x://a")
+        assert.strictEqual(count(second, "resources/read"), 2)
       }).pipe(Effect.provide(McpTransport.layer), Effect.scoped),
     90_000
   )

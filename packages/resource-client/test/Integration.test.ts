@@ -14,6 +14,7 @@ import {
 import { Config, Mcp } from "@mcp-resources/protocol"
 import { ConfigProvider, Effect, Either, Exit, Scope } from "effect"
 import { McpTransport, ResourceClient, type ServerEntry } from "../src/index.js"
+import { awaitStatus } from "./utils/wait.js"
 
 const message = <A>(either: Either.Either<A, { readonly message: string }>): string =>
   Either.match(either, { onLeft: (error) => error.message, onRight: () => "succeeded" })
@@ -38,13 +39,6 @@ const running = (marker: string): boolean =>
   execFileSync("ps", ["-eo", "args"], { encoding: "utf8" })
     .split("\n")
     .some((line) => line.includes(marker))
-
-/** Polls (real time, bounded) until `done` holds. */
-const eventually = (done: () => boolean, what: string) =>
-  Effect.gen(function* () {
-    for (let i = 0; i < 200 && !done(); i++) yield* Effect.sleep("50 millis")
-    assert.isTrue(done(), what)
-  })
 
 /** A client over `setup` in its own scope, closed (and checked) by the caller. */
 const openClient = (setup: ServerEntry.Setup) =>
@@ -147,12 +141,7 @@ describe("ResourceClient (stdio and streamable HTTP)", () => {
         const { client } = yield* openClient(setupOf([crashing]))
         yield* settled(client)
         const status = () => Effect.map(client.servers, (servers) => servers[0]!)
-        let current = yield* status()
-        for (let i = 0; i < 200 && current.status !== "failed"; i++) {
-          yield* Effect.sleep("50 millis")
-          current = yield* status()
-        }
-        assert.strictEqual(current.status, "failed")
+        const current = yield* awaitStatus(client, "srv", (s) => s.status === "failed")
         // the fixture exits with code 1 after becoming ready
         assert.strictEqual(current.error, "connection closed (the process exited with code 1)")
         assert.strictEqual(
@@ -251,7 +240,8 @@ describe("ResourceClient (stdio and streamable HTTP)", () => {
       }
       assert.strictEqual(http.sessionCount(), 1)
       yield* close
-      yield* eventually(() => http.sessionCount() === 0, "the HTTP session ended")
+      // the session ends with the client (the fixture tells when its session closes)
+      yield* Effect.promise(() => http.awaitSessions(0))
     }).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["RC_TEST_TOKEN", "s3cret"]]))), Effect.scoped)
   )
 

@@ -10,8 +10,9 @@ import * as NodePath from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { exampleSpec, followAuthorization, listenLoopback, startOAuthHttp, startSse } from "@mcp-resources/fixtures"
 import { Config, Messages } from "@mcp-resources/protocol"
-import { Clock, ConfigProvider, Effect, Either, Layer, Queue, TestClock } from "effect"
+import { ConfigProvider, Effect, Either, Layer, TestClock } from "effect"
 import { McpTransport, OAuth, ResourceClient, type ServerEntry, TokenStore } from "../src/index.js"
+import { awaitStatus, Counter, statusOf } from "./utils/wait.js"
 
 const defaults = { enabled: true, startupTimeoutSec: 60, toolTimeoutSec: 30, maxMessageBytes: 67108864 }
 
@@ -35,43 +36,6 @@ const startClient = (servers: ReadonlyArray<ServerEntry.ServerEntry>) =>
     yield* Effect.flatMap(client.latest, (set) => set.awaitAllSettled)
     return client
   })
-
-/** Lets real I/O make progress until `done` holds (no time passes on a TestClock); at most ~20 s. */
-const until = <E, R>(done: Effect.Effect<boolean, E, R>) =>
-  Effect.gen(function* () {
-    for (let i = 0; i < 20000; i++) {
-      if (yield* done) return
-      yield* Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 1)))
-    }
-    assert.fail("condition not reached")
-  })
-
-const statusOf = (client: ResourceClient.Service, name: string) =>
-  Effect.map(client.servers, (servers) => servers.find((s) => s.name === name)!)
-
-/**
- * Awaits the server's status until `done` holds: the current one, then each change the client
- * announces (`statusChanges`); at most 20 s on the real clock (the tests' TestClock stands still).
- */
-const awaitStatus = (
-  client: ResourceClient.Service,
-  name: string,
-  done: (status: ResourceClient.ServerStatus) => boolean
-) =>
-  Effect.scoped(
-    Effect.gen(function* () {
-      const changes = yield* client.statusChanges
-      if (done(yield* statusOf(client, name))) return
-      for (;;) {
-        const changed = yield* Queue.take(changes)
-        if (changed.name === name && done(changed)) return
-      }
-    })
-  ).pipe(
-    Effect.timeoutFail({ duration: "20 seconds", onTimeout: () => new Error(`${name}: status not reached`) }),
-    Effect.withClock(Clock.make()),
-    Effect.orDie
-  )
 
 describe("HTTP+SSE servers", () => {
   it.live('type = "sse": lists and reads over the SDK\'s SSE transport; mcpServer/list says httpTransport sse', () =>
@@ -160,12 +124,12 @@ describe("HTTP+SSE servers", () => {
     "a server that refuses the POST and opens a GET stream without an endpoint event keeps the POST's reason",
     () =>
       Effect.gen(function* () {
-        const gets: Array<string> = []
+        const gets = new Counter()
         const server = yield* Effect.acquireRelease(
           Effect.promise(() =>
             listenLoopback((req, res) => {
               if (req.method === "GET") {
-                gets.push(req.url ?? "")
+                gets.add()
                 // a stream that names no endpoint: not an HTTP+SSE server
                 res.writeHead(200, { "content-type": "text/event-stream" })
                 res.write(": idle\n\n")
@@ -187,8 +151,8 @@ describe("HTTP+SSE servers", () => {
         const client = yield* ResourceClient.make({ config: noCache, servers: [entry] })
         const set = yield* client.latest
         const settled = yield* Effect.fork(set.awaitAllSettled)
-        // the fixture counts its GETs and announces none: checked as real I/O makes progress
-        yield* until(Effect.sync(() => gets.length > 0))
+        // the fixture counts its GETs and announces none
+        yield* Effect.promise(() => gets.exceeds(0))
         // half of the start-up time left: no endpoint event by then
         yield* TestClock.adjust("30 seconds")
         yield* awaitStatus(client, "strict", (s) => s.status === "failed")

@@ -8,6 +8,7 @@ import { Config } from "@mcp-resources/protocol"
 import { Effect, TestClock } from "effect"
 import { McpTransport, ResourceClient } from "../src/index.js"
 import { entry, fixture } from "./utils/memory.js"
+import { awaitUpdate } from "./utils/wait.js"
 
 const count = (requests: ReadonlyArray<{ readonly method: string }>, method: string) =>
   requests.filter((r) => r.method === method).length
@@ -33,11 +34,12 @@ layer(McpTransport.layerMemory)("the template list of a server", (it) => {
       yield* client.resourceTemplates("srv")
       assert.strictEqual(count(f.requests, "resources/templates/list"), 2)
 
-      yield* Effect.promise(() => f.notify("notifications/resources/list_changed"))
-      for (let i = 0; i < 200 && count(f.requests, "resources/templates/list") < 4; i++) {
-        yield* client.resourceTemplates("srv")
-        yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
-      }
+      yield* awaitUpdate(
+        client,
+        (u) => u._tag === "listChanged" && u.list === "templates",
+        Effect.promise(() => f.notify("notifications/resources/list_changed"))
+      )
+      yield* client.resourceTemplates("srv")
       assert.strictEqual(count(f.requests, "resources/templates/list"), 4)
 
       yield* TestClock.adjust(ResourceClient.templateListTtlMs + 1)

@@ -6,6 +6,8 @@
  * gives the arguments, or an error naming the field that is wrong.
  */
 
+import { isRecord } from "@mcp-resources/protocol/Records"
+
 type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [k: string]: Json }
 
 interface Field {
@@ -13,9 +15,6 @@ interface Field {
   /** The argument's value, `undefined` when left empty; throws an error naming the field. */
   readonly read: () => Json | undefined
 }
-
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 const isScalar = (u: unknown): u is string | number | boolean =>
   typeof u === "string" || typeof u === "number" || typeof u === "boolean"

@@ -1,5 +1,5 @@
 /** Helpers for in-memory fixture servers: scoped fixtures, connection tracking and setups. */
-import { connectInMemory, type FixtureSpec, type InMemoryFixture } from "@mcp-resources/fixtures"
+import { connectInMemory, type FixtureSpec, type InMemoryFixture, makeWatch } from "@mcp-resources/fixtures"
 import { Config } from "@mcp-resources/protocol"
 import type { Transport } from "@modelcontextprotocol/client"
 import { Effect } from "effect"
@@ -8,6 +8,8 @@ import { ServerEntry } from "../../src/index.js"
 /** A fixture plus counters of the client transports it handed out. */
 export interface Tracked extends InMemoryFixture {
   readonly stats: { opened: number; closed: number; inFlight: number; maxInFlight: number }
+  /** Resolves once `count` client transports have been closed (now or later); rejects after 10 s. */
+  readonly awaitClosed: (count: number) => Promise<void>
 }
 
 const isRequest = (message: object) => "method" in message && "id" in message
@@ -23,6 +25,7 @@ export interface Overlap {
 /** Wraps `connect` so that opens, closes and concurrently outstanding requests are counted. */
 const track = (fixture: InMemoryFixture, overlap?: Overlap): Tracked => {
   const stats = { opened: 0, closed: 0, inFlight: 0, maxInFlight: 0 }
+  const watch = makeWatch()
   const pending = new Set<unknown>()
   const counted = new Set<unknown>()
   const connect = async (): Promise<Transport> => {
@@ -47,6 +50,7 @@ const track = (fixture: InMemoryFixture, overlap?: Overlap): Tracked => {
     transport.close = async () => {
       if (!closed) stats.closed += 1
       closed = true
+      watch.changed()
       await close()
     }
     // every handler installed on the transport (the SDK may install its own more than once) is counted
@@ -71,7 +75,9 @@ const track = (fixture: InMemoryFixture, overlap?: Overlap): Tracked => {
     })
     return transport
   }
-  return Object.assign(Object.create(null), fixture, { connect, stats }) as Tracked
+  const awaitClosed = (count: number) =>
+    watch.until(() => stats.closed >= count, `${count} closed connection(s) (${stats.closed} so far)`)
+  return Object.assign(Object.create(null), fixture, { connect, stats, awaitClosed }) as Tracked
 }
 
 /** An in-memory fixture closed with the test's scope. */
