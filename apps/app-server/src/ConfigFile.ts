@@ -32,6 +32,10 @@ export const load = (file: string, options: Config.Options = {}): Effect.Effect<
     Effect.map((read) => read.config)
   )
 
+/** The config file a server was started with, read with {@link load}; the empty config when there is none. */
+export const loadOrEmpty = (path: string | undefined): Effect.Effect<Config.Config, Config.ConfigError> =>
+  path === undefined ? Effect.succeed(Config.empty) : load(path)
+
 /** The file read when no config is named: `mcp-resources.toml` in the working directory. */
 export const defaultFileName = "mcp-resources.toml"
 

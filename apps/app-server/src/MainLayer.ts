@@ -5,14 +5,16 @@
 import { ResourceClient, ScopeChallenges, ServerEntry } from "@mcp-resources/resource-client"
 import { OriginStore } from "@mcp-resources/resource-origins"
 import { ExtensionSkills, Skills } from "@mcp-resources/skills"
-import { ThreadFeed, ThreadStore } from "@mcp-resources/thread-store"
+import { InstanceFeed, ThreadFeed, ThreadStore } from "@mcp-resources/thread-store"
 import { ResourceSearch } from "@mcp-resources/tool-handlers"
 import { Effect, Layer } from "effect"
 import * as AppOptions from "./AppOptions.js"
 import * as CommandHooks from "./CommandHooks.js"
+import * as ConfigFile from "./ConfigFile.js"
+import * as ConfigReload from "./ConfigReload.js"
 import * as Connections from "./Connections.js"
 import * as Elicitation from "./Elicitation.js"
-import { loadConfig, statusChangedLayer } from "./handlers/config.js"
+import { statusChangedLayer } from "./handlers/config.js"
 import { OAuthLogins, scopeRequiredLayer } from "./handlers/oauth.js"
 import { subscribersLayer } from "./handlers/skillsExtension.js"
 import * as JsonRpcServer from "./JsonRpcServer.js"
@@ -48,7 +50,7 @@ export const layer = (
 ) =>
   Layer.unwrapEffect(
     Effect.gen(function* () {
-      const config = yield* loadConfig(options.configPath)
+      const config = yield* ConfigFile.loadOrEmpty(options.configPath)
       // a clustered app-server (Cluster.ts): checked at start; the store announces its appends
       const cluster =
         options.cluster === true || config.cluster?.enabled === true
@@ -95,12 +97,14 @@ export const layer = (
       // the bodies threads read: the body store opens at the first read that keeps one, not at start-up
       const bodied = ThreadBodies.layer.pipe(Layer.provideMerge(watched))
       const registry = (cluster !== undefined ? Threads.layerRelaying : Threads.layer).pipe(Layer.provideMerge(bodied))
+      // a config reload is announced to the other instances of a cluster (Cluster.ts), to nobody alone
       const threads =
         cluster === undefined
-          ? registry
+          ? Layer.merge(registry, ConfigReload.layerAlone)
           : cluster.layer.pipe(
               Layer.provideMerge(registry),
-              Layer.provide(ThreadFeed.layerFromConfig({ url: config.persistence.url }))
+              Layer.provide(ThreadFeed.layerFromConfig({ url: config.persistence.url })),
+              Layer.provide(InstanceFeed.layerFromConfig({ url: config.persistence.url }))
             )
       // what a tool call runs with: its items recorded in its thread, the config's hooks, the audit
       const host = ToolHost.layer.pipe(Layer.provideMerge(Layer.merge(threads, CommandHooks.layer)))

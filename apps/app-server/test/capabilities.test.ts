@@ -5,6 +5,7 @@ import { ExtensionSkills, Skills } from "@mcp-resources/skills"
 import { ResourceSearch } from "@mcp-resources/tool-handlers"
 import { type Context, Effect, Layer, Option } from "effect"
 import { AppOptions } from "../src/AppOptions.js"
+import { Announcer } from "../src/ConfigReload.js"
 import * as Connections from "../src/Connections.js"
 import { SkillsExtensionSubscribers } from "../src/handlers/skillsExtension.js"
 import { OAuthLogins } from "../src/handlers/oauth.js"
@@ -40,7 +41,8 @@ const dispatcher = JsonRpcServer.layer.pipe(
       unused(SkillsExtensionSubscribers),
       unused(AppOptions),
       unused(ResourceSubscriptions),
-      unused(OAuthLogins)
+      unused(OAuthLogins),
+      unused(Announcer)
     )
   )
 )

@@ -3,7 +3,7 @@
  * three instances on one throw-away PostgreSQL cluster, a typed client on each, and the refusals at start.
  */
 import { AppServerClient } from "@mcp-resources/app-server-client"
-import { stdioCommand, widgetAppsSpec, widgetUri } from "@mcp-resources/fixtures"
+import { exampleSpec, stdioCommand, widgetAppsSpec, widgetUri } from "@mcp-resources/fixtures"
 import { assert, describe, it } from "@effect/vitest"
 import { type Duration, Effect, Queue } from "effect"
 import { inject } from "vitest"
@@ -145,27 +145,69 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
   )
 
   it.scopedLive(
-    "an instance whose listening connection was lost listens again and sends its subscribers the records it missed",
+    "an instance whose listening connections were lost listens again, sends its subscribers the records it missed and reads its config again",
     () =>
       Effect.gen(function* () {
         const url = yield* freshDatabase(clusterUrl!)
-        const config = clusterConfig({ driver: "postgres", url })
+        const dir = tempDir()
+        const apps = stdioCommand(widgetAppsSpec())
+        const tables = (servers: Record<string, unknown>) => ({
+          mcp_servers: servers,
+          persistence: { driver: "postgres", url },
+          cluster: { enabled: true }
+        })
+        const config = writeConfig(dir, tables({ codex_apps: apps }))
         const [a, c] = yield* Effect.all([instance(config), instance(config)], { concurrency: "unbounded" })
         const onC = yield* c.subscribeRaw
         const { thread } = yield* a.request("thread/start", {})
         yield* c.request("thread/resume", { threadId: thread.id })
-        // every instance's listening connection is cut; A's turn is announced while nobody listens
+        // every instance's listening connections (threads and instances) are cut; A's turn and A's
+        // config reload are announced while nobody listens
         const cut = yield* psql(
           url,
           "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'"
         )
-        assert.strictEqual(cut, "2")
+        assert.strictEqual(cut, "4")
         yield* a.request("turn/start", { threadId: thread.id, turnId: "t1" })
-        // C finds its connection lost at its next check (every 10 s), listens again and catches up
+        writeConfig(dir, tables({ codex_apps: apps, docs: stdioCommand(exampleSpec()) }))
+        yield* a.request("config/mcpServer/reload", {})
+        // C finds its connections lost at its next check (every 10 s), listens again and catches up
         const received = yield* collectUntil(onC, "the missed turn on C", isTurnStarted("t1"), "30 seconds")
         assert.deepStrictEqual(received, [{ method: "turn/started", params: { threadId: thread.id, turnId: "t1" } }])
+        // and, having perhaps missed a reload, reads its config file again
+        const docs = yield* AppServerClient.awaitServer(c, "docs", { timeout: "30 seconds" })
+        assert.strictEqual(docs.status, "ready")
       }),
     90_000
+  )
+
+  it.scopedLive(
+    "a config reload on one instance is announced to the others, and each reloads its own config file",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* freshDatabase(clusterUrl!)
+        const dir = tempDir()
+        const apps = stdioCommand(widgetAppsSpec())
+        const tables = (servers: Record<string, unknown>) => ({
+          mcp_servers: servers,
+          persistence: { driver: "postgres", url },
+          cluster: { enabled: true }
+        })
+        const config = writeConfig(dir, tables({ codex_apps: apps }))
+        const [a, b] = yield* Effect.all([instance(config), instance(config)], { concurrency: "unbounded" })
+        const names = (client: AppServerClient.Service) =>
+          Effect.map(client.request("mcpServer/list", {}), (listed) => listed.servers.map((s) => s.name).sort())
+        assert.deepStrictEqual(yield* names(b), ["codex_apps"])
+        // the file gains a server; only A is asked to reload
+        writeConfig(dir, tables({ codex_apps: apps, docs: stdioCommand(exampleSpec()) }))
+        yield* a.request("config/mcpServer/reload", {})
+        assert.deepStrictEqual(yield* names(a), ["codex_apps", "docs"])
+        // B hears of it and reloads the file itself: its new server starts and is announced to B's client
+        const docs = yield* AppServerClient.awaitServer(b, "docs", { timeout: "30 seconds" })
+        assert.strictEqual(docs.status, "ready")
+        assert.deepStrictEqual(yield* names(b), ["codex_apps", "docs"])
+      }),
+    60_000
   )
 
   it.scopedLive(

@@ -1,31 +1,15 @@
-/** `config/mcpServer/reload`, `mcpServer/list` and the notification `mcpServer/statusChanged`. */
-import { type AppServer, Config } from "@mcp-resources/protocol"
-import { OAuth, ResourceClient, ServerEntry, TokenStore } from "@mcp-resources/resource-client"
+/** `config/mcpServer/reload` (what it does: ConfigReload.ts), `mcpServer/list` and the notification `mcpServer/statusChanged`. */
+import type { AppServer } from "@mcp-resources/protocol"
+import { OAuth, ResourceClient, TokenStore } from "@mcp-resources/resource-client"
 import { Effect, Layer, Option, Queue } from "effect"
-import { AppOptions } from "../AppOptions.js"
 import { Connections } from "../Connections.js"
-import * as ConfigFile from "../ConfigFile.js"
+import * as ConfigReload from "../ConfigReload.js"
 import { method } from "../Method.js"
-import { ResourceSubscriptions } from "../ResourceSubscriptions.js"
-
-/** Reads the config file the server was started with (the empty config when there is none). */
-export const loadConfig = (path: string | undefined): Effect.Effect<Config.Config, Config.ConfigError> =>
-  path === undefined ? Effect.succeed(Config.empty) : ConfigFile.load(path)
 
 /** The config methods. */
 export const configMethods = {
   "config/mcpServer/reload": method("config/mcpServer/reload", {
-    run: () =>
-      Effect.gen(function* () {
-        const options = yield* AppOptions
-        const client = yield* ResourceClient.ResourceClient
-        const config = yield* loadConfig(options.configPath)
-        yield* client.reload(ServerEntry.fromConfig(config))
-        // the threads' resource subscriptions move to the new set
-        yield* (yield* ResourceSubscriptions).follow
-        yield* Effect.logInfo("config reloaded").pipe(Effect.annotateLogs({ generation: yield* client.generation }))
-        return {}
-      })
+    run: () => Effect.as(ConfigReload.reload, {})
   }),
   "mcpServer/list": method("mcpServer/list", {
     run: () => serverList

@@ -4,6 +4,7 @@ import type { ResourceSearch } from "@mcp-resources/tool-handlers"
 import type { OriginStore } from "@mcp-resources/resource-origins"
 import type { ExtensionSkills, Skills } from "@mcp-resources/skills"
 import type { AppOptions } from "../AppOptions.js"
+import type { Announcer } from "../ConfigReload.js"
 import type { Method } from "../Method.js"
 import type { ResourceSubscriptions } from "../ResourceSubscriptions.js"
 import type { Threads } from "../Threads.js"
@@ -49,6 +50,7 @@ export type Environment =
   | ResourceSubscriptions
   | OAuthLogins
   | AppOptions
+  | Announcer
 
 /** Every method by name (each entry's key is its definition's name: checked when the module loads). */
 export const methods: Readonly<Record<string, Method<Environment>>> = table

@@ -106,6 +106,18 @@ export const listenPg = (
     yield* Deferred.await(first)
   })
 
+/**
+ * Sends `payload` on `channel` through `client` (sql-pg 0.53's `notify` sends `NOTIFY channel, $1`,
+ * which PostgreSQL refuses: `pg_notify` takes parameters).
+ */
+export const notifyPg = (
+  client: PgClient.PgClient,
+  channel: string,
+  payload: string,
+  context: string
+): Effect.Effect<void, ThreadStoreError> =>
+  Effect.asVoid(client`SELECT pg_notify(${channel}, ${payload})`.pipe(Effect.mapError(failed(context))))
+
 /** A pool on PostgreSQL, closed with the scope; a failure is a storage error with `context` (never the url). */
 export const connectPg = (
   url: Redacted.Redacted,
