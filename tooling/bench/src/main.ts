@@ -110,7 +110,8 @@ const scenarios: ReadonlyArray<Scenario> = [
   { id: 12, title: "peers: many servers", load: () => import("./scenarios/manyServers.js") },
   { id: 13, title: "resource search", load: () => import("./scenarios/resourceSearch.js") },
   { id: 14, title: "what changed", load: () => import("./scenarios/whatChanged.js") },
-  { id: 15, title: "change detection", load: () => import("./scenarios/changeDetection.js") }
+  { id: 15, title: "change detection", load: () => import("./scenarios/changeDetection.js") },
+  { id: 16, title: "many app-servers as one", load: () => import("./scenarios/cluster.js") }
 ]
 
 const cpuModel = (): string => Os.cpus()[0]?.model ?? "unknown CPU"
