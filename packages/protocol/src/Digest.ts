@@ -5,7 +5,9 @@
  * read tool, the body store and change detection.
  */
 import { createHash } from "node:crypto"
+import { sha256OfUtf8 } from "./internal/fastPaths.js"
 import type { ResourceContents } from "./Mcp.js"
+import { byteLength } from "./Utf8.js"
 
 /** A body's SHA-256 (lowercase hex) and its size in bytes. */
 export interface Digest {
@@ -27,8 +29,8 @@ export const ofBytes = (bytes: Uint8Array): Digest => ({
   size: bytes.byteLength
 })
 
-/** The digest of a text (its UTF-8 bytes). */
-export const ofText = (text: string): Digest => ofBytes(Buffer.from(text, "utf8"))
+/** The digest of a text (its UTF-8 bytes, hashed a piece at a time: never copied whole). */
+export const ofText = (text: string): Digest => ({ digest: sha256OfUtf8(text), size: byteLength(text) })
 
 /** The digest of one content item: a text's UTF-8 bytes, a blob's decoded bytes. */
 export const ofItem = (item: ResourceContents): Digest =>

@@ -3,10 +3,17 @@
  * answers, its answer is the schema's encoding, key order included; what it does not answer is left
  * to the schema. The entry builders give what encoding through their entry schemas gives.
  */
+import { createHash } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import { Arbitrary, Either, FastCheck, Schema } from "effect"
 import * as AppServer from "../src/AppServer.js"
-import { encodeReadResult, resourceEntry, resourceTemplateEntry } from "../src/internal/fastPaths.js"
+import {
+  digestChunkUnits,
+  encodeReadResult,
+  resourceEntry,
+  resourceTemplateEntry,
+  sha256OfUtf8
+} from "../src/internal/fastPaths.js"
 import * as Mcp from "../src/Mcp.js"
 import * as ToolPayload from "../src/ToolPayload.js"
 
@@ -146,5 +153,36 @@ describe("resourceEntry and resourceTemplateEntry (the list payloads' entry buil
     const fast = resourceEntry("s", resource)
     assert.deepStrictEqual(Object.keys(fast), Object.keys(plainEntry({ server: "s", ...resource })))
     assert.deepStrictEqual(Object.keys(fast), ["server", "uri", "name", "title", "mimeType", "size", "annotations"])
+  })
+})
+
+describe("sha256OfUtf8 (a text's digest, hashed a piece at a time)", () => {
+  const plain = (text: string) => createHash("sha256").update(Buffer.from(text, "utf8")).digest("hex")
+  /** Any UTF-16 unit, surrogates (paired or lone) often. */
+  const unit = FastCheck.oneof(
+    FastCheck.integer({ min: 0, max: 0xffff }),
+    FastCheck.integer({ min: 0xd800, max: 0xdfff }),
+    FastCheck.constantFrom(0x61, 0xe9, 0x4e2d)
+  ).map((code) => String.fromCharCode(code))
+  const text = FastCheck.array(unit, { maxLength: 64 }).map((units) => units.join(""))
+
+  it("gives the plain version's digest for any text and any piece size, lone surrogates included", () =>
+    FastCheck.assert(
+      FastCheck.property(text, FastCheck.integer({ min: 1, max: 9 }), (value, chunk) => {
+        assert.strictEqual(sha256OfUtf8(value, chunk), plain(value))
+      }),
+      { numRuns: 2000 }
+    ))
+
+  it("at the default piece size: a pair across the first boundary, a lone surrogate on it", () => {
+    const before = "a".repeat(digestChunkUnits - 1)
+    for (const value of [
+      `${before}\u{1F600}tail`,
+      `${before}\ud83dtail`,
+      `${before}x\udc00`,
+      "\u00e9".repeat(digestChunkUnits + 3)
+    ]) {
+      assert.strictEqual(sha256OfUtf8(value), plain(value))
+    }
   })
 })

@@ -5,8 +5,10 @@
  * to that, key order included. Each names the BENCHMARKS.md row that measured the gain. Where the
  * bench shows no gain, the schema's encoder is used instead and the fast path is removed from here.
  * The encoders are used through a codec set's `encodeResult` only (`internal/wire/codecs.ts`), the entry
- * builders through `ToolPayload.resourceEntry` and `ToolPayload.resourceTemplateEntry`.
+ * builders through `ToolPayload.resourceEntry` and `ToolPayload.resourceTemplateEntry`, the text
+ * digest through `Digest.ofText`.
  */
+import { createHash } from "node:crypto"
 import { isJsonObject, isPlainObject, type JsonObject, type Resource, type ResourceTemplate } from "../Mcp.js"
 
 /** A content item `{uri, mimeType?, text | blob, _meta?}` as the schema encodes it; undefined when the schema must decide. */
@@ -116,4 +118,35 @@ export const resourceTemplateEntry = (
   withTexts(out, template)
   withNested(out, template)
   return out
+}
+
+const isHigh = (unit: number): boolean => unit >= 0xd800 && unit <= 0xdbff
+const isLow = (unit: number): boolean => unit >= 0xdc00 && unit <= 0xdfff
+
+/** UTF-16 units of a text hashed at a time by {@link sha256OfUtf8}. */
+export const digestChunkUnits = 1 << 20
+
+/**
+ * The SHA-256 (lowercase hex) of `text`'s UTF-8 bytes, without ever building those bytes whole: the
+ * text is hashed a megabyte of units at a time (at most 3 MiB of UTF-8 in hand), a surrogate pair
+ * never split between two pieces (its halves alone would each encode as U+FFFD); a lone surrogate
+ * encodes as U+FFFD either way. The plain version is
+ * `createHash("sha256").update(Buffer.from(text, "utf8")).digest("hex")`.
+ * BENCHMARKS.md, "Full run after the cluster round" ("Change detection digests a read without copying
+ * it", scenario 3's rows): every read of a polled server is digested, and the whole-buffer version
+ * made a 64 MiB read take a 64 MiB copy and about five times the hashing time.
+ */
+export const sha256OfUtf8 = (text: string, chunkUnits: number = digestChunkUnits): string => {
+  const hash = createHash("sha256")
+  if (text.length <= chunkUnits) return hash.update(text, "utf8").digest("hex")
+  for (let start = 0; start < text.length; ) {
+    let end = Math.min(start + chunkUnits, text.length)
+    // a pair is never split: its high half goes into the next piece, or, when it is this piece's
+    // only unit, its low half comes into this one
+    if (end < text.length && isHigh(text.charCodeAt(end - 1)) && isLow(text.charCodeAt(end)))
+      end += end - 1 > start ? -1 : 1
+    hash.update(text.slice(start, end), "utf8")
+    start = end
+  }
+  return hash.digest("hex")
 }
