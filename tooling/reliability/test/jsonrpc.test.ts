@@ -171,6 +171,10 @@ const expectationOf = (value: unknown): Expectation => {
     return { kind: "error", id: null, codes: [-32600] }
   const o = value as Record<string, unknown>
   const validId = typeof o.id === "string" || (typeof o.id === "number" && Number.isFinite(o.id))
+  // an answer whose id has the form of the server's own requests (`s-N`) is taken as a late answer to
+  // one of them and dropped without a reply (app-server-protocol.md, "Requests from the server")
+  const isAnswer = o.method === undefined && ("result" in o || "error" in o)
+  if (isAnswer && typeof o.id === "string" && o.id.startsWith("s-")) return { kind: "none" }
   if (typeof o.method !== "string")
     return { kind: "error", id: validId ? (o.id as string | number) : null, codes: [-32600] }
   if (!("id" in o)) return { kind: "none" }
