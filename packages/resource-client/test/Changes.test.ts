@@ -1,12 +1,12 @@
 /**
  * The change path (`internal/changes.ts`): changes of one connection, from its notifications or from
- * any further source (a stream), are coalesced once, drop the cached answers they make stale, and are
+ * any further source (armed with the connection's queue), are coalesced once, drop the cached answers they make stale, and are
  * published to every subscriber of the updates, only for the uris a subscription holds.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Chunk, Effect, Queue, Stream } from "effect"
+import { Chunk, Effect, Queue } from "effect"
 import * as Cache from "../src/internal/cache.js"
-import { ChangeQueue, make, updatesOf } from "../src/internal/changes.js"
+import { type Armed, ChangeQueue, make, updatesOf } from "../src/internal/changes.js"
 import { Background } from "../src/internal/onDemand.js"
 import type { ResourceUpdate } from "../src/ResourceClient.js"
 
@@ -47,8 +47,7 @@ describe("polled changes", () => {
     assert.isTrue(pushed("x://b"))
     // taking forgets
     assert.isFalse(queue.takePushed()("x://b"))
-    const held = { holds: () => true, uris: () => ["x://a", "x://b"] }
-    assert.deepStrictEqual(updatesOf("s", queue.poll()!, held), [
+    assert.deepStrictEqual(updatesOf("s", queue.poll()!, held(["x://a", "x://b"])), [
       { _tag: "updated", server: "s", uri: "x://a", digest: "d1", size: 7 },
       { _tag: "updated", server: "s", uri: "x://b" }
     ])
@@ -80,10 +79,16 @@ const takeN = (updates: Queue.Dequeue<ResourceUpdate>, n: number) =>
     Chunk.toReadonlyArray
   )
 
-const held = (uris: ReadonlyArray<string>) => ({ holds: (uri: string) => uris.includes(uri), uris: () => uris })
+const held = (uris: ReadonlyArray<string>) => ({
+  holds: (uri: string) => uris.includes(uri),
+  uris: () => uris,
+  onWatching: (listener: () => void) => {
+    if (uris.length > 0) listener()
+  }
+})
 
 describe("the change path", () => {
-  it.scoped("a stream source's changes invalidate the cache and reach the subscribers like notifications do", () =>
+  it.scoped("a source's changes invalidate the cache and reach the subscribers like notifications do", () =>
     Effect.gen(function* () {
       const cache = filled(["x://a", "x://b", "x://c"])
       const path = yield* make(cache)
@@ -91,12 +96,20 @@ describe("the change path", () => {
       const background = new Background(yield* Effect.runtime<never>())
       yield* Effect.addFinalizer(() => background.stop)
       const queue = new ChangeQueue()
-      // a source (as polling would be): every change it yields, in one stream
-      const polled = yield* Queue.unbounded<{ readonly _tag: "updated"; readonly uri: string }>()
+      // a source (as polling would be): armed once, it offers what it finds when the watched set says so
+      let armed: Armed | undefined
+      let watching = 0
       path.follow({ server: "s", queue, background, subscriptions: held(["x://a", "x://b"]) }, [
-        Stream.fromQueue(polled)
+        (source) => {
+          armed = source
+          source.watched.onWatching(() => {
+            watching += 1
+          })
+        }
       ])
-      yield* Queue.offer(polled, { _tag: "updated", uri: "x://a" })
+      assert.strictEqual(watching, 1)
+      assert.deepStrictEqual(armed?.watched.uris(), ["x://a", "x://b"])
+      armed?.offer({ _tag: "updated", uri: "x://a" })
       assert.deepStrictEqual(yield* takeN(updates, 1), [{ _tag: "updated", server: "s", uri: "x://a" }])
       assert.isUndefined(cache.get("x://a", 1))
       assert.strictEqual(cache.get("x://b", 1), "x://b")
@@ -105,7 +118,7 @@ describe("the change path", () => {
       // subscription holds drops the cached read and reaches nobody
       queue.offer({ _tag: "updated", uri: "x://c" })
       queue.offer({ _tag: "listChanged" })
-      yield* Queue.offer(polled, { _tag: "updated", uri: "x://b" })
+      armed?.offer({ _tag: "updated", uri: "x://b" })
       const next = yield* takeN(updates, 3)
       assert.sameDeepMembers(
         [...next],
@@ -133,10 +146,10 @@ describe("the change path", () => {
       // offered before the path follows the queue: the whole burst is pending as one batch
       for (let i = 0; i < 1000; i++) queue.offer({ _tag: "updated", uri: "x://a" })
       path.follow({ server: "s", queue, background, subscriptions: held(["x://a"]) }, [
-        Stream.make({ _tag: "updated", uri: "x://a" } as const)
+        ({ offer }) => offer({ _tag: "updated", uri: "x://a" })
       ])
       assert.deepStrictEqual(yield* takeN(updates, 1), [{ _tag: "updated", server: "s", uri: "x://a" }])
-      // the stream's change arrived after the first batch was taken (or within it): at most one more
+      // the source's change arrived within the first batch, or after it was taken: at most one more
       yield* Effect.yieldNow()
       assert.isAtMost(yield* Queue.size(updates), 1)
     })

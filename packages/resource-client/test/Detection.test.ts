@@ -11,8 +11,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { brokenPrefix, changesStdioCommand, connectInMemory } from "@mcp-resources/fixtures"
 import { Config, Digest } from "@mcp-resources/protocol"
-import { Effect, Layer, Logger, LogLevel, Queue, TestClock, TestServices } from "effect"
+import { Chunk, Effect, Layer, Logger, LogLevel, Queue, TestClock, TestServices } from "effect"
 import { McpTransport, ResourceClient, ServerEntry } from "../src/index.js"
+import { State } from "../src/internal/detection.js"
 
 const docA = "changes://doc/a"
 
@@ -105,18 +106,31 @@ describe("change detection", () => {
           servers: [server("docs", changesStdioCommand({ subscribe: false }), 5)]
         })
         yield* settled(client)
-        yield* nextLog(logs, /'docs': polling every 5000 ms/)
         assert.strictEqual(client.changeDetection("docs"), "poll")
         const updates = yield* client.updates
         // the thread's read is the base the polls compare with
         assert.strictEqual(yield* readText(client, "docs", docA), `${docA} read 1 times`)
+        // nothing is watched yet: no poll runs, whatever the time
+        yield* TestClock.adjust("60 seconds")
+        assert.isFalse((yield* Queue.takeAll(logs)).pipe(Chunk.some((line) => line.includes("polling every"))))
         assert.strictEqual(yield* within("subscribe", client.subscribe("docs", docA)), "subscribed")
+        // the first watch starts the polls
+        yield* nextLog(logs, /'docs': polling every 5000 ms/)
         for (let interval = 1; interval <= 3; interval++) {
           yield* TestClock.adjust("5 seconds")
           assert.deepStrictEqual(yield* nextUpdate(updates, docA), polledAfter("docs", docA, interval + 1))
         }
         // three intervals, three polls: this read is the fifth
         assert.strictEqual(yield* readText(client, "docs", docA), `${docA} read 5 times`)
+        // the last watch gone, the next tick ends the polls (forgetting the base); the next watch,
+        // after a read that is its base, starts them again
+        yield* within("unsubscribe", client.unsubscribe("docs", docA))
+        yield* TestClock.adjust("5 seconds")
+        assert.strictEqual(yield* readText(client, "docs", docA), `${docA} read 6 times`)
+        assert.strictEqual(yield* within("subscribe", client.subscribe("docs", docA)), "subscribed")
+        yield* nextLog(logs, /'docs': polling every 5000 ms/)
+        yield* TestClock.adjust("5 seconds")
+        assert.deepStrictEqual(yield* nextUpdate(updates, docA), polledAfter("docs", docA, 7))
       })
     )
   )
@@ -136,7 +150,6 @@ describe("change detection", () => {
           servers: [ServerEntry.memory("slow", fixture.connect, { pollChangesSec: 5 })]
         })
         yield* settled(client)
-        yield* nextLog(logs, /'slow': polling every 5000 ms/)
         const reads = (count: number) =>
           within(
             `read ${count}`,
@@ -144,6 +157,7 @@ describe("change detection", () => {
           )
         assert.strictEqual(yield* readText(client, "slow", uri), "same")
         yield* client.subscribe("slow", uri)
+        yield* nextLog(logs, /'slow': polling every 5000 ms/)
         // the first tick (at 5 s at the latest) sends its read; the answer comes 1.5 s later on this clock
         yield* TestClock.adjust("5 seconds")
         yield* reads(2)
@@ -165,13 +179,13 @@ describe("change detection", () => {
             servers: [server("many", changesStdioCommand({ subscribe: false }), 5)]
           })
           yield* settled(client)
-          yield* nextLog(logs, /'many': polling every 5000 ms/)
           const updates = yield* client.updates
           const uris = Array.from({ length: 70 }, (_, i) => `changes://doc/${i}`)
           for (const uri of uris) {
             yield* readText(client, "many", uri)
             yield* client.subscribe("many", uri)
           }
+          yield* nextLog(logs, /'many': polling every 5000 ms/)
           yield* TestClock.adjust("5 seconds")
           const first = new Set<string>()
           while (first.size < 64) {
@@ -201,12 +215,12 @@ describe("change detection", () => {
           servers: [server("shaky", changesStdioCommand({ subscribe: false }), 5)]
         })
         yield* settled(client)
-        yield* nextLog(logs, /'shaky': polling every 5000 ms/)
         const updates = yield* client.updates
         assert.strictEqual(yield* readText(client, "shaky", docA), `${docA} read 1 times`)
         yield* client.subscribe("shaky", docA)
         // every read of this one fails
         yield* client.subscribe("shaky", `${brokenPrefix}x`)
+        yield* nextLog(logs, /'shaky': polling every 5000 ms/)
         yield* TestClock.adjust("5 seconds")
         assert.deepStrictEqual(yield* nextUpdate(updates, docA), polledAfter("shaky", docA, 2))
         yield* nextLog(logs, /'shaky': 1 failed poll in a row; the next in 2 intervals/)
@@ -227,11 +241,11 @@ describe("change detection", () => {
           servers: [server("silent", changesStdioCommand(), 5)]
         })
         yield* settled(client)
-        yield* nextLog(logs, /'silent': verifying pushes every 10000 ms/)
         assert.strictEqual(client.changeDetection("silent"), "subscribe")
         const updates = yield* client.updates
         assert.strictEqual(yield* readText(client, "silent", docA), `${docA} read 1 times`)
         assert.strictEqual(yield* within("subscribe", client.subscribe("silent", docA)), "subscribed")
+        yield* nextLog(logs, /'silent': verifying pushes every 10000 ms/)
         // the first check reads the base (read 2), the second finds a change nobody pushed (read 3)
         yield* TestClock.adjust("10 seconds")
         yield* TestClock.adjust("10 seconds")
@@ -319,4 +333,24 @@ describe("change detection", () => {
       })
     )
   )
+
+  it("a read nobody watches is digested only once a watch needs it: the last four are kept, a large one at once", () => {
+    const state = new State("poll", 5000)
+    const read = (uri: string, text: string) => ({ contents: [{ uri, mimeType: "text/plain", text }] })
+    for (let i = 0; i < 5; i++) state.observeRead(`x://${i}`, read(`x://${i}`, `body ${i}`), 0)
+    assert.strictEqual(state.known.size, 0)
+    // the oldest fell out of the kept four: its watch has no base (the first poll reads one)
+    state.watching("x://0")
+    assert.isFalse(state.known.has("x://0"))
+    state.watching("x://4")
+    assert.strictEqual(state.known.get("x://4")?.digest, Digest.ofContents(read("x://4", "body 4").contents).digest)
+    assert.strictEqual(state.known.get("x://4")?.dueAt, 4000)
+    // a poll's tick takes the kept reads of watched uris as bases and forgets the rest
+    state.settleBases(["x://2", "x://4"])
+    assert.deepStrictEqual([...state.known.keys()].sort(), ["x://2", "x://4"])
+    // a body over 64 Ki characters is digested at once, not kept
+    const large = read("x://large", "y".repeat(64 * 1024 + 1))
+    state.observeRead("x://large", large, 10)
+    assert.strictEqual(state.known.get("x://large")?.digest, Digest.ofContents(large.contents).digest)
+  })
 })

@@ -5,9 +5,9 @@
  * 1. **Sources.** A connection's changes come from its notification gate (`notificationGate.ts`
  *    offers each `notifications/resources/updated` and `.../list_changed` to the connection's
  *    {@link ChangeQueue} as it arrives, before the SDK: flood protection) and from any further
- *    {@link Source}, a stream of changes run into the same queue: change detection
- *    (`detection.ts`: polling for servers that never push, the subscription stream's reopening) is
- *    one. A polled change carries the body's new digest and size; the queue remembers which uris the
+ *    {@link Source}, armed with the same queue, which offers to it on events (a uri becoming
+ *    watched, a stream dropping) and keeps no fiber otherwise: change detection (`detection.ts`:
+ *    polling for servers that never push, the subscription stream's reopening) is one. A polled change carries the body's new digest and size; the queue remembers which uris the
  *    server pushed, so that detection can tell a server that stays silent.
  * 2. **Coalesced once.** The queue is bounded and coalescing: a change merges with a pending one for
  *    the same target, so a flood costs one pending entry per distinct uri, never a backlog; past
@@ -21,7 +21,7 @@
  *    work) and is published to every subscriber of `ResourceClient.updates` — the threads' trackers
  *    (`tool-handlers`' `ResourceChanges.followAll`), resource search, `mcp-resources watch`.
  */
-import { Effect, PubSub, type Queue, type Scope, Stream } from "effect"
+import { Effect, PubSub, type Queue, type Scope } from "effect"
 import type { ResourceUpdate } from "./types.js"
 import * as Cache from "./cache.js"
 import { type Background, serially } from "./onDemand.js"
@@ -146,8 +146,24 @@ export class ChangeQueue {
   }
 }
 
-/** A source of one connection's changes besides its notifications, run into its queue until the connection closes. */
-export type Source = Stream.Stream<Change>
+/**
+ * A source of one connection's changes besides its notifications (change detection's is one): armed
+ * once when the connection is followed, it works on events only (a uri becoming watched, a stream
+ * dropping), on the connection's background, and offers what it finds to the connection's queue. A
+ * connection nobody watches keeps no fiber for it: a waiting fiber per connection doubled what a
+ * connection costs (BENCHMARKS.md, scenario 12, "memory per connection").
+ */
+export type Source = (armed: Armed) => void
+
+/** What a {@link Source} is armed with, for one connection. */
+export interface Armed {
+  /** Adds a change to the connection's queue (never blocks). */
+  readonly offer: (change: Change) => void
+  /** Where the source runs its work (stopped when the connection closes). */
+  readonly background: Background
+  /** The uris held on the server. */
+  readonly watched: Watched
+}
 
 /** One connection whose changes are followed. */
 export interface Target {
@@ -164,11 +180,16 @@ export interface Target {
 export interface Watched {
   readonly holds: (uri: string) => boolean
   readonly uris: () => ReadonlyArray<string>
+  /**
+   * Sets the one listener told whenever the held set goes from empty to holding a uri (at once when
+   * it holds one now); a later call replaces it (a reconnection's source replaces the old one's).
+   */
+  readonly onWatching: (listener: () => void) => void
 }
 
 /** The change path of one resource client. */
 export interface Path {
-  /** Follows `target`'s changes (its queue, and `sources` run into it) until the connection closes. */
+  /** Follows `target`'s changes (its queue, and `sources` armed to offer to it) until the connection closes. */
   readonly follow: (target: Target, sources?: ReadonlyArray<Source>) => void
   /** Every update published from now on, until the scope closes. */
   readonly updates: Effect.Effect<Queue.Dequeue<ResourceUpdate>, never, Scope.Scope>
@@ -204,9 +225,8 @@ export const updatesOf = (
 export const make = (cache: Cache.ResultCache): Effect.Effect<Path, never, Scope.Scope> =>
   Effect.map(Effect.acquireRelease(PubSub.unbounded<ResourceUpdate>(), PubSub.shutdown), (published) => ({
     follow: ({ server, queue, background, subscriptions }, sources = []) => {
-      for (const source of sources) {
-        background.run(Stream.runForEach(source, (change) => Effect.sync(() => queue.offer(change))))
-      }
+      const offer = (change: Change): void => queue.offer(change)
+      for (const source of sources) source({ offer, background, watched: subscriptions })
       queue.listen(
         serially(background, () => {
           const batch = queue.poll()

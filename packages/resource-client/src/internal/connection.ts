@@ -218,6 +218,36 @@ const responseId = (message: unknown): string | number | undefined => {
   return typeof id === "string" || typeof id === "number" ? id : undefined
 }
 
+/** What the handler of a handshake's probe answers sees of it; emptied once the handshake settled. */
+interface ProbeAnswers {
+  /** Each probe sent and not answered yet, with the cancel of its bound (`undefined`: settled). */
+  pending: Map<string | number, () => void> | undefined
+  /** Whether a probe was sent. */
+  sent: boolean
+  /** The SDK's handler for the probe's answer. */
+  receive: Receive | undefined
+}
+
+/**
+ * The wrap of the SDK's message handler while a handshake probes: the handler given, first ending the
+ * bound of a probe a response answers. Made here, not inside {@link probeWithin}: the transport keeps
+ * its wraps and handler for the connection's life, and a closure there would keep the whole handshake
+ * (its options, signal, callbacks) alive with them.
+ */
+const answering =
+  (answers: ProbeAnswers) =>
+  (receive: Receive): Receive => {
+    if (answers.pending === undefined || (answers.sent && answers.pending.size === 0)) return receive
+    answers.receive = receive
+    return (message, extra) => {
+      if (answers.pending !== undefined) {
+        const id = responseId(message)
+        if (id !== undefined) answers.pending.get(id)?.()
+      }
+      receive(message, extra)
+    }
+  }
+
 /**
  * How the SDK reads a probe that got no answer: over a transport it takes for stdio (one with `stderr`
  * and `pid`, as ours is) the server is an older one and the connection falls back to `initialize`;
@@ -242,25 +272,16 @@ const probeWithin = (
   connect: () => Promise<void>
 ): Promise<void> =>
   new Promise<void>((resolve, reject) => {
-    // each probe sent and not answered yet, with the cancel of its bound
     const pending = new Map<string | number, () => void>()
-    let sent = false
+    const answers: ProbeAnswers = { pending, sent: false, receive: undefined }
     let settled = false
-    // the SDK's handler for the probe's answer
-    let probeReceive: Receive | undefined
-    wrapOnMessage(transport, (receive) => {
-      if (settled || (sent && pending.size === 0)) return receive
-      probeReceive = receive
-      return (message, extra) => {
-        const id = responseId(message)
-        if (id !== undefined) pending.get(id)?.()
-        receive(message, extra)
-      }
-    })
+    wrapOnMessage(transport, answering(answers))
     const ownSend = Object.getOwnPropertyDescriptor(transport, "send")
     const send = transport.send.bind(transport)
     const settle = () => {
       settled = true
+      answers.pending = undefined
+      answers.receive = undefined
       for (const cancel of [...pending.values()]) cancel()
       if (transport.send === probeSend) {
         if (ownSend === undefined) delete (transport as { send?: unknown }).send
@@ -270,11 +291,11 @@ const probeWithin = (
     const probeSend: Transport["send"] = (message, options) => {
       const id = "method" in message && message.method === "server/discover" && "id" in message ? message.id : undefined
       if (!settled && id !== undefined) {
-        sent = true
+        answers.sent = true
         const cancel = timerOn(clock, millis, () => {
           if (!pending.delete(id) || settled) return
           if (silenceIsLegacy(transport)) {
-            probeReceive?.({
+            answers.receive?.({
               jsonrpc: "2.0",
               id,
               error: { code: -32601, message: `server/discover not answered within ${millis} ms` }

@@ -20,9 +20,10 @@
  * then on. What is found is one more {@link Changes.Source} of the change path (`changes.ts`).
  */
 import { type Config, Digest, type Errors, Mcp } from "@mcp-resources/protocol"
-import { Clock, Deferred, Effect, type Either, Queue, Random, Stream } from "effect"
+import { Clock, Effect, type Either, Exit, Fiber, Random } from "effect"
 import type { ServerEntry } from "../ServerEntry.js"
 import type * as Changes from "./changes.js"
+import { serially } from "./onDemand.js"
 import { decodeResultEither } from "./request.js"
 import type { ChangeDetection } from "./types.js"
 
@@ -54,11 +55,36 @@ interface Known {
   readonly dueAt: number
 }
 
+/** Reads kept undigested, awaiting a watch ({@link State.observeRead}). */
+const maxRecentReads = 4
+
+/** The largest body (in UTF-16 units or base64 characters) kept undigested; a larger one is digested at once. */
+const maxRecentChars = 64 * 1024
+
+/** A read of a uri nobody watched when it came: its result, digested only once a watch needs its base. */
+interface RecentRead {
+  readonly uri: string
+  readonly result: Mcp.ReadResourceResult
+  readonly dueAt: number
+}
+
+/** The length of a read's bodies (text or base64), or more than {@link maxRecentChars} once past it. */
+const charsOf = (result: Mcp.ReadResourceResult): number => {
+  let chars = 0
+  for (const item of result.contents) {
+    chars += "text" in item ? item.text.length : item.blob.length
+    if (chars > maxRecentChars) break
+  }
+  return chars
+}
+
 /** The change detection of one connection: the declared mode and what it fell back to. */
 export class State {
   private fellBack: "notPushing" | "streamGivenUp" | undefined = undefined
-  /** What reads and polls found, per uri. */
-  readonly known = new Map<string, Known>()
+  /** What reads and polls found, per watched uri (made at the first). */
+  private knownMap: Map<string, Known> | undefined = undefined
+  /** The latest reads of uris nobody watched, newest last (made at the first). */
+  private recent: Array<RecentRead> | undefined = undefined
 
   constructor(
     /** The mode the server's declaration gives. */
@@ -66,6 +92,12 @@ export class State {
     /** `poll_changes_sec` in milliseconds (0: off). */
     readonly pollMillis: number
   ) {}
+
+  /** What reads and polls found, per uri. */
+  get known(): Map<string, Known> {
+    this.knownMap ??= new Map()
+    return this.knownMap
+  }
 
   /** The mode now: the declared one, or `poll` (`none` with polling off) once the server fell back. */
   mode(): ChangeDetection {
@@ -85,10 +117,47 @@ export class State {
     return this.mode() === "poll"
   }
 
-  /** Records what a read of `uri` returned (the base a poll compares with), while polling. */
+  /**
+   * Records what a read of `uri` returned (the base a poll compares with), while polling. The read of
+   * a uri a poll already follows is digested at once; that of any other uri is kept as it is among
+   * the last {@link maxRecentReads} (bodies up to {@link maxRecentChars}) and digested only when a
+   * watch of the uri begins ({@link watching}) or a poll finds it watched ({@link settleBases}): the common read (nobody watches it, or a thread's
+   * read before its watch) pays no SHA-256 (BENCHMARKS.md, scenario 1, "tool overhead 1 KiB").
+   */
   observeRead(uri: string, result: Mcp.ReadResourceResult, now: number): void {
     if (!this.polls()) return
-    this.remember(uri, Digest.ofContents(result.contents).digest, now + this.intervalOf(result))
+    const dueAt = now + this.intervalOf(result)
+    if (this.knownMap?.has(uri) === true || charsOf(result) > maxRecentChars) {
+      this.remember(uri, Digest.ofContents(result.contents).digest, dueAt)
+      return
+    }
+    this.recent ??= []
+    const at = this.recent.findIndex((read) => read.uri === uri)
+    if (at >= 0) this.recent.splice(at, 1)
+    else if (this.recent.length >= maxRecentReads) this.recent.shift()
+    this.recent.push({ uri, result, dueAt })
+  }
+
+  /** A watch of `uri` begins: its kept read, if any, becomes its base now (a thread's read, then its watch). */
+  watching(uri: string): void {
+    const at = this.recent?.findIndex((read) => read.uri === uri) ?? -1
+    if (at < 0) return
+    const [read] = this.recent!.splice(at, 1)
+    this.remember(uri, Digest.ofContents(read!.result.contents).digest, read!.dueAt)
+  }
+
+  /** Makes the kept reads of `watched` uris known (their digests as the base); forgets the others' digests. */
+  settleBases(watched: ReadonlyArray<string>): void {
+    const holding = new Set(watched)
+    if (this.knownMap !== undefined) {
+      for (const uri of this.knownMap.keys()) if (!holding.has(uri)) this.knownMap.delete(uri)
+    }
+    const recent = this.recent
+    if (recent === undefined) return
+    this.recent = undefined
+    for (const read of recent) {
+      if (holding.has(read.uri)) this.remember(read.uri, Digest.ofContents(read.result.contents).digest, read.dueAt)
+    }
   }
 
   /** The time between two reads of one uri: the poll interval, `ttlMs` when longer, less the jitter allowance. */
@@ -97,11 +166,12 @@ export class State {
   }
 
   remember(uri: string, digest: string, dueAt: number): void {
-    this.known.delete(uri)
-    this.known.set(uri, { digest, dueAt })
-    if (this.known.size > maxKnown) {
-      const oldest = this.known.keys().next()
-      if (oldest.done !== true) this.known.delete(oldest.value)
+    const known = this.known
+    known.delete(uri)
+    known.set(uri, { digest, dueAt })
+    if (known.size > maxKnown) {
+      const oldest = known.keys().next()
+      if (oldest.done !== true) known.delete(oldest.value)
     }
   }
 }
@@ -162,25 +232,44 @@ const decodeRead = decodeResultEither(Mcp.ReadResourceResult, "resources/read")
 export type ChangesSettings = () => Pick<Config.ChangesConfig, "verifyPushSec" | "streamReopenMax">
 
 /**
- * The source of one connection's detected changes: polls (or verification polls) on an interval
- * grid, and the reopening of a dropped subscription stream. Runs until the connection closes.
+ * The source of one connection's detected changes: polls (or verification polls) on an interval grid
+ * while a uri is watched, and the reopening of a dropped subscription stream. Nothing runs while
+ * nothing is watched and the stream is up: the poll loop starts when the first uri is watched and ends
+ * at the first tick that finds none; a drop starts the reopening.
  */
 export const source =
   (settings: ChangesSettings) =>
-  (entry: ServerEntry, connection: Connection, watched: Changes.Watched): Changes.Source => {
+  (entry: ServerEntry, connection: Connection): Changes.Source =>
+  ({ offer, background, watched }) => {
     const state = connection.detection
-    if (state.declared === "none") return Stream.empty
-    return Stream.unwrapScoped(
-      Effect.gen(function* () {
-        const out = yield* Queue.unbounded<Changes.Change>()
-        const streamGivenUp = yield* Deferred.make<void>()
-        yield* Effect.forkScoped(pollLoop(entry, connection, watched, settings, out, streamGivenUp))
-        if (state.declared === "stream") {
-          yield* Effect.forkScoped(reopenLoop(entry, connection, settings, streamGivenUp))
-        }
-        return Stream.fromQueue(out)
+    if (state.declared === "none") return
+    let loop: Fiber.RuntimeFiber<boolean> | undefined
+    /** Starts the poll loop unless it runs; one that ended idle while a uri came to be watched starts again. */
+    const start = (): void => {
+      if (loop !== undefined) return
+      const fiber = background.fork(pollLoop(entry, connection, watched, settings, offer))
+      if (fiber === undefined) return
+      loop = fiber
+      fiber.addObserver((exit) => {
+        if (loop === fiber) loop = undefined
+        if (Exit.isSuccess(exit) && exit.value && watched.uris().length > 0) start()
       })
-    )
+    }
+    watched.onWatching(start)
+    if (state.declared !== "stream") return
+    // a stream given up for polls: the loop verifying pushes starts again, polling
+    const restart = Effect.suspend(() => {
+      const running = loop
+      loop = undefined
+      return Effect.zipRight(
+        running === undefined ? Effect.void : Fiber.interrupt(running),
+        Effect.sync(() => {
+          if (watched.uris().length > 0) start()
+        })
+      )
+    })
+    const reopen = reopener(entry, connection, settings, restart)
+    connection.onStreamDropped(serially(background, reopen))
   }
 
 /**
@@ -203,32 +292,29 @@ const readDigest = (entry: ServerEntry, connection: Connection, uri: string, tic
 /**
  * Polls (`poll`) or verifies (`stream`, `subscribe` with `verify_push_sec`) on a grid of intervals:
  * tick `k` at `start + k * interval`, up to a tenth early, so that each interval has exactly one.
+ * Ends with true once nothing is watched (idle), with false when the mode has no interval.
  */
 const pollLoop = (
   entry: ServerEntry,
   connection: Connection,
   watched: Changes.Watched,
   settings: ChangesSettings,
-  out: Queue.Enqueue<Changes.Change>,
-  streamGivenUp: Deferred.Deferred<void>
-) =>
+  offer: (change: Changes.Change) => void
+): Effect.Effect<boolean> =>
   Effect.gen(function* () {
     const state = connection.detection
     let grid: { mode: ChangeDetection; start: number; interval: number; tick: number } | undefined
     let failures = 0
     for (;;) {
+      if (watched.uris().length === 0) return true
       const mode = state.mode()
       const interval = mode === "poll" ? state.pollMillis : mode === "none" ? 0 : settings().verifyPushSec * 1000
-      if (interval <= 0) {
-        if (mode !== "stream" || (yield* Deferred.isDone(streamGivenUp))) return
-        yield* Deferred.await(streamGivenUp)
-        continue
-      }
+      if (interval <= 0) return false
       const now = yield* Clock.currentTimeMillis
       if (grid === undefined || grid.mode !== mode || grid.interval !== interval) {
         grid = { mode, start: now, interval, tick: 0 }
         failures = 0
-        // trace, not debug: every server that does not push starts one, even in a short CLI command
+        // trace, not debug: every watch of a server that does not push starts one, even in a short CLI command
         yield* Effect.logTrace(
           `MCP server '${entry.name}': ${mode === "poll" ? "polling" : "verifying pushes"} every ${interval} ms`
         )
@@ -237,12 +323,8 @@ const pollLoop = (
       const early = yield* Random.nextIntBetween(0, Math.max(1, Math.floor(interval / 10)))
       // from the grid, not from now: a tick that ran late does not push the next one back
       const at = grid.start + grid.tick * interval - early
-      const wait = Effect.sleep(Math.max(0, at - now))
-      if (mode === "stream") {
-        const woke = yield* Effect.raceFirst(Effect.as(wait, true), Effect.as(Deferred.await(streamGivenUp), false))
-        if (!woke) continue
-      } else yield* wait
-      const failed = yield* pollOnce(entry, connection, watched, mode, out, at)
+      yield* Effect.sleep(Math.max(0, at - now))
+      const failed = yield* pollOnce(entry, connection, watched, mode, offer, at)
       failures = failed ? failures + 1 : 0
       if (failed) {
         yield* Effect.logWarning(
@@ -261,16 +343,15 @@ const pollOnce = (
   connection: Connection,
   watched: Changes.Watched,
   mode: ChangeDetection,
-  out: Queue.Enqueue<Changes.Change>,
+  offer: (change: Changes.Change) => void,
   tick: number
 ) =>
   Effect.gen(function* () {
     const state = connection.detection
     const now = Math.max(tick, yield* Clock.currentTimeMillis)
     const held = watched.uris()
-    // forget what nobody watches any more
-    const holding = new Set(held)
-    for (const uri of state.known.keys()) if (!holding.has(uri)) state.known.delete(uri)
+    // the kept reads of watched uris become their bases; what nobody watches any more is forgotten
+    state.settleBases(held)
     const due = held
       .filter((uri) => (state.known.get(uri)?.dueAt ?? 0) <= now)
       .sort((a, b) => (state.known.get(a)?.dueAt ?? 0) - (state.known.get(b)?.dueAt ?? 0))
@@ -301,39 +382,39 @@ const pollOnce = (
           )
         }
       }
-      yield* Queue.offer(out, { _tag: "updated", uri, polled: { digest, size } })
+      offer({ _tag: "updated", uri, polled: { digest, size } })
     }
     return failed
   })
 
 /**
- * Reopens the connection's dropped subscription stream after {@link reopenDelayMillis}; once
- * `stream_reopen_max` tries in a row failed (a reopened stream dropped again, or did not open), the
- * stream is given up and the server polled.
+ * What a drop of the connection's subscription stream starts (one run at a time): reopening it after
+ * {@link reopenDelayMillis}; once `stream_reopen_max` tries in a row failed (a reopened stream dropped
+ * again, or did not open), the stream is given up and the server polled (`givenUp`).
  */
-const reopenLoop = (
+const reopener = (
   entry: ServerEntry,
   connection: Connection,
   settings: ChangesSettings,
-  streamGivenUp: Deferred.Deferred<void>
-) =>
-  Effect.gen(function* () {
-    const drops = yield* Queue.unbounded<void>()
-    connection.onStreamDropped(() => Queue.unsafeOffer(drops, undefined))
-    let tries = 0
-    let openedAt = yield* Clock.currentTimeMillis
-    for (;;) {
-      yield* Queue.take(drops)
+  givenUp: Effect.Effect<void>
+): (() => Effect.Effect<void>) => {
+  let tries = 0
+  let openedAt: number | undefined
+  let over = false
+  return () =>
+    Effect.gen(function* () {
+      if (over) return
       const dropped = yield* Clock.currentTimeMillis
-      if (dropped - openedAt >= stableStreamMillis) tries = 0
+      if (openedAt !== undefined && dropped - openedAt >= stableStreamMillis) tries = 0
       for (;;) {
         tries += 1
         if (tries > settings().streamReopenMax) {
+          over = true
           connection.detection.fallBack("streamGivenUp")
-          yield* Deferred.succeed(streamGivenUp, undefined)
-          return yield* Effect.logWarning(
+          yield* Effect.logWarning(
             `MCP server '${entry.name}': the subscriptions/listen stream dropped ${tries} times in a row; polling from now on`
           )
+          return yield* givenUp
         }
         const delay = reopenDelayMillis(tries)
         const at = (yield* Clock.currentTimeMillis) + delay
@@ -346,5 +427,5 @@ const reopenLoop = (
         yield* Effect.logWarning(`MCP server '${entry.name}': ${reopened.left.message}`)
       }
       openedAt = yield* Clock.currentTimeMillis
-    }
-  })
+    })
+}

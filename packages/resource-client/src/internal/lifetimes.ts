@@ -74,9 +74,7 @@ export interface Options {
   /** The change path every connection's changes go through (none: changes are not followed). */
   readonly changes?: Changes.Path
   /** The sources of a connection's changes besides its notifications (see `changes.ts`; change detection's is one). */
-  readonly changeSources?: ReadonlyArray<
-    (entry: ServerEntry, connection: Connection, watched: Changes.Watched) => Changes.Source
-  >
+  readonly changeSources?: ReadonlyArray<(entry: ServerEntry, connection: Connection) => Changes.Source>
   /** Told after every change of a server's state in any set (see `Server.StartOptions.onStateChange`). */
   readonly onStateChange?: () => void
 }
@@ -101,7 +99,7 @@ export const make = (options: Options): Effect.Effect<Lifetimes, never, Scope.Sc
       const server = entry.name
       changes?.follow(
         { server, queue: connection.resourceChanges, background: connection.background, subscriptions },
-        changeSources.map((source) => source(entry, connection, subscriptions))
+        changeSources.map((source) => source(entry, connection))
       )
       return Scope.addFinalizer(
         scope,

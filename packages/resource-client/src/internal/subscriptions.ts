@@ -29,6 +29,22 @@ export class Subscriptions {
   }
   /** The connection the held set was last sent on (a new one gets the whole set first). */
   private current: Connection | undefined = undefined
+  /** Told when the held set goes from empty to holding a uri (change detection starts its polls). */
+  private watching: (() => void) | undefined = undefined
+
+  /** Sets the one listener told whenever the held set stops being empty (at once when it holds a uri now). */
+  onWatching(listener: () => void): void {
+    this.watching = listener
+    if (this.refs.size > 0) listener()
+  }
+
+  /** Adds one holder of `uri`, telling the listener when it is the first uri held. */
+  private hold(uri: string): number {
+    const held = this.refs.get(uri) ?? 0
+    this.refs.set(uri, held + 1)
+    if (this.refs.size === 1 && held === 0) this.watching?.()
+    return held
+  }
 
   /** The uris held now, in the order they were first subscribed. */
   uris(): ReadonlyArray<string> {
@@ -47,23 +63,24 @@ export class Subscriptions {
     uri: string,
     timeoutMillis: number
   ): Effect.Effect<Outcome, Errors.ResourceFailure> {
+    // a read of `uri` kept for change detection becomes the base its polls compare with
+    connection.detection.watching(uri)
     if (!connection.capabilities.subscribe) {
       // a server that does not push: held without the wire while change detection polls it
       if (!connection.detection.polls()) return Effect.succeed("unsupported")
       return Effect.sync(() => {
-        this.refs.set(uri, (this.refs.get(uri) ?? 0) + 1)
+        this.hold(uri)
         return "subscribed" as const
       })
     }
     return this.lock.withPermits(1)(
       Effect.suspend(() => {
-        const held = this.refs.get(uri) ?? 0
         if (this.current !== connection) {
           // not yet restored there: the whole set, this one included, goes to the new connection
-          this.refs.set(uri, held + 1)
+          this.hold(uri)
           return Effect.as(this.establish(server, connection, timeoutMillis), "subscribed" as const)
         }
-        this.refs.set(uri, held + 1)
+        const held = this.hold(uri)
         if (held > 0) return Effect.succeed("subscribed" as const)
         return this.send(connection, "subscribe", uri, timeoutMillis).pipe(
           Effect.mapError((error) =>
