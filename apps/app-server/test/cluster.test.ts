@@ -27,6 +27,13 @@ const clusterConfig = (persistence: Record<string, unknown>, table: Record<strin
     cluster: table
   })
 
+/** A clustered config on the store at `url` with the given `[mcp_servers]` (a reload test rewrites it). */
+const clusteredOn = (url: string, servers: Record<string, unknown>) => ({
+  mcp_servers: servers,
+  persistence: { driver: "postgres", url },
+  cluster: { enabled: true }
+})
+
 /** One instance (its own data dir) with a typed client on its standard input and output, initialized. */
 const instance = (config: string, args: ReadonlyArray<string> = []) =>
   Effect.gen(function* () {
@@ -151,12 +158,7 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
         const url = yield* freshDatabase(clusterUrl!)
         const dir = tempDir()
         const apps = stdioCommand(widgetAppsSpec())
-        const tables = (servers: Record<string, unknown>) => ({
-          mcp_servers: servers,
-          persistence: { driver: "postgres", url },
-          cluster: { enabled: true }
-        })
-        const config = writeConfig(dir, tables({ codex_apps: apps }))
+        const config = writeConfig(dir, clusteredOn(url, { codex_apps: apps }))
         const [a, c] = yield* Effect.all([instance(config), instance(config)], { concurrency: "unbounded" })
         const onC = yield* c.subscribeRaw
         const { thread } = yield* a.request("thread/start", {})
@@ -169,7 +171,7 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
         )
         assert.strictEqual(cut, "4")
         yield* a.request("turn/start", { threadId: thread.id, turnId: "t1" })
-        writeConfig(dir, tables({ codex_apps: apps, docs: stdioCommand(exampleSpec()) }))
+        writeConfig(dir, clusteredOn(url, { codex_apps: apps, docs: stdioCommand(exampleSpec()) }))
         yield* a.request("config/mcpServer/reload", {})
         // C finds its connections lost at its next check (every 10 s), listens again and catches up
         const received = yield* collectUntil(onC, "the missed turn on C", isTurnStarted("t1"), "30 seconds")
@@ -188,18 +190,13 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
         const url = yield* freshDatabase(clusterUrl!)
         const dir = tempDir()
         const apps = stdioCommand(widgetAppsSpec())
-        const tables = (servers: Record<string, unknown>) => ({
-          mcp_servers: servers,
-          persistence: { driver: "postgres", url },
-          cluster: { enabled: true }
-        })
-        const config = writeConfig(dir, tables({ codex_apps: apps }))
+        const config = writeConfig(dir, clusteredOn(url, { codex_apps: apps }))
         const [a, b] = yield* Effect.all([instance(config), instance(config)], { concurrency: "unbounded" })
         const names = (client: AppServerClient.Service) =>
           Effect.map(client.request("mcpServer/list", {}), (listed) => listed.servers.map((s) => s.name).sort())
         assert.deepStrictEqual(yield* names(b), ["codex_apps"])
         // the file gains a server; only A is asked to reload
-        writeConfig(dir, tables({ codex_apps: apps, docs: stdioCommand(exampleSpec()) }))
+        writeConfig(dir, clusteredOn(url, { codex_apps: apps, docs: stdioCommand(exampleSpec()) }))
         yield* a.request("config/mcpServer/reload", {})
         assert.deepStrictEqual(yield* names(a), ["codex_apps", "docs"])
         // B hears of it and reloads the file itself: its new server starts and is announced to B's client
