@@ -7,8 +7,9 @@
  *    {@link ChangeQueue} as it arrives, before the SDK: flood protection) and from any further
  *    {@link Source}, armed with the same queue, which offers to it on events (a uri becoming
  *    watched, a stream dropping) and keeps no fiber otherwise: change detection (`detection.ts`:
- *    polling for servers that never push, the subscription stream's reopening) is one. A polled change carries the body's new digest and size; the queue remembers which uris the
- *    server pushed, so that detection can tell a server that stays silent.
+ *    polling for servers that never push, the subscription stream's reopening) is one. A polled
+ *    change carries the body's new digest and size; the queue remembers which uris the server
+ *    pushed, so that detection can tell a server that stays silent.
  * 2. **Coalesced once.** The queue is bounded and coalescing: a change merges with a pending one for
  *    the same target, so a flood costs one pending entry per distinct uri, never a backlog; past
  *    `maxPendingUris` distinct uris the pending uris merge into "every resource changed". Nothing is

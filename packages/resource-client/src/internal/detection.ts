@@ -121,8 +121,9 @@ export class State {
    * Records what a read of `uri` returned (the base a poll compares with), while polling. The read of
    * a uri a poll already follows is digested at once; that of any other uri is kept as it is among
    * the last {@link maxRecentReads} (bodies up to {@link maxRecentChars}) and digested only when a
-   * watch of the uri begins ({@link watching}) or a poll finds it watched ({@link settleBases}): the common read (nobody watches it, or a thread's
-   * read before its watch) pays no SHA-256 (BENCHMARKS.md, scenario 1, "tool overhead 1 KiB").
+   * watch of the uri begins ({@link watching}) or a poll finds it watched ({@link settleBases}): the
+   * common read (nobody watches it, or a thread's read before its watch) pays no SHA-256
+   * (BENCHMARKS.md, scenario 1, "tool overhead 1 KiB").
    */
   observeRead(uri: string, result: Mcp.ReadResourceResult, now: number): void {
     if (!this.polls()) return
@@ -142,8 +143,7 @@ export class State {
   watching(uri: string): void {
     const at = this.recent?.findIndex((read) => read.uri === uri) ?? -1
     if (at < 0) return
-    const [read] = this.recent!.splice(at, 1)
-    this.remember(uri, Digest.ofContents(read!.result.contents).digest, read!.dueAt)
+    this.adopt(this.recent!.splice(at, 1)[0]!)
   }
 
   /** Makes the kept reads of `watched` uris known (their digests as the base); forgets the others' digests. */
@@ -155,9 +155,12 @@ export class State {
     const recent = this.recent
     if (recent === undefined) return
     this.recent = undefined
-    for (const read of recent) {
-      if (holding.has(read.uri)) this.remember(read.uri, Digest.ofContents(read.result.contents).digest, read.dueAt)
-    }
+    for (const read of recent) if (holding.has(read.uri)) this.adopt(read)
+  }
+
+  /** A kept read becomes its uri's base: digested now. */
+  private adopt(read: RecentRead): void {
+    this.remember(read.uri, Digest.ofContents(read.result.contents).digest, read.dueAt)
   }
 
   /** The time between two reads of one uri: the poll interval, `ttlMs` when longer, less the jitter allowance. */
