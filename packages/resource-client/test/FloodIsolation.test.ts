@@ -30,8 +30,11 @@ const readText = (client: ResourceClient.Service, name: string, uri: string) =>
     (result) => (result.contents[0] as { readonly text: string }).text
   )
 
-/** Quiet reads made while the flood runs. */
+/** Quiet reads made while the flood runs, at the least. */
 const quietReads = 20
+
+/** Notifications the flood sends, at the least, before it is stopped. */
+const floodAtLeast = 1000
 
 /** The flood through `flooder` while `quiet` (stdio) is read. */
 const floodWhileReading = (flooder: ServerEntry.ServerEntry) =>
@@ -48,12 +51,24 @@ const floodWhileReading = (flooder: ServerEntry.ServerEntry) =>
     assert.strictEqual(yield* readText(client, "flooder", "flood://3"), "flood://3 read 1 times")
 
     assert.strictEqual(yield* readText(client, "flooder", "flood://start"), "started")
-    // the other server answers each of its reads while the flood goes on (it stops only below)
-    for (let i = 0; i < quietReads; i++) {
-      assert.strictEqual(yield* readText(client, "quiet", `quiet://${i}`), `quiet://${i} read 1 times`)
-    }
+    // the other server answers each of its reads while the flood goes on (it stops only below): at
+    // least `quietReads` of them, and on until the flood has sent `floodAtLeast` notifications, however
+    // fast this machine runs either side
+    yield* Effect.gen(function* () {
+      for (let i = 0; ; i++) {
+        assert.strictEqual(yield* readText(client, "quiet", `quiet://${i}`), `quiet://${i} read 1 times`)
+        if (i + 1 < quietReads) continue
+        const sofar = JSON.parse(yield* readText(client, "flooder", `flood://sent/${i}`)) as { sent: number }
+        if (sofar.sent > floodAtLeast) return
+      }
+    }).pipe(
+      Effect.timeoutFail({
+        duration: "60 seconds",
+        onTimeout: () => new Error(`the flood did not reach ${floodAtLeast} notifications in 60 s`)
+      })
+    )
     const { sent } = JSON.parse(yield* readText(client, "flooder", "flood://stop")) as { sent: number }
-    assert.isAbove(sent, 1000, "the flood ran while the quiet server was read")
+    assert.isAbove(sent, floodAtLeast, "the flood ran while the quiet server was read")
 
     // every update up to the last of the subscribed uri (sent after the flood, before the stop's answer)
     const seen: Array<ResourceClient.ResourceUpdate> = []
