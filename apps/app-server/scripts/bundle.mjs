@@ -8,6 +8,12 @@
  *   `import()`s of the WebSocket transport and the storage drivers become lazy module inits.
  * - The native and optional drivers (`better-sqlite3`, `pg`) and `ws` stay outside: `require`d from
  *   this package's dependencies when a store or `--listen` needs them.
+ * - What only a lazy `import()` reaches and most starts never run goes to files of its own beside
+ *   `app.cjs`, `require`d at that `import()`: the MCP SDK with its zod (`sdk.cjs`, loaded at the first
+ *   connection) and undici (`undici.cjs`, for a proxy). Each start reads and decodes the whole of
+ *   `app.cjs`: without them it is 0.8 MB instead of 2.1 (start-up: tooling/bench, scenario 7).
+ * - Licence comments go to `app.cjs.LEGAL.txt` (and `sdk.cjs.LEGAL.txt`, …), not into the code: one
+ *   non-ASCII character in a comment makes V8 hold the whole source as a two-byte string.
  * - `import { Effect, Layer } from "effect"` in our own modules is rewritten to the per-module entry
  *   points (`effect/Effect`, …) so that the bundler can leave out what nothing uses; the same for
  *   our own packages (`import { Errors } from "@mcp-resources/protocol"` → `…/protocol/Errors`), whose
@@ -94,6 +100,67 @@ const effectModules = {
   }
 }
 
+/**
+ * The packages only a lazy `import()` reaches, bundled into files of their own: `import("zod")` becomes
+ * `require("./lazy-zod.cjs")`, a stub whose exports are `sdk.cjs`'s `zod`. The SDK and zod share one
+ * file, so the zod the SDK checks with is the one the resource client builds its schema with.
+ */
+const lazyBundles = [
+  {
+    file: "sdk.cjs",
+    packages: [
+      ["@modelcontextprotocol/client", "client"],
+      ["zod", "zod"]
+    ]
+  },
+  { file: "undici.cjs", packages: [["undici", undefined]] }
+]
+const lazyStub = (name) => `lazy-${name.replace(/^@[^/]+\//, "")}.cjs`
+const lazyNames = new Set(lazyBundles.flatMap(({ packages }) => packages.map(([name]) => name)))
+
+const lazyImports = {
+  name: "lazy-imports",
+  setup(build) {
+    build.onResolve({ filter: /^[@\w][\w@/.-]*$/ }, (args) =>
+      args.kind === "dynamic-import" && lazyNames.has(args.path)
+        ? { path: `./${lazyStub(args.path)}`, external: true }
+        : undefined
+    )
+  }
+}
+
+/** Where the lazy packages resolve from: the resource client, which imports them. */
+const resourceClient = Path.join(root, "..", "..", "packages", "resource-client", "dist", "internal")
+
+for (const file of Fs.existsSync(outDir) ? Fs.readdirSync(outDir) : [])
+  if (file.endsWith(".cjs") || file.endsWith(".LEGAL.txt")) Fs.rmSync(Path.join(outDir, file))
+
+for (const { file, packages } of lazyBundles) {
+  await esbuild.build({
+    stdin: {
+      contents: packages
+        .map(([name, as]) => (as === undefined ? `export * from "${name}"` : `export * as ${as} from "${name}"`))
+        .join("\n"),
+      resolveDir: resourceClient,
+      sourcefile: `${file}-entry.js`,
+      loader: "js"
+    },
+    outfile: Path.join(outDir, file),
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    target: "node20",
+    minify: true,
+    legalComments: "external",
+    logLevel: "warning"
+  })
+  for (const [name, as] of packages)
+    Fs.writeFileSync(
+      Path.join(outDir, lazyStub(name)),
+      `module.exports = require("./${file}")${as === undefined ? "" : `.${as}`}\n`
+    )
+}
+
 await esbuild.build({
   stdin: {
     contents:
@@ -108,13 +175,16 @@ await esbuild.build({
   format: "cjs",
   target: "node20",
   minify: true,
-  legalComments: "eof",
+  legalComments: "external",
+  // an `import()` of something left outside becomes a `require` (the launcher's `vm.Script` has no
+  // module loader for `import()`)
+  supported: { "dynamic-import": false },
   external: ["better-sqlite3", "pg", "pg-native", "ws", "@mcp-resources/widget-host"],
   // `import.meta.url` of the bundled modules is the bundle's own URL (two levels under the package, as
   // `dist/handlers/initialize.js` is, so that its `../../package.json` is still this package's).
   define: { "import.meta.url": "__bundleUrl" },
   banner: { js: 'var __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
-  plugins: [effectModules],
+  plugins: [effectModules, lazyImports],
   logLevel: "warning"
 })
 

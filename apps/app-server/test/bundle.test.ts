@@ -1,18 +1,23 @@
 /**
  * The package's bins (`bin/*.js`, launchers of `dist/bundle/Cli.js` and `dist/bundle/main.js`): the
  * bundled programs behave as the unbundled ones, start from the code cache shipped beside them, and fall back to a per-user cache
- * (`$XDG_CACHE_HOME/mcp-resources/`) when V8 refuses the shipped one.
+ * (`$XDG_CACHE_HOME/mcp-resources/`) when V8 refuses the shipped one. What most starts never run (the
+ * MCP SDK with zod, undici) is bundled into files of its own beside the program, loaded at first use:
+ * a bundled CLI reaches stdio and HTTP servers, through a proxy too, as the unbundled one does.
  */
 import { execFile } from "node:child_process"
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { createServer as createTcpServer, connect as tcpConnect, type Socket } from "node:net"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
+import { type FixtureSpec, startHttp, stdioCommand } from "@mcp-resources/fixtures"
 import { Effect } from "effect"
 import { resultOf, start, tempDir, writeConfig } from "./utils/AppServerProcess.js"
 
 const bundleCli = fileURLToPath(new URL("../dist/bundle/Cli.js", import.meta.url))
 const bundleMain = fileURLToPath(new URL("../dist/bundle/main.js", import.meta.url))
+const unbundledCli = fileURLToPath(new URL("../dist/Cli.js", import.meta.url))
 const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
   bin: Record<string, string>
 }
@@ -28,12 +33,18 @@ interface Run {
 }
 
 /** Runs `node [NODE_FLAGS] dist/bundle/Cli.js ARGS` in `cwd` with `XDG_CACHE_HOME=cache`, killed after 60 s. */
-const cli = (cwd: string, cache: string, args: ReadonlyArray<string>, nodeFlags: ReadonlyArray<string> = []) =>
+const cli = (
+  cwd: string,
+  cache: string,
+  args: ReadonlyArray<string>,
+  nodeFlags: ReadonlyArray<string> = [],
+  options: { readonly program?: string; readonly env?: Record<string, string> } = {}
+) =>
   Effect.async<Run>((resume) => {
     const child = execFile(
       process.execPath,
-      [...nodeFlags, bundleCli, ...args],
-      { cwd, timeout: 60_000, encoding: "utf8", env: { ...process.env, XDG_CACHE_HOME: cache } },
+      [...nodeFlags, options.program ?? bundleCli, ...args],
+      { cwd, timeout: 60_000, encoding: "utf8", env: { ...process.env, XDG_CACHE_HOME: cache, ...options.env } },
       (error, stdout, stderr) =>
         resume(
           Effect.succeed({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr })
@@ -61,7 +72,81 @@ const withDir = <A, E, R>(use: (dir: string) => Effect.Effect<A, E, R>) =>
     (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
   )
 
+/** A CONNECT proxy on loopback that records each target (`host:port`) it tunnels to. */
+const connectProxy = Effect.acquireRelease(
+  Effect.async<{ readonly port: number; readonly targets: Array<string>; readonly close: () => void }>((resume) => {
+    const targets: Array<string> = []
+    const sockets = new Set<Socket>()
+    const tcp = createTcpServer((client) => {
+      sockets.add(client)
+      client.on("error", () => client.destroy())
+      client.once("data", (head) => {
+        const [verb, target] = (head.toString("latin1").split("\r\n", 1)[0] ?? "").split(" ")
+        if (verb !== "CONNECT" || target === undefined) return client.destroy()
+        targets.push(target)
+        const [host, port] = target.split(":")
+        const upstream = tcpConnect(Number(port), host!, () => {
+          client.write("HTTP/1.1 200 Connection Established\r\n\r\n")
+          upstream.pipe(client)
+          client.pipe(upstream)
+        })
+        sockets.add(upstream)
+        upstream.on("error", () => client.destroy())
+      })
+    })
+    tcp.listen(0, "127.0.0.1", () =>
+      resume(
+        Effect.succeed({
+          port: (tcp.address() as { port: number }).port,
+          targets,
+          close: () => {
+            for (const socket of sockets) socket.destroy()
+            tcp.close()
+          }
+        })
+      )
+    )
+  }),
+  (proxy) => Effect.sync(proxy.close)
+)
+
+const listedSpec = (name: string): FixtureSpec => ({
+  name,
+  resourcePages: [{ result: { resources: [{ uri: `${name}://doc`, name: `${name} doc`, mimeType: "text/plain" }] } }]
+})
+
 describe("bundled bins", () => {
+  it.scoped(
+    "the bundled CLI reaches a stdio server and an HTTP server behind HTTP_PROXY (the SDK and undici loaded from their own files) as the unbundled CLI does",
+    () =>
+      withDir((dir) =>
+        Effect.gen(function* () {
+          const cache = join(dir, "cache")
+          const http = yield* Effect.acquireRelease(
+            Effect.promise(() => startHttp(listedSpec("web"))),
+            (fixture) => Effect.promise(() => fixture.close())
+          )
+          const proxy = yield* connectProxy
+          const config = writeConfig(dir, {
+            mcp_servers: { local: stdioCommand(listedSpec("local")), web: { url: http.url } }
+          })
+          const env = { HTTP_PROXY: `http://127.0.0.1:${proxy.port}`, MCP_RESOURCES_LOG: "error" }
+          const args = ["list", "--json", "--config", config]
+          const bundled = yield* cli(dir, cache, args, [], { env })
+          assert.strictEqual(bundled.code, 0, bundled.stderr)
+          assert.include(bundled.stdout, '"local://doc"')
+          assert.include(bundled.stdout, '"web://doc"')
+          // the HTTP server was reached through the proxy, by undici
+          assert.include(proxy.targets, new URL(http.url).host)
+          // the same output and exit code; the same warnings too (undici names its proxy agent experimental)
+          const withoutPid = (run: Run) => ({ ...run, stderr: run.stderr.replace(/\(node:\d+\)/g, "(node)") })
+          const unbundled = yield* cli(dir, cache, args, [], { env, program: unbundledCli })
+          assert.deepStrictEqual(withoutPid(unbundled), withoutPid(bundled))
+        })
+      ),
+    { timeout: 120_000 }
+  )
+
   it.scoped("mcp-resources tools prints the same as the unbundled CLI and writes no per-user cache", () =>
     withDir((dir) =>
       Effect.gen(function* () {
