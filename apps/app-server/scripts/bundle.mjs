@@ -6,8 +6,8 @@
  *
  * - CommonJS, so that the launchers can compile it with a code cache (`vm.Script`); the lazy
  *   `import()`s of the WebSocket transport and the storage drivers become lazy module inits.
- * - The native and optional drivers (`better-sqlite3`, `pg`) and `ws` stay outside: `require`d from
- *   this package's dependencies when a store or `--listen` needs them.
+ * - The native addon of `better-sqlite3` (its JavaScript is bundled), the optional driver `pg` and `ws`
+ *   stay outside: `require`d from this package's dependencies when a store or `--listen` needs them.
  * - What only a lazy `import()` reaches and most starts never run goes to files of its own beside
  *   `app.cjs`, `require`d at that `import()`: the MCP SDK with its zod (`sdk.cjs`, loaded at the first
  *   connection) and undici (`undici.cjs`, for a proxy). Each start reads and decodes the whole of
@@ -129,6 +129,40 @@ const lazyImports = {
   }
 }
 
+/**
+ * better-sqlite3's JavaScript goes into the bundle (compiled from the code cache, not read file by file
+ * at each start); its native addon stays outside, `require`d from the package's `build/Release`, where
+ * an install puts it, instead of through the `bindings` package (which searches a dozen candidate paths
+ * and reads a stack trace at each start). An addon elsewhere (a debug build) is still found by
+ * `bindings`, asked from the package's own directory.
+ */
+const sqliteAddonModule = `
+module.exports = (name) => {
+  try {
+    return require("better-sqlite3/build/Release/better_sqlite3.node")
+  } catch (error) {
+    if (error === null || typeof error !== "object" || error.code !== "MODULE_NOT_FOUND") throw error
+    const root = require("node:path").dirname(require.resolve("better-sqlite3/package.json"))
+    return require("node:module").createRequire(root + "/")("bindings")({ bindings: name, module_root: root })
+  }
+}
+`
+const sqliteAddon = {
+  name: "sqlite-addon",
+  setup(build) {
+    build.onResolve({ filter: /^bindings$/ }, (args) =>
+      args.importer.includes(`${Path.sep}better-sqlite3${Path.sep}`)
+        ? { path: "bindings", namespace: "sqlite-addon" }
+        : undefined
+    )
+    build.onLoad({ filter: /.*/, namespace: "sqlite-addon" }, () => ({ contents: sqliteAddonModule, loader: "js" }))
+    build.onResolve({ filter: /^better-sqlite3\/(build\/|package\.json$)/ }, (args) => ({
+      path: args.path,
+      external: true
+    }))
+  }
+}
+
 /** Where the lazy packages resolve from: the resource client, which imports them. */
 const resourceClient = Path.join(root, "..", "..", "packages", "resource-client", "dist", "internal")
 
@@ -179,12 +213,12 @@ await esbuild.build({
   // an `import()` of something left outside becomes a `require` (the launcher's `vm.Script` has no
   // module loader for `import()`)
   supported: { "dynamic-import": false },
-  external: ["better-sqlite3", "pg", "pg-native", "ws", "@mcp-resources/widget-host"],
+  external: ["pg", "pg-native", "ws", "@mcp-resources/widget-host"],
   // `import.meta.url` of the bundled modules is the bundle's own URL (two levels under the package, as
   // `dist/handlers/initialize.js` is, so that its `../../package.json` is still this package's).
   define: { "import.meta.url": "__bundleUrl" },
   banner: { js: 'var __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
-  plugins: [effectModules, lazyImports],
+  plugins: [effectModules, lazyImports, sqliteAddon],
   logLevel: "warning"
 })
 
