@@ -163,6 +163,17 @@ const sqliteAddon = {
   }
 }
 
+/** What every file of the bundle is: minified CommonJS for this Node, licence comments beside it. */
+const bundleOptions = {
+  bundle: true,
+  platform: "node",
+  format: "cjs",
+  target: "node20",
+  minify: true,
+  legalComments: "external",
+  logLevel: "warning"
+}
+
 /** Where the lazy packages resolve from: the resource client, which imports them. */
 const resourceClient = Path.join(root, "..", "..", "packages", "resource-client", "dist", "internal")
 
@@ -180,13 +191,7 @@ for (const { file, packages } of lazyBundles) {
       loader: "js"
     },
     outfile: Path.join(outDir, file),
-    bundle: true,
-    platform: "node",
-    format: "cjs",
-    target: "node20",
-    minify: true,
-    legalComments: "external",
-    logLevel: "warning"
+    ...bundleOptions
   })
   for (const [name, as] of packages)
     Fs.writeFileSync(
@@ -204,12 +209,7 @@ await esbuild.build({
     loader: "js"
   },
   outfile: Path.join(outDir, "app.cjs"),
-  bundle: true,
-  platform: "node",
-  format: "cjs",
-  target: "node20",
-  minify: true,
-  legalComments: "external",
+  ...bundleOptions,
   // an `import()` of something left outside becomes a `require` (the launcher's `vm.Script` has no
   // module loader for `import()`)
   supported: { "dynamic-import": false },
@@ -218,8 +218,7 @@ await esbuild.build({
   // `dist/handlers/initialize.js` is, so that its `../../package.json` is still this package's).
   define: { "import.meta.url": "__bundleUrl" },
   banner: { js: 'var __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
-  plugins: [effectModules, lazyImports, sqliteAddon],
-  logLevel: "warning"
+  plugins: [effectModules, lazyImports, sqliteAddon]
 })
 
 // One real start per program writes its code cache: `tools` on an empty config, and the server

@@ -7,11 +7,10 @@
  */
 import { execFile } from "node:child_process"
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
-import { createServer as createTcpServer, connect as tcpConnect, type Socket } from "node:net"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
-import { type FixtureSpec, startHttp, stdioCommand } from "@mcp-resources/fixtures"
+import { type FixtureSpec, startConnectProxy, startHttp, stdioCommand } from "@mcp-resources/fixtures"
 import { Effect } from "effect"
 import { resultOf, start, tempDir, writeConfig } from "./utils/AppServerProcess.js"
 
@@ -72,44 +71,6 @@ const withDir = <A, E, R>(use: (dir: string) => Effect.Effect<A, E, R>) =>
     (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
   )
 
-/** A CONNECT proxy on loopback that records each target (`host:port`) it tunnels to. */
-const connectProxy = Effect.acquireRelease(
-  Effect.async<{ readonly port: number; readonly targets: Array<string>; readonly close: () => void }>((resume) => {
-    const targets: Array<string> = []
-    const sockets = new Set<Socket>()
-    const tcp = createTcpServer((client) => {
-      sockets.add(client)
-      client.on("error", () => client.destroy())
-      client.once("data", (head) => {
-        const [verb, target] = (head.toString("latin1").split("\r\n", 1)[0] ?? "").split(" ")
-        if (verb !== "CONNECT" || target === undefined) return client.destroy()
-        targets.push(target)
-        const [host, port] = target.split(":")
-        const upstream = tcpConnect(Number(port), host!, () => {
-          client.write("HTTP/1.1 200 Connection Established\r\n\r\n")
-          upstream.pipe(client)
-          client.pipe(upstream)
-        })
-        sockets.add(upstream)
-        upstream.on("error", () => client.destroy())
-      })
-    })
-    tcp.listen(0, "127.0.0.1", () =>
-      resume(
-        Effect.succeed({
-          port: (tcp.address() as { port: number }).port,
-          targets,
-          close: () => {
-            for (const socket of sockets) socket.destroy()
-            tcp.close()
-          }
-        })
-      )
-    )
-  }),
-  (proxy) => Effect.sync(proxy.close)
-)
-
 const listedSpec = (name: string): FixtureSpec => ({
   name,
   resourcePages: [{ result: { resources: [{ uri: `${name}://doc`, name: `${name} doc`, mimeType: "text/plain" }] } }]
@@ -126,7 +87,10 @@ describe("bundled bins", () => {
             Effect.promise(() => startHttp(listedSpec("web"))),
             (fixture) => Effect.promise(() => fixture.close())
           )
-          const proxy = yield* connectProxy
+          const proxy = yield* Effect.acquireRelease(
+            Effect.promise(() => startConnectProxy()),
+            (p) => Effect.promise(() => p.close())
+          )
           const config = writeConfig(dir, {
             mcp_servers: { local: stdioCommand(listedSpec("local")), web: { url: http.url } }
           })

@@ -3,9 +3,9 @@
  * reconnected with bounded backoff (driven by TestClock) adopting the era verdict of its first
  * connection, and outgoing HTTP goes through the proxy of `HTTP_PROXY` unless `NO_PROXY` says not.
  */
-import { createServer as createTcpServer, connect as tcpConnect, type Socket } from "node:net"
+import { createServer as createTcpServer } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
-import { listenLoopback, startV2Http, v2StdioCommand } from "@mcp-resources/fixtures"
+import { listenLoopback, startConnectProxy, startV2Http, v2StdioCommand } from "@mcp-resources/fixtures"
 import { Config, Messages } from "@mcp-resources/protocol"
 import { ConfigProvider, Effect, Either, TestClock } from "effect"
 import { McpTransport, ResourceClient, type ServerEntry } from "../src/index.js"
@@ -203,44 +203,11 @@ describe("outgoing HTTP and proxies", () => {
   it.live("HTTP_PROXY routes through a CONNECT proxy; NO_PROXY bypasses it", () =>
     Effect.gen(function* () {
       const server = yield* v2Http("stateless")
-      const targets: Array<string> = []
-      const sockets = new Set<Socket>()
       const proxy = yield* Effect.acquireRelease(
-        Effect.promise(
-          () =>
-            new Promise<{ port: number; close: () => Promise<void> }>((resolve) => {
-              const tcp = createTcpServer((client) => {
-                sockets.add(client)
-                client.once("data", (head) => {
-                  const line = head.toString("latin1").split("\r\n", 1)[0] ?? ""
-                  const [verb, target] = line.split(" ")
-                  if (verb !== "CONNECT" || target === undefined) return client.destroy()
-                  targets.push(target)
-                  const [host, port] = target.split(":")
-                  const upstream = tcpConnect(Number(port), host!, () => {
-                    client.write("HTTP/1.1 200 Connection Established\r\n\r\n")
-                    upstream.pipe(client)
-                    client.pipe(upstream)
-                  })
-                  sockets.add(upstream)
-                  upstream.on("error", () => client.destroy())
-                  client.on("error", () => upstream.destroy())
-                })
-              })
-              tcp.listen(0, "127.0.0.1", () =>
-                resolve({
-                  port: (tcp.address() as { port: number }).port,
-                  close: () =>
-                    new Promise<void>((done) => {
-                      for (const socket of sockets) socket.destroy()
-                      tcp.close(() => done())
-                    })
-                })
-              )
-            })
-        ),
+        Effect.promise(() => startConnectProxy()),
         (p) => Effect.promise(() => p.close())
       )
+      const targets = proxy.targets
       const withEnv = (env: Record<string, string>) =>
         Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
       const proxied = yield* startClient([http("via_proxy", server.url)]).pipe(
