@@ -48,6 +48,9 @@ export const exampleConfig = (): string => {
     "[mcp_servers.docs]",
     `command = ${q(process.execPath)}`,
     `args = [${q(NodePath.join(fixturesDist, "changesStdio.js"))}, "--modern"]`,
+    // half of it is how long the `auto` handshake waits for the era probe's answer before it takes the
+    // server for an older one: a modern-only server slow to start on a loaded machine needs the room
+    "startup_timeout_sec = 30",
     "",
     "[truncation]",
     'mode = "bytes"',
