@@ -19,16 +19,19 @@ import {
   List,
   type LogSpan,
   Option,
+  Predicate,
   type Schema,
   type Scope
 } from "effect"
 import { isRecord } from "@mcp-resources/protocol/Records"
-import { Connections, type RequestId } from "./Connections.js"
+import { ServerRequests } from "@mcp-resources/resource-client"
+import { type Connection, Connections, type RequestId } from "./Connections.js"
 import { type Environment, methods } from "./handlers/index.js"
 import { initializeResult } from "./handlers/initialize.js"
 import { catchAllDefect, requestContextOf, requestRefs } from "./internal/fastPaths.js"
 import { type QueueTicket, ThreadQueues, free, withStartPoint } from "./internal/threadQueue.js"
 import { codes, type Method, MethodError, messages, type Prepared, requestIdInFlight } from "./Method.js"
+import { type OwnedRequest, ThreadOwners } from "./ThreadOwners.js"
 
 /** The largest accepted message: 8 MiB, not counting the newline. */
 export const maxMessageBytes = Wire.maxLineBytes
@@ -39,11 +42,19 @@ export interface WireError {
   readonly message: string
 }
 
+/**
+ * A `MethodError`, also one built by another copy of Method.ts: the bundled bins load a clustered
+ * start's module from a file of its own (`cluster.cjs`, scripts/bundle.mjs) with its own copy.
+ */
+const isMethodError = (error: unknown): error is MethodError =>
+  error instanceof MethodError ||
+  (Predicate.isTagged(error, "MethodError") && typeof (error as { readonly code?: unknown }).code === "number")
+
 /** The one mapping of a failed request to its JSON-RPC error: `MethodError` keeps its code, everything else is `-32603` with its message chain. */
 export const toWireError = (cause: Cause.Cause<unknown>): WireError => {
   const failure = Cause.failureOption(cause)
   const error = Option.isSome(failure) ? failure.value : Option.getOrUndefined(Cause.dieOption(cause))
-  if (error instanceof MethodError) return { code: error.code, message: error.message }
+  if (isMethodError(error)) return { code: error.code, message: error.message }
   if (typeof error === "object" && error !== null && "message" in error && typeof error.message === "string") {
     return { code: codes.internalError, message: error.message }
   }
@@ -68,6 +79,13 @@ export interface Service {
   readonly shutdown: Effect.Effect<void>
   /** The number of threads with a queue (a request of theirs in flight); 0 once every request ended. */
   readonly queuedThreads: Effect.Effect<number>
+  /**
+   * Runs a request that another instance of a cluster sent to this one, the owner of its thread
+   * (ThreadOwners.ts): checked as a client's request is, then run in the thread's queue here as
+   * `connection`. Succeeds with the result encoded for the wire; fails with the JSON-RPC error the
+   * request ends with.
+   */
+  readonly runOwned: (method: string, params: unknown, connection: Connection) => Effect.Effect<unknown, WireError>
 }
 
 /** The dispatcher tag. Layer: `layer`. */
@@ -99,6 +117,9 @@ export const makeWith = <R>(
 ): Effect.Effect<Service, never, Connections | R | Scope.Scope> =>
   Effect.gen(function* () {
     const connections = yield* Connections
+    // a clustered app-server's routing of the requests a thread owns (ThreadOwners.ts); none alone
+    const owners = Option.getOrUndefined(yield* Effect.serviceOption(ThreadOwners))
+    const environment = yield* Effect.context<R>()
     const fibers = yield* FiberSet.make<void>()
     const runFork = yield* FiberSet.runtime(fibers)<R>()
     const queues = new ThreadQueues()
@@ -109,6 +130,42 @@ export const makeWith = <R>(
     let accepting = true
     const stopped = yield* Deferred.make<void>()
     let stopping = false
+
+    /** The body in its place in the thread's queue (`free`: a request ordered on no thread). */
+    const inQueue = <A, E>(ticket: QueueTicket, body: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+      ticket === free
+        ? body
+        : ticket.ready.pipe(Effect.zipRight(withStartPoint(ticket, body)), Effect.ensuring(ticket.done))
+
+    const runOwned: Service["runOwned"] = (method, params, connection) =>
+      Effect.suspend(() => {
+        const definition = Object.hasOwn(methods, method) ? methods[method] : undefined
+        if (definition === undefined)
+          return Effect.fail({ code: codes.methodNotFound, message: messages.methodNotFound(method) })
+        const prepared = definition.prepare(params, codecs)
+        if (Either.isLeft(prepared)) return Effect.fail({ code: codes.invalidRequest, message: prepared.left })
+        if (!accepting) return Effect.fail({ code: codes.internalError, message: messages.shuttingDown })
+        const requestContext = requestContextOf(prepared.right)
+        const local = Effect.suspend(() => prepared.right.run({ connection }))
+        const body = inQueue(
+          queues.enter(prepared.right.threadId, definition.ordering),
+          requestContext === undefined ? local : ServerRequests.withContext(local, requestContext)
+        )
+        return Effect.matchCauseEffect(Effect.withLogSpan(body, method), {
+          onSuccess: (value): Effect.Effect<unknown, WireError> => {
+            const encoded = codecs.encodeResult(method, definition.result, value)
+            return Either.isRight(encoded)
+              ? Effect.succeed(encoded.right)
+              : Effect.fail({ code: codes.internalError, message: encoded.left })
+          },
+          onFailure: (cause) =>
+            Effect.fail(
+              Cause.isInterruptedOnly(cause)
+                ? { code: codes.internalError, message: messages.shuttingDown }
+                : toWireError(cause)
+            )
+        }).pipe(Effect.provide(environment))
+      })
 
     const attach = (label: string, write: (text: string) => void) =>
       Effect.gen(function* () {
@@ -173,17 +230,29 @@ export const makeWith = <R>(
             : answer
         }
 
-        const start = (id: RequestId, definition: Method<R>, prepared: Prepared<R>, ticket: QueueTicket): void => {
+        const start = (
+          id: RequestId,
+          definition: Method<R>,
+          prepared: Prepared<R>,
+          ticket: QueueTicket,
+          owned?: OwnedRequest
+        ): void => {
           const method = definition.name
           const requestContext = requestContextOf(prepared)
           const state: InFlight["state"] = { reason: undefined, done: false }
           const key = idKey(id)
           const body = Effect.suspend(() => prepared.run({ connection }))
-          // Requests not ordered on a thread (reads among them) take no place in any queue.
+          // Requests not ordered on a thread (reads among them) take no place in any queue. A request a
+          // thread owns, on a cluster, runs in the queue of the thread's owner (ThreadOwners.ts).
           const ordered =
-            ticket === free
-              ? body
-              : ticket.ready.pipe(Effect.zipRight(withStartPoint(ticket, body)), Effect.ensuring(ticket.done))
+            owned === undefined || owners === undefined
+              ? inQueue(ticket, body)
+              : owners.run(
+                  owned,
+                  Effect.suspend(() => inQueue(queues.enter(prepared.threadId, definition.ordering), body)).pipe(
+                    Effect.provide(environment)
+                  )
+                )
           // The answer is sent uninterruptibly once the body ends (`finish` never fails; it logs outside the span).
           const end = (exit: Exit.Exit<unknown, unknown>) => {
             state.done = true
@@ -284,6 +353,12 @@ export const makeWith = <R>(
           const prepared = definition.prepare(params, codecs)
           if (Either.isLeft(prepared)) return fail(id, codes.invalidRequest, prepared.left)
           if (!accepting) return fail(id, codes.internalError, messages.shuttingDown)
+          const owner = owners === undefined ? undefined : prepared.right.owner
+          if (owner !== undefined) {
+            const owned = { method: definition.name, params, threadId: owner, connection, result: definition.result }
+            start(id, definition, prepared.right, free, owned)
+            return Effect.void
+          }
           const ticket = queues.enter(prepared.right.threadId, definition.ordering)
           start(id, definition, prepared.right, ticket)
           return Effect.void
@@ -311,7 +386,7 @@ export const makeWith = <R>(
     })
 
     yield* Effect.addFinalizer(() => shutdown)
-    return JsonRpcServer.of({ attach, shutdown, queuedThreads: Effect.sync(() => queues.size) })
+    return JsonRpcServer.of({ attach, shutdown, queuedThreads: Effect.sync(() => queues.size), runOwned })
   })
 
 /** The dispatcher layer. */

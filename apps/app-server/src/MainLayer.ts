@@ -54,7 +54,9 @@ export const layer = (
       // a clustered app-server (Cluster.ts): checked at start; the store announces its appends
       const cluster =
         options.cluster === true || config.cluster?.enabled === true
-          ? yield* Effect.flatMap(loadCluster, (module) => Effect.as(module.settings(config), module))
+          ? yield* Effect.flatMap(loadCluster, (module) =>
+              Effect.map(module.settings(config), (settings) => ({ ...module, settings }))
+            )
           : undefined
       const persistence =
         overrides.store ??
@@ -109,7 +111,16 @@ export const layer = (
       // what a tool call runs with: its items recorded in its thread, the config's hooks, the audit
       const host = ToolHost.layer.pipe(Layer.provideMerge(Layer.merge(threads, CommandHooks.layer)))
       const bound = Elicitation.layerBind.pipe(Layer.provideMerge(host))
-      const server = JsonRpcServer.layer.pipe(Layer.provideMerge(bound))
+      // a clustered app-server runs each thread's owned requests on the thread's owner (Cluster.ts): the
+      // dispatcher sends them there, and the thread entities run those sent to this instance
+      const server =
+        cluster === undefined
+          ? JsonRpcServer.layer.pipe(Layer.provideMerge(bound))
+          : cluster.entities.pipe(
+              Layer.provideMerge(JsonRpcServer.layer),
+              Layer.provideMerge(cluster.owners(cluster.settings, config.persistence.url)),
+              Layer.provideMerge(bound)
+            )
       const transports = Layer.mergeAll(
         options.stdio ? StdioServerTransport.layer : Layer.empty,
         options.listen !== undefined ? webSocketLayer : Layer.empty

@@ -49,6 +49,8 @@ export type Ordering = "exclusive" | "call" | "none"
 /** A request whose params decoded: its thread (when it is ordered on one) and its body. */
 export interface Prepared<R> {
   readonly threadId: string | undefined
+  /** The thread whose owning instance runs the request on a clustered app-server (ThreadOwners.ts); else undefined. */
+  readonly owner: string | undefined
   readonly run: (context: RequestContext) => Effect.Effect<unknown, unknown, R>
 }
 
@@ -69,6 +71,11 @@ export interface Method<R> {
 export interface Definition<M extends AppServer.Method, R> {
   readonly ordering?: Ordering
   readonly threadId?: (params: AppServer.Params<M>) => string
+  /**
+   * The thread whose owning instance runs the request on a clustered app-server (its appends and tool
+   * runs serialized there; docs/deploying.md). Unclustered, nothing changes.
+   */
+  readonly owner?: (params: AppServer.Params<M>) => string
   readonly run: (params: AppServer.Params<M>, context: RequestContext) => Effect.Effect<AppServer.Result<M>, unknown, R>
 }
 
@@ -87,6 +94,7 @@ export const method = <M extends AppServer.Method, R>(name: M, definition: Defin
         Either.mapLeft(codecs.decodeParams(name, params), messages.invalidParams),
         (decoded): Prepared<R> => ({
           threadId: ordering === "none" ? undefined : definition.threadId?.(decoded),
+          owner: definition.owner?.(decoded),
           run: (context) => definition.run(decoded, context)
         })
       )

@@ -58,6 +58,8 @@ export interface State extends Thread {
    * what `read_mcp_resource`'s `since` compares with.
    */
   readonly reads: Map<string, ReadEntry>
+  /** The ids of the items started and not completed (a clustered thread's owner closes those a dead instance left). */
+  readonly open: Set<string>
   lastSeq: number
   /** Tool contexts and records in progress: a busy thread is not unloaded. */
   busy: number
@@ -87,6 +89,11 @@ export interface Operations {
   readonly replay: (t: State) => Effect.Effect<Replayed, ThreadStore.ThreadStoreError>
   /** Closes the started items that can no longer finish as failed `interrupted`. */
   readonly closeInterrupted: (t: State, items: ReadonlyArray<TurnItem>) => Effect.Effect<void>
+  /**
+   * Closes every started item still open in the store as failed `interrupted`, at once (a clustered
+   * thread's new owner: no instance runs them any more); answers their call ids.
+   */
+  readonly closeOpen: (t: State) => Effect.Effect<ReadonlyArray<string>, ThreadStore.ThreadStoreError | MethodError>
   /** Applies what another process appended since this one last looked (`thread not found` once it is deleted). */
   readonly refresh: (t: State) => Effect.Effect<void, ThreadStore.ThreadStoreError | MethodError>
   /** Appends the event durably, applies it, then notifies the subscribers (see `Threads.Service.record`). */
@@ -139,6 +146,11 @@ export interface Dependencies {
    * subscribers once, in the thread's order. Off, they are applied silently (an unclustered process).
    */
   readonly relay: boolean
+  /**
+   * A clustered app-server: the items found open at load are the owner's to close (`closeOpen` when it
+   * takes the thread over); this is told which thread has some. Absent, they are closed here.
+   */
+  readonly ownerCloses?: ((threadId: string) => Effect.Effect<void>) | undefined
 }
 
 /**
@@ -205,6 +217,8 @@ const apply = (thread: State, event: ThreadEvent.ThreadEvent) => {
       break
     case "itemStarted":
     case "itemCompleted": {
+      if (event._tag === "itemStarted") thread.open.add(event.item.id)
+      else thread.open.delete(event.item.id)
       const turn = lastTurn(thread, event.turnId)
       turn?.callIds.add(event.item.id)
       const read = event.item.resourceRead
@@ -433,10 +447,28 @@ export const make = (deps: Dependencies): Operations => {
    * (PostgreSQL) once each call's tool timeout plus {@link interruptMarginMs} has passed with the item
    * still open, so that a call running in another instance is left alone.
    */
+  const interrupted = (item: ToolCallItem.McpToolCallItem) => failedItem(item, interruptedMessage, null)
+
+  const closeOpen: Operations["closeOpen"] = (t) =>
+    Effect.gen(function* () {
+      if (t.ephemeral) return []
+      const open = new Map<string, TurnItem>()
+      for (const { event } of yield* whileStored(t)(t.store.since(t.id, 0))) {
+        if (event._tag === "itemStarted") open.set(event.item.id, { turnId: event.turnId, item: event.item })
+        else if (event._tag === "itemCompleted") open.delete(event.item.id)
+      }
+      for (const { turnId, item } of open.values()) yield* recordCompleted(t, turnId, interrupted(item))
+      if (open.size > 0)
+        yield* Effect.logInfo("closed interrupted items").pipe(
+          Effect.annotateLogs({ threadId: t.id, items: open.size })
+        )
+      return [...open.keys()]
+    })
+
   const closeInterrupted: Operations["closeInterrupted"] = (t, items) =>
     Effect.gen(function* () {
       if (items.length === 0) return
-      const interrupted = (item: ToolCallItem.McpToolCallItem) => failedItem(item, interruptedMessage, null)
+      if (deps.ownerCloses !== undefined) return yield* deps.ownerCloses(t.id)
       const warn = (callId: string) => (error: { readonly message: string }) =>
         Effect.logWarning(`could not close the interrupted item ${callId}: ${error.message}`).pipe(
           Effect.annotateLogs({ threadId: t.id })
@@ -487,6 +519,7 @@ export const make = (deps: Dependencies): Operations => {
   return {
     replay,
     closeInterrupted,
+    closeOpen,
     refresh,
     record,
     recordCompletion,

@@ -104,6 +104,8 @@ export interface Service {
   readonly hasCall: (thread: Thread, callId: string) => boolean
   /** The connections holding the loaded thread, in the order they started or resumed it (none when not loaded). */
   readonly holders: (threadId: string) => ReadonlyArray<number>
+  /** The seq of the newest record the loaded thread applied; undefined when the thread is not loaded here. */
+  readonly appliedSeq: (threadId: string) => number | undefined
   /**
    * The completed item of a call in the thread's current history, with its turn (the store's newest
    * completion of that call id); `None` when the call is unknown, rolled back or not completed.
@@ -139,6 +141,17 @@ export interface Service {
   readonly noticed: (notice: ThreadFeed.Notice) => Effect.Effect<void>
   /** The feed lost notices (its connection was lost, then listened again): every loaded thread applies what it missed. */
   readonly missed: Effect.Effect<void>
+  /**
+   * A clustered app-server's owner takes the thread over (Cluster.ts, when the thread's entity starts on
+   * this instance): loads it as `connection` and closes every item still open in the store as failed
+   * `interrupted` (calls run on the owner only, so no instance runs them any more). Answers their call ids.
+   */
+  readonly adopt: (connection: Connection, threadId: string) => Effect.Effect<ReadonlyArray<string>, unknown>
+  /**
+   * A clustered app-server: `listener` is told of each thread loaded here with items still open (Cluster.ts
+   * asks the thread's owner to take it over, which closes them).
+   */
+  readonly onOpenItems: (listener: (threadId: string) => Effect.Effect<void>) => Effect.Effect<void>
   /** Holds the latest set as the thread's binding, releasing the previous one (at `turn/start`). */
   readonly rebind: (thread: Thread) => Effect.Effect<void>
   /** Runs `use` with the thread's tool context: its binding (or the latest set before its first turn) and the latest config. */
@@ -231,6 +244,11 @@ export const makeWith = (mode: { readonly relay: boolean }) =>
         yield* subscriptions.close(thread.id)
       })
 
+    // A clustered app-server's threads loaded with open items: their owner closes them (Cluster.ts).
+    let openItemsListener: ((threadId: string) => Effect.Effect<void>) | undefined
+    const ownerCloses = (threadId: string) =>
+      openItemsListener === undefined ? Effect.void : background(openItemsListener(threadId))
+
     // The thread's own state: its replay, history and appends (ThreadState.ts).
     const state = ThreadState.make({
       origins,
@@ -241,7 +259,8 @@ export const makeWith = (mode: { readonly relay: boolean }) =>
       isLoaded: (t) => loaded.get(t.id) === t,
       gone: (t) => unload(t as LoadedThread),
       background,
-      relay: mode.relay
+      relay: mode.relay,
+      ...(mode.relay ? { ownerCloses } : {})
     })
 
     // A thread's pending resource changes are recorded with it; no precondition, so a lost race catches up and retries.
@@ -261,6 +280,7 @@ export const makeWith = (mode: { readonly relay: boolean }) =>
           subscribers: new Set([connection.id]),
           history: [],
           reads: new Map(),
+          open: new Set(),
           lastSeq: 0,
           binding: undefined,
           lastUsed: yield* Clock.currentTimeMillis,
@@ -535,7 +555,10 @@ export const makeWith = (mode: { readonly relay: boolean }) =>
           const found = loaded.get(threadId)
           if (found === undefined) return load(connection, threadId)
           found.subscribers.add(connection.id)
-          return current(found)
+          // a clustered thread with items open (their instance may have died): its owner takes it over
+          return found.open.size > 0 && mode.relay
+            ? Effect.zipRight(ownerCloses(threadId), current(found))
+            : current(found)
         }),
       get,
       list,
@@ -548,6 +571,7 @@ export const makeWith = (mode: { readonly relay: boolean }) =>
       hasTurn: (thread, turnId) => state.hasTurn(internal(thread), turnId),
       hasCall: (thread, callId) => state.hasCall(internal(thread), callId),
       holders: (threadId) => [...(loaded.get(threadId)?.subscribers ?? [])],
+      appliedSeq: (threadId) => loaded.get(threadId)?.lastSeq,
       completedItem: (thread, callId) =>
         Effect.suspend(() => {
           const item = state.completedItem(internal(thread), callId)
@@ -560,6 +584,11 @@ export const makeWith = (mode: { readonly relay: boolean }) =>
       readThrough,
       noticed,
       missed,
+      adopt: (connection, threadId) => Effect.flatMap(get(connection, threadId), (t) => state.closeOpen(internal(t))),
+      onOpenItems: (listener) =>
+        Effect.sync(() => {
+          openItemsListener = listener
+        }),
       completedItems: (thread) => Effect.suspend(() => state.completedItems(internal(thread))),
       rebind,
       withToolContext

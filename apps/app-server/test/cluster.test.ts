@@ -2,10 +2,14 @@
  * Several app-servers on one PostgreSQL store as one service (`--cluster`, `[cluster]`; docs/deploying.md):
  * three instances on one throw-away PostgreSQL cluster, a typed client on each, and the refusals at start.
  */
+import { createServer } from "node:net"
+import { networkInterfaces } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { AppServerClient } from "@mcp-resources/app-server-client"
-import { exampleSpec, stdioCommand, widgetAppsSpec, widgetUri } from "@mcp-resources/fixtures"
+import { exampleSpec, readLog, stdioCommand, widgetAppsSpec, widgetUri } from "@mcp-resources/fixtures"
 import { assert, describe, it } from "@effect/vitest"
-import { type Duration, Effect, Queue } from "effect"
+import { type Duration, Effect, Either, Fiber, Queue, Schedule } from "effect"
 import { inject } from "vitest"
 import { mainJs, start, tempDir, writeConfig } from "./utils/AppServerProcess.js"
 import { freshDatabase, psql } from "./utils/pg.js"
@@ -34,14 +38,17 @@ const clusteredOn = (url: string, servers: Record<string, unknown>) => ({
   cluster: { enabled: true }
 })
 
+/** The bundled server (the package's bin): a clustered start loads its module from `cluster.cjs` beside it. */
+const bundleMain = fileURLToPath(new URL("../dist/bundle/main.js", import.meta.url))
+
 /** One instance (its own data dir) with a typed client on its standard input and output, initialized. */
-const instance = (config: string, args: ReadonlyArray<string> = []) =>
+const instance = (config: string, args: ReadonlyArray<string> = [], program: string = mainJs) =>
   Effect.gen(function* () {
     const client = yield* AppServerClient.stdio({
       command: process.execPath,
-      args: [mainJs, "--config", config, "--data-dir", tempDir(), ...args],
+      args: [program, "--config", config, "--data-dir", tempDir(), ...args],
       env: { ...process.env, MCP_RESOURCES_TOKEN_KEY: tokenKey },
-      stderr: "ignore"
+      stderr: process.env.DEBUG_CLUSTER ? "inherit" : "ignore"
     })
     yield* client.initialize({ name: "cluster-test" })
     return client
@@ -76,6 +83,40 @@ const toolCall = (client: AppServerClient.Service, threadId: string, turnId: str
     name: "mcp__codex_apps__best_buy_product_search",
     arguments: JSON.stringify({ query: "tv" })
   })
+
+/** A non-loopback IPv4 address of this machine (a runner address other hosts could reach), if it has one. */
+const outsideAddress = Object.values(networkInterfaces())
+  .flat()
+  .find((a) => a !== undefined && a.family === "IPv4" && !a.internal)?.address
+
+/** A port free on `host` now. */
+const freePort = (host: string) =>
+  Effect.async<number>((resume) => {
+    const server = createServer()
+    server.listen(0, host, () => {
+      const address = server.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      server.close(() => resume(Effect.succeed(port)))
+    })
+  })
+
+/** The widget apps server with one more tool, `wait`, that never answers (a call in flight until its instance dies). */
+const appsWithWait = () => {
+  const spec = widgetAppsSpec()
+  return { ...spec, tools: [...(spec.tools ?? []), { name: "wait", hang: true }] }
+}
+
+/** Waits until one of the request logs shows a `tools/call` of `tool`; its index (30 s at most). */
+const whoseLogCalled = (logs: ReadonlyArray<string>, tool: string) =>
+  Effect.suspend(() => {
+    const index = logs.findIndex((log) =>
+      readLog(log).some((r) => r.method === "tools/call" && (r.params as { name?: unknown } | undefined)?.name === tool)
+    )
+    return index === -1 ? Effect.fail("not yet" as const) : Effect.succeed(index)
+  }).pipe(
+    Effect.retry(Schedule.spaced("50 millis")),
+    Effect.timeoutFail({ duration: "30 seconds", onTimeout: () => new Error(`no instance called ${tool}`) })
+  )
 
 describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one PostgreSQL database", () => {
   it.scopedLive(
@@ -208,6 +249,153 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
   )
 
   it.scopedLive(
+    "ordered requests on one thread from clients of three instances are serialized by its owner: every one succeeds and every instance sends them in one order",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* freshDatabase(clusterUrl!)
+        const config = clusterConfig({ driver: "postgres", url })
+        const clients = yield* Effect.all([instance(config), instance(config), instance(config)], {
+          concurrency: "unbounded"
+        })
+        const [a, b, c] = clients
+        const { thread } = yield* a!.request("thread/start", {})
+        yield* b!.request("thread/resume", { threadId: thread.id })
+        yield* c!.request("thread/resume", { threadId: thread.id })
+        const queues = yield* Effect.forEach(clients, (client) => client.subscribeRaw)
+        // each client starts turns and calls in them, the three at once, each waiting for its own answers
+        const rounds = 6
+        yield* Effect.forEach(
+          clients,
+          (client, i) =>
+            Effect.forEach(
+              Array.from({ length: rounds }, (_, round) => round),
+              (round) =>
+                Effect.gen(function* () {
+                  const turnId = `t${i}-${round}`
+                  yield* client.request("turn/start", { threadId: thread.id, turnId })
+                  const called = yield* toolCall(client, thread.id, turnId, `c${i}-${round}`)
+                  assert.strictEqual(called.success, true)
+                }),
+              { discard: true }
+            ),
+          { concurrency: "unbounded", discard: true }
+        )
+        // a last turn marks the end; every instance's subscriber received the same records in the same order
+        yield* a!.request("turn/start", { threadId: thread.id, turnId: "end" })
+        const received = yield* Effect.forEach(queues, (queue, i) =>
+          collectUntil(queue, `the last turn on instance ${i}`, isTurnStarted("end"), "30 seconds")
+        )
+        const turns = received[0]!.filter((n) => n.method === "turn/started")
+        assert.strictEqual(turns.length, 3 * rounds + 1)
+        assert.strictEqual(received[0]!.filter((n) => n.method === "item/completed").length, 3 * rounds)
+        assert.deepStrictEqual(received[1], received[0])
+        assert.deepStrictEqual(received[2], received[0])
+      }),
+    120_000
+  )
+
+  it.scopedLive(
+    "the bundled bins serve as clustered instances: an unbundled and a bundled one share a thread, its owner runs the requests of both",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* freshDatabase(clusterUrl!)
+        const config = clusterConfig({ driver: "postgres", url })
+        const [a, b] = yield* Effect.all([instance(config), instance(config, [], bundleMain)], {
+          concurrency: "unbounded"
+        })
+        const onA = yield* a.subscribeRaw
+        const { thread } = yield* b.request("thread/start", {})
+        yield* a.request("thread/resume", { threadId: thread.id })
+        for (const [client, turnId] of [
+          [a, "t1"],
+          [b, "t2"],
+          [a, "t3"]
+        ] as const) {
+          yield* client.request("turn/start", { threadId: thread.id, turnId })
+          assert.strictEqual((yield* toolCall(client, thread.id, turnId, `c-${turnId}`)).success, true)
+        }
+        yield* b.request("thread/rollback", { threadId: thread.id, numTurns: 1 })
+        const unknown = yield* Effect.flip(toolCall(a, thread.id, "t3", "c4"))
+        assert.strictEqual(unknown.message, "turn not found: t3")
+        yield* b.request("turn/start", { threadId: thread.id, turnId: "end" })
+        const seen = yield* collectUntil(onA, "the last turn on A", isTurnStarted("end"))
+        assert.deepStrictEqual(
+          seen.map((n) => n.method),
+          [
+            ...["turn/started", "item/started", "item/completed"],
+            ...["turn/started", "item/started", "item/completed"],
+            ...["turn/started", "item/started", "item/completed"],
+            "thread/rolledBack",
+            "turn/started"
+          ]
+        )
+      }),
+    90_000
+  )
+
+  it.scopedLive(
+    "SIGKILL of the instance running a call: the new owner closes its item as interrupted once the shard lock expired, the caller gets the failed call, and the thread takes new calls",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* freshDatabase(clusterUrl!)
+        // one config per instance, each with its own request log of the apps server (which instance runs the call)
+        const logs = [0, 1, 2].map(() => join(tempDir(), "requests.log"))
+        const configs = logs.map((log) =>
+          writeConfig(tempDir(), {
+            mcp_servers: { codex_apps: stdioCommand(appsWithWait(), { logFile: log }) },
+            persistence: { driver: "postgres", url },
+            cluster: { enabled: true, lock_expiration_sec: 3 }
+          })
+        )
+        const clients = yield* Effect.all(
+          configs.map((config) => instance(config)),
+          { concurrency: "unbounded" }
+        )
+        const { thread } = yield* clients[0]!.request("thread/start", {})
+        for (const client of clients.slice(1)) yield* client.request("thread/resume", { threadId: thread.id })
+        const queues = yield* Effect.forEach(clients, (client) => client.subscribeRaw)
+        yield* clients[1]!.request("turn/start", { threadId: thread.id, turnId: "t1" })
+        // B's call runs on the thread's owner, whichever instance that is; it never answers
+        const call = yield* Effect.fork(
+          Effect.either(
+            clients[1]!.request("tool/call", {
+              threadId: thread.id,
+              turnId: "t1",
+              callId: "c1",
+              name: "mcp__codex_apps__wait",
+              arguments: "{}"
+            })
+          )
+        )
+        const owner = yield* whoseLogCalled(logs, "wait")
+        if (process.env.DEBUG_CLUSTER) console.log(`owner: instance ${owner}`)
+        process.kill(clients[owner]!.pid!, "SIGKILL")
+        const survivors = [0, 1, 2].filter((i) => i !== owner)
+        const survivor = survivors[0]!
+        // a client of a surviving instance resumes the thread (as the dead instance's clients would)
+        yield* clients[survivor]!.request("thread/resume", { threadId: thread.id })
+        const isClosed = (n: AppServerClient.RawNotification) =>
+          n.method === "item/completed" && (n.params as { item?: { id?: unknown } }).item?.id === "c1"
+        const seen = yield* collectUntil(queues[survivor]!, "c1 closed as interrupted", isClosed, "60 seconds")
+        const closed = seen.at(-1)!.params as { item: { status: string; error: unknown } }
+        assert.strictEqual(closed.item.status, "failed")
+        assert.deepStrictEqual(closed.item.error, { message: "interrupted" })
+        // B's own call answers as the failed call it was recorded as, unless B was the one that died
+        const answered = yield* Fiber.join(call)
+        if (owner !== 1) {
+          assert.isTrue(Either.isRight(answered))
+          assert.deepStrictEqual(Either.getOrThrow(answered), { callId: "c1", output: "interrupted", success: false })
+        }
+        // every acknowledged record is there, and the thread takes a new call
+        const again = yield* Effect.flip(toolCall(clients[survivor]!, thread.id, "t1", "c1"))
+        assert.strictEqual(again.message, "duplicate callId: c1")
+        const next = yield* toolCall(clients[survivors[1]!]!, thread.id, "t1", "c2")
+        assert.strictEqual(next.success, true)
+      }),
+    120_000
+  )
+
+  it.scopedLive(
     "a non-loopback runner address starts only with MCP_RESOURCES_CLUSTER_SECRET",
     () =>
       Effect.gen(function* () {
@@ -234,16 +422,53 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
           "a clustered app-server keeps OAuth tokens in PostgreSQL for every instance: set MCP_RESOURCES_TOKEN_KEY"
         )
         assert.deepStrictEqual(keyless.lines, [])
-        const client = yield* AppServerClient.stdio({
-          command: process.execPath,
-          args: [mainJs, "--config", config, "--data-dir", tempDir()],
-          env: { ...process.env, MCP_RESOURCES_CLUSTER_SECRET: "a shared secret", MCP_RESOURCES_TOKEN_KEY: tokenKey },
-          stderr: "ignore"
+        // an address this host does not have is refused, naming it
+        const elsewhere = yield* start({
+          args: ["--config", config, "--data-dir", tempDir()],
+          env: { MCP_RESOURCES_CLUSTER_SECRET: "a shared secret", MCP_RESOURCES_TOKEN_KEY: tokenKey }
         })
-        yield* client.initialize({ name: "cluster-test" })
-        assert.deepStrictEqual(yield* client.request("thread/list", {}), { threads: [] })
+        assert.strictEqual(yield* elsewhere.exited(), 1)
+        assert.include(elsewhere.stderr(), 'cannot listen on [cluster] runner_address = "10.0.0.7:7400"')
+        if (outsideAddress === undefined) {
+          console.warn(
+            "two runners on a non-loopback address not started: this machine has no non-loopback IPv4 address"
+          )
+          return
+        }
+        // two instances whose runners listen on this host's outside address: they work together with the
+        // secret, and a runner port answers nobody without it
+        const ports = [yield* freePort(outsideAddress), yield* freePort(outsideAddress)]
+        const [a, b] = yield* Effect.forEach(ports, (port) =>
+          AppServerClient.stdio({
+            command: process.execPath,
+            args: [
+              mainJs,
+              "--config",
+              clusterConfig(
+                { driver: "postgres", url },
+                { enabled: true, runner_address: `${outsideAddress}:${port}` }
+              ),
+              "--data-dir",
+              tempDir()
+            ],
+            env: { ...process.env, MCP_RESOURCES_CLUSTER_SECRET: "a shared secret", MCP_RESOURCES_TOKEN_KEY: tokenKey },
+            stderr: "ignore"
+          }).pipe(Effect.tap((client) => client.initialize({ name: "cluster-test" })))
+        )
+        const { thread } = yield* a!.request("thread/start", {})
+        yield* b!.request("thread/resume", { threadId: thread.id })
+        // turns from both instances, each run by the thread's owner (the other instance for one of them)
+        yield* a!.request("turn/start", { threadId: thread.id, turnId: "t1" })
+        yield* b!.request("turn/start", { threadId: thread.id, turnId: "t2" })
+        assert.strictEqual((yield* toolCall(a!, thread.id, "t2", "c1")).success, true)
+        for (const headers of [{}, { "x-mcp-resources-cluster-secret": "a wrong secret" }]) {
+          const response = yield* Effect.promise(() =>
+            fetch(`http://${outsideAddress}:${ports[0]}/`, { method: "POST", headers, body: "{}" })
+          )
+          assert.strictEqual(response.status, 403)
+        }
       }),
-    60_000
+    90_000
   )
 })
 

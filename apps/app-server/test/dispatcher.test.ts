@@ -4,10 +4,11 @@
  * malformed result), and a thread's request queue lives only while a request of it is in flight.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import * as Connections from "../src/Connections.js"
 import * as JsonRpcServer from "../src/JsonRpcServer.js"
 import { method } from "../src/Method.js"
+import { ThreadOwners } from "../src/ThreadOwners.js"
 import { connect, startInProcess } from "./utils/InProcess.js"
 import { tempDir } from "./utils/AppServerProcess.js"
 
@@ -83,5 +84,57 @@ describe("per-thread queues", () => {
       }
       assert.strictEqual(yield* client.dispatcher.queuedThreads, 0)
     })
+  )
+})
+
+describe("requests a thread owns (ThreadOwners.ts)", () => {
+  it.scopedLive(
+    "with thread owners, an owned request goes to them and others run here; runOwned checks, runs in the thread's queue and encodes like a client's request",
+    () =>
+      Effect.gen(function* () {
+        const sent: Array<{ method: string; threadId: string }> = []
+        // owners that run every request here (as the owner of every thread would) and note what they were given
+        const owners = ThreadOwners.of({
+          run: (request, here) =>
+            Effect.zipRight(
+              Effect.sync(() => sent.push({ method: request.method, threadId: request.threadId })),
+              here
+            )
+        })
+        const methods = {
+          "turn/start": method("turn/start", {
+            ordering: "exclusive",
+            threadId: (p) => p.threadId,
+            owner: (p) => p.threadId,
+            run: (p) => Effect.succeed({ turn: { id: p.turnId ?? "generated" }, internal: 1 } as never)
+          }),
+          "thread/list": method("thread/list", { run: () => Effect.succeed({ threads: [] }) })
+        }
+        const dispatcher = yield* Effect.flatMap(Layer.build(Connections.layer), (context) =>
+          Effect.provide(JsonRpcServer.makeWith(methods), Context.add(context, ThreadOwners, owners))
+        )
+        const client = yield* connect(dispatcher)
+        const turn = yield* client.request("turn/start", { threadId: "t1", turnId: "u" })
+        assert.deepStrictEqual(turn.result, { turn: { id: "u" } })
+        yield* client.request("thread/list", {})
+        assert.deepStrictEqual(sent, [{ method: "turn/start", threadId: "t1" }])
+
+        // what another instance sends this one, the owner: the result encoded (fields the schema does
+        // not name left out), and the errors a client would get
+        const connection = yield* Effect.flatMap(Connections.Connections, (c) => c.open("owner", () => {})).pipe(
+          Effect.provide(Connections.layer)
+        )
+        assert.deepStrictEqual(yield* dispatcher.runOwned("turn/start", { threadId: "t1", turnId: "v" }, connection), {
+          turn: { id: "v" }
+        })
+        assert.deepStrictEqual(yield* Effect.flip(dispatcher.runOwned("turn/begin", {}, connection)), {
+          code: -32601,
+          message: "Method not found: turn/begin"
+        })
+        const invalid = yield* Effect.flip(dispatcher.runOwned("turn/start", { turnId: "v" }, connection))
+        assert.strictEqual(invalid.code, -32600)
+        assert.match(invalid.message, /^Invalid request: .*threadId/)
+        assert.strictEqual(yield* dispatcher.queuedThreads, 0)
+      })
   )
 })

@@ -33,6 +33,7 @@ export const threadMethods = {
   "thread/delete": method("thread/delete", {
     ordering: "exclusive",
     threadId: byThread,
+    owner: byThread,
     run: (p) =>
       Effect.as(
         Effect.flatMap(Threads, (threads) => threads.remove(p.threadId)),
@@ -42,6 +43,7 @@ export const threadMethods = {
   "thread/rollback": method("thread/rollback", {
     ordering: "exclusive",
     threadId: byThread,
+    owner: byThread,
     run: (p, { connection }) =>
       Effect.gen(function* () {
         const threads = yield* Threads
@@ -57,6 +59,7 @@ export const threadMethods = {
   "thread/compact": method("thread/compact", {
     ordering: "exclusive",
     threadId: byThread,
+    owner: byThread,
     run: (p, { connection }) =>
       Effect.gen(function* () {
         const threads = yield* Threads

@@ -23,6 +23,7 @@ export const toolMethods = {
   "tool/call": method("tool/call", {
     ordering: "call",
     threadId: (p) => p.threadId,
+    owner: (p) => p.threadId,
     run: (p, { connection }) =>
       Effect.gen(function* () {
         const thread = yield* Effect.flatMap(Threads, (threads) => threads.get(connection, p.threadId))

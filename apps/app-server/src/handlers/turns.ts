@@ -12,6 +12,7 @@ export const turnMethods = {
   "turn/start": method("turn/start", {
     ordering: "exclusive",
     threadId: (p) => p.threadId,
+    owner: (p) => p.threadId,
     run: (p, { connection }) =>
       Effect.gen(function* () {
         const threads = yield* Threads

@@ -173,6 +173,8 @@ export const widgetMethods = {
       })
   }),
   "mcp/widget/callTool": method("mcp/widget/callTool", {
+    // its items are recorded in the thread: on a cluster, the owner runs it as it runs the model's calls
+    owner: (p) => p.threadId,
     run: (p, { connection }) =>
       Effect.gen(function* () {
         const { thread, threads, turnId, item } = yield* originatingCall(connection, p.threadId, p.callId)

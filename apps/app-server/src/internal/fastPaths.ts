@@ -52,6 +52,7 @@ export const methodInContext = <M extends AppServer.Method, R>(
         Either.mapLeft(codecs.decodeParams(name, params), messages.invalidParams),
         (decoded): InContext<R> => ({
           threadId: plain.ordering === "none" ? undefined : definition.threadId?.(decoded),
+          owner: definition.owner?.(decoded),
           [requestContextKey]: requestContext(decoded),
           run: (context) => definition.run(decoded, context)
         })
