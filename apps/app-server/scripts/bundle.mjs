@@ -163,6 +163,21 @@ const sqliteAddon = {
   }
 }
 
+/**
+ * A clustered start's module (`src/Cluster.ts`, with Effect Cluster, its RPC, HTTP server and client,
+ * about 0.3 MB) goes to `cluster.cjs`, `require`d at its lazy `import()`: an app-server alone never reads
+ * it. It carries its own copy of what it imports (`effect` too): Effect's shared state is global per
+ * version, and services are found by their tags' keys, so both copies work on the same services.
+ */
+const clusterImport = {
+  name: "cluster-import",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/Cluster\.js$/ }, (args) =>
+      args.kind === "dynamic-import" ? { path: "./cluster.cjs", external: true } : undefined
+    )
+  }
+}
+
 /** What every file of the bundle is: minified CommonJS for this Node, licence comments beside it. */
 const bundleOptions = {
   bundle: true,
@@ -216,6 +231,17 @@ await esbuild.build({
   external: ["pg", "pg-native", "ws", "@mcp-resources/widget-host"],
   // `import.meta.url` of the bundled modules is the bundle's own URL (two levels under the package, as
   // `dist/handlers/initialize.js` is, so that its `../../package.json` is still this package's).
+  define: { "import.meta.url": "__bundleUrl" },
+  banner: { js: 'var __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+  plugins: [effectModules, lazyImports, sqliteAddon, clusterImport]
+})
+
+await esbuild.build({
+  entryPoints: [Path.join(root, "dist", "Cluster.js")],
+  outfile: Path.join(outDir, "cluster.cjs"),
+  ...bundleOptions,
+  supported: { "dynamic-import": false },
+  external: ["pg", "pg-native", "ws", "@mcp-resources/widget-host"],
   define: { "import.meta.url": "__bundleUrl" },
   banner: { js: 'var __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
   plugins: [effectModules, lazyImports, sqliteAddon]
