@@ -231,15 +231,15 @@ export const keys: Readonly<Record<string, KeyDoc>> = {
   "cluster.runner_address": {
     default: `${json(Config.clusterDefaults.runnerAddress)} (a free loopback port)`,
     meaning:
-      "`HOST:PORT` the other instances reach this one at. A non-loopback host is a private-network-only setting (or one behind TLS) and needs `MCP_RESOURCES_CLUSTER_SECRET`, the same on every instance; the app-server refuses to start without it. Not listened on yet (single owners, [deploying.md](deploying.md#what-is-built))."
+      "`HOST:PORT` the other instances reach this one at. A non-loopback host is a private-network-only setting (or one behind TLS) and needs `MCP_RESOURCES_CLUSTER_SECRET`, the same on every instance; the app-server refuses to start without it. The instance's runner listens there (HTTP; with the secret set, a request without it is refused with `403`)."
   },
   "cluster.shards": {
     default: json(Config.clusterDefaults.shards),
-    meaning: "How many shards the threads are spread over; every instance of a cluster must say the same. Not used yet."
+    meaning: "How many shards the threads are spread over; every instance of a cluster must say the same."
   },
   "cluster.lock_expiration_sec": {
     default: json(Config.clusterDefaults.lockExpirationSec),
-    meaning: "How long a dead instance's shard locks hold before a survivor takes its threads over. Not used yet."
+    meaning: "How long a dead instance's shard locks hold before a survivor takes its threads over (and closes the calls the dead one left open as `interrupted`)."
   },
   resources: {
     default: "no rules",
