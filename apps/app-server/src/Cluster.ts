@@ -49,7 +49,7 @@ import * as HostSecrets from "./HostSecrets.js"
 import { interruptedMessage } from "./internal/items.js"
 import { JsonRpcServer } from "./JsonRpcServer.js"
 import { MethodError } from "./Method.js"
-import type { ResourceSubscriptions } from "./ResourceSubscriptions.js"
+import { ResourceSubscriptions } from "./ResourceSubscriptions.js"
 import { ThreadOwners } from "./ThreadOwners.js"
 import { Threads } from "./Threads.js"
 
@@ -277,14 +277,13 @@ export const owners = (cluster: AppConfig.ClusterConfig, url: string | undefined
       /** The thread's entity runs here, on a shard this instance still holds. */
       const isOwnedHere = (threadId: string) =>
         ownedHere.has(threadId) && sharding.hasShardId(sharding.getShardId(EntityId.make(threadId), "default"))
-      // a thread loaded here with items still open: its owner takes it over and closes them
-      yield* threads.onOpenItems((threadId) =>
+      // a thread loaded here with items still open or subscriptions: its owner takes it up (closes the
+      // items, detects the changes)
+      yield* threads.onOwnerNeeded((threadId) =>
         client(threadId)
           .Adopt()
           .pipe(
-            Effect.catchAllCause((cause) =>
-              Effect.logWarning("could not ask the thread's owner to close its interrupted items", cause)
-            )
+            Effect.catchAllCause((cause) => Effect.logWarning("could not ask the thread's owner to take it up", cause))
           )
       )
       return ThreadOwners.of({
@@ -341,7 +340,17 @@ export const entities = ThreadEntity.toLayer(
     )
     const takenOver = yield* Clock.currentTimeMillis
     ownedHere.add(address.entityId)
-    yield* Effect.addFinalizer(() => Effect.sync(() => ownedHere.delete(address.entityId)))
+    // the owner detects the thread's resource changes; while it holds subscriptions the entity stays alive
+    // (kept alive by a stored message: if this instance dies or leaves, the next owner starts it and detects)
+    const subscriptions = yield* ResourceSubscriptions
+    const entity = yield* Effect.context<Sharding.Sharding | Entity.CurrentAddress>()
+    yield* Effect.addFinalizer(() =>
+      Effect.zipRight(
+        Effect.sync(() => ownedHere.delete(address.entityId)),
+        subscriptions.release(address.entityId)
+      )
+    )
+    yield* subscriptions.detect(address.entityId, (held) => Effect.provide(Entity.keepAlive(held), entity))
     return {
       Run: (request) => {
         const { method, params } = request.payload
@@ -363,7 +372,7 @@ export const entities = ThreadEntity.toLayer(
           Effect.mapError((error) => new Refused(error))
         )
       },
-      // the entity's start took the thread over: nothing more to do
+      // the entity's start took the thread over and detects its changes: nothing more to do
       Adopt: () => Effect.void
     }
   }),

@@ -95,7 +95,10 @@ export const layer = (
         Layer.provideMerge(ExtensionSkills.layer),
         Layer.provideMerge(services)
       )
-      const watched = ResourceSubscriptions.layer.pipe(Layer.provideMerge(extension))
+      // where changes are detected: at every loaded thread, or on a cluster at each thread's owner only
+      const watched = (cluster === undefined ? ResourceSubscriptions.layer : ResourceSubscriptions.layerOnOwner).pipe(
+        Layer.provideMerge(extension)
+      )
       // the bodies threads read: the body store opens at the first read that keeps one, not at start-up
       const bodied = ThreadBodies.layer.pipe(Layer.provideMerge(watched))
       const registry = (cluster !== undefined ? Threads.layerRelaying : Threads.layer).pipe(Layer.provideMerge(bodied))

@@ -75,10 +75,8 @@ export interface TurnItem {
 export interface Replayed {
   /** The started items with no completion. */
   readonly open: ReadonlyArray<TurnItem>
-  /** The resource subscriptions its records hold. */
-  readonly subscribed: ReadonlyArray<ResourceChanges.Subscription>
-  /** The changes of those subscriptions its records hold that were not yet handed over. */
-  readonly pending: ReadonlyArray<ResourceChanges.Change>
+  /** The resource subscriptions and their changes not yet handed over its records hold (fed the later records too). */
+  readonly subscriptions: ResourceChanges.Replayer
   /** How many records it has. */
   readonly records: number
 }
@@ -194,11 +192,18 @@ export const notificationOf = (
       return itemNotification("completed", threadId, event.turnId, event.item)
     case "threadRolledBack":
       return { method: "thread/rolledBack", params: { threadId, numTurns: event.numTurns } }
+    case "resourceChanged":
+      // the owner's connections got it from its tracker (ResourceSubscriptions.ts); the others get it here
+      return {
+        method: "mcp/resource/changed",
+        params: { threadId, ...ResourceChanges.storedChange(event.change) }
+      }
     case "compacted":
     case "toolCallEnded":
     case "toolAudited":
     case "resourceSubscribed":
     case "resourceUnsubscribed":
+    case "resourceChangesTaken":
       return undefined
   }
 }
@@ -281,6 +286,7 @@ export const make = (deps: Dependencies): Operations => {
       const released = removed.length === 0 ? [] : releasedBy(thread, removed)
       apply(thread, event)
       if (!isLoaded(thread)) return Effect.void
+      subscriptions.observe(thread.id, event)
       // only a rollback ends subscriptions and releases bodies: any other event is not shown to them
       if (removed.length === 0) return origins.observe(thread.id, event)
       return Effect.zipRight(
@@ -343,7 +349,7 @@ export const make = (deps: Dependencies): Operations => {
         })
       )
       yield* originLoader.commit
-      return { open: [...open.values()], subscribed: held.result(), pending: held.pending(), records: count }
+      return { open: [...open.values()], subscriptions: held, records: count }
     })
 
   // Another process sharing the store deleted the thread: stop serving it from memory (with the lock held).

@@ -13,7 +13,7 @@ import { ResourceClient } from "@mcp-resources/resource-client"
 import { OriginStore } from "@mcp-resources/resource-origins"
 import { Skills } from "@mcp-resources/skills"
 import { type ThreadFeed, ThreadStore } from "@mcp-resources/thread-store"
-import { ResourceSearch, type ToolHandlers } from "@mcp-resources/tool-handlers"
+import { ResourceChanges, ResourceSearch, type ToolHandlers } from "@mcp-resources/tool-handlers"
 import { Clock, Context, Duration, Effect, Exit, Layer, Option, Schema, Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppOptions } from "./AppOptions.js"
@@ -21,7 +21,7 @@ import type { Connection } from "./Connections.js"
 import { Connections } from "./Connections.js"
 import { ThreadConfig } from "./internal/params.js"
 import { type MethodError, threadNotFound } from "./Method.js"
-import { nothingRestored, type Record as SubscriptionRecord, ResourceSubscriptions } from "./ResourceSubscriptions.js"
+import { type Record as SubscriptionRecord, ResourceSubscriptions } from "./ResourceSubscriptions.js"
 import { ThreadBodies, type Service as ThreadBodiesService } from "./ThreadBodies.js"
 import * as ThreadState from "./ThreadState.js"
 
@@ -148,10 +148,11 @@ export interface Service {
    */
   readonly adopt: (connection: Connection, threadId: string) => Effect.Effect<ReadonlyArray<string>, unknown>
   /**
-   * A clustered app-server: `listener` is told of each thread loaded here with items still open (Cluster.ts
-   * asks the thread's owner to take it over, which closes them).
+   * A clustered app-server: `listener` is told of each thread loaded here that its owner must take up
+   * (Cluster.ts asks the owner to): one with items still open (the owner closes them) or one holding
+   * resource subscriptions (the owner detects their changes).
    */
-  readonly onOpenItems: (listener: (threadId: string) => Effect.Effect<void>) => Effect.Effect<void>
+  readonly onOwnerNeeded: (listener: (threadId: string) => Effect.Effect<void>) => Effect.Effect<void>
   /** Holds the latest set as the thread's binding, releasing the previous one (at `turn/start`). */
   readonly rebind: (thread: Thread) => Effect.Effect<void>
   /** Runs `use` with the thread's tool context: its binding (or the latest set before its first turn) and the latest config. */
@@ -244,10 +245,10 @@ export const makeWith = (mode: { readonly relay: boolean }) =>
         yield* subscriptions.close(thread.id)
       })
 
-    // A clustered app-server's threads loaded with open items: their owner closes them (Cluster.ts).
-    let openItemsListener: ((threadId: string) => Effect.Effect<void>) | undefined
-    const ownerCloses = (threadId: string) =>
-      openItemsListener === undefined ? Effect.void : background(openItemsListener(threadId))
+    // A clustered app-server's threads loaded with open items or subscriptions: their owner takes them up (Cluster.ts).
+    let ownerListener: ((threadId: string) => Effect.Effect<void>) | undefined
+    const ownerNeeded = (threadId: string) =>
+      ownerListener === undefined ? Effect.void : background(ownerListener(threadId))
 
     // The thread's own state: its replay, history and appends (ThreadState.ts).
     const state = ThreadState.make({
@@ -260,7 +261,7 @@ export const makeWith = (mode: { readonly relay: boolean }) =>
       gone: (t) => unload(t as LoadedThread),
       background,
       relay: mode.relay,
-      ...(mode.relay ? { ownerCloses } : {})
+      ...(mode.relay ? { ownerCloses: ownerNeeded } : {})
     })
 
     // A thread's pending resource changes are recorded with it; no precondition, so a lost race catches up and retries.
@@ -315,7 +316,11 @@ export const makeWith = (mode: { readonly relay: boolean }) =>
           )
           const replayed = yield* state.replay(thread)
           loaded.set(threadId, thread)
-          yield* subscriptions.open(threadId, thread.subscribers, replayed, changesOf(thread))
+          yield* subscriptions.open(threadId, thread.subscribers, replayed.subscriptions, changesOf(thread), {
+            ephemeral: false
+          })
+          // a clustered thread holding subscriptions: its owner detects their changes (Cluster.ts)
+          if (mode.relay && replayed.subscriptions.result().length > 0) yield* ownerNeeded(threadId)
           yield* Effect.logInfo("thread loaded").pipe(Effect.annotateLogs({ threadId, records: replayed.records }))
           yield* state.closeInterrupted(thread, replayed.open)
           return thread
@@ -334,7 +339,9 @@ export const makeWith = (mode: { readonly relay: boolean }) =>
         )
         loaded.set(id, thread)
         yield* origins.load(id, [])
-        yield* subscriptions.open(id, thread.subscribers, nothingRestored, changesOf(thread))
+        yield* subscriptions.open(id, thread.subscribers, ResourceChanges.replayer(), changesOf(thread), {
+          ephemeral: options.ephemeral
+        })
         return thread
       })
 
@@ -557,7 +564,7 @@ export const makeWith = (mode: { readonly relay: boolean }) =>
           found.subscribers.add(connection.id)
           // a clustered thread with items open (their instance may have died): its owner takes it over
           return found.open.size > 0 && mode.relay
-            ? Effect.zipRight(ownerCloses(threadId), current(found))
+            ? Effect.zipRight(ownerNeeded(threadId), current(found))
             : current(found)
         }),
       get,
@@ -585,9 +592,9 @@ export const makeWith = (mode: { readonly relay: boolean }) =>
       noticed,
       missed,
       adopt: (connection, threadId) => Effect.flatMap(get(connection, threadId), (t) => state.closeOpen(internal(t))),
-      onOpenItems: (listener) =>
+      onOwnerNeeded: (listener) =>
         Effect.sync(() => {
-          openItemsListener = listener
+          ownerListener = listener
         }),
       completedItems: (thread) => Effect.suspend(() => state.completedItems(internal(thread))),
       rebind,

@@ -2,14 +2,23 @@
  * Several app-servers on one PostgreSQL store as one service (`--cluster`, `[cluster]`; docs/deploying.md):
  * three instances on one throw-away PostgreSQL cluster, a typed client on each, and the refusals at start.
  */
+import { appendFileSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { networkInterfaces } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { AppServerClient } from "@mcp-resources/app-server-client"
-import { exampleSpec, readLog, stdioCommand, widgetAppsSpec, widgetUri } from "@mcp-resources/fixtures"
+import {
+  type ChangesLog,
+  changesStdioCommand,
+  exampleSpec,
+  readLog,
+  stdioCommand,
+  widgetAppsSpec,
+  widgetUri
+} from "@mcp-resources/fixtures"
 import { assert, describe, it } from "@effect/vitest"
-import { type Duration, Effect, Either, Fiber, Queue, Schedule } from "effect"
+import { type Duration, Effect, Either, Exit, Fiber, Queue, Schedule, Scope } from "effect"
 import { inject } from "vitest"
 import { mainJs, start, tempDir, writeConfig } from "./utils/AppServerProcess.js"
 import { freshDatabase, psql } from "./utils/pg.js"
@@ -117,6 +126,30 @@ const whoseLogCalled = (logs: ReadonlyArray<string>, tool: string) =>
     Effect.retry(Schedule.spaced("50 millis")),
     Effect.timeoutFail({ duration: "30 seconds", onTimeout: () => new Error(`no instance called ${tool}`) })
   )
+
+/**
+ * What the changes fixture of this instance's own `docs` connection holds (its `subscriptions` tool on an
+ * ephemeral thread, which runs where it lives); with `until`, once that uri is subscribed there (10 s at most).
+ */
+const fixtureLog = (client: AppServerClient.Service, until?: string) =>
+  Effect.gen(function* () {
+    const { thread } = yield* client.request("thread/start", { ephemeral: true })
+    yield* client.request("turn/start", { threadId: thread.id, turnId: "look" })
+    const answer = yield* client.request("tool/call", {
+      threadId: thread.id,
+      turnId: "look",
+      callId: "look",
+      name: "mcp__docs__subscriptions",
+      arguments: JSON.stringify(until === undefined ? {} : { until })
+    })
+    yield* client.request("thread/delete", { threadId: thread.id })
+    // the call's output on a codex thread: the MCP result, whose text is the log
+    const result = JSON.parse(answer.output) as { readonly content: ReadonlyArray<{ readonly text: string }> }
+    return JSON.parse(result.content[0]!.text) as ChangesLog
+  })
+
+const isChanged = (uri: string) => (n: AppServerClient.RawNotification) =>
+  n.method === "mcp/resource/changed" && (n.params as { uri?: unknown }).uri === uri
 
 describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one PostgreSQL database", () => {
   it.scopedLive(
@@ -292,6 +325,91 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
         assert.deepStrictEqual(received[2], received[0])
       }),
     120_000
+  )
+
+  it.scopedLive(
+    "a thread's resource changes are detected by its owner only and reach its connections on every instance, once per update; when the owner stops, the next one detects them",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* freshDatabase(clusterUrl!)
+        const doc = "changes://doc/a"
+        // every instance's own fixture process announces the uris appended to this file (if it subscribed them)
+        const touched = join(tempDir(), "touched")
+        writeFileSync(touched, "")
+        const config = writeConfig(tempDir(), clusteredOn(url, { docs: changesStdioCommand({ touchFile: touched }) }))
+        const scopes = yield* Effect.forEach([0, 1, 2], () => Scope.make())
+        const clients = yield* Effect.forEach(scopes, (scope) => Scope.extend(instance(config), scope), {
+          concurrency: "unbounded"
+        })
+        yield* Effect.addFinalizer(() => Effect.forEach(scopes, (scope) => Scope.close(scope, Exit.void)))
+        const [a, b, c] = clients as [AppServerClient.Service, AppServerClient.Service, AppServerClient.Service]
+        const queues = yield* Effect.forEach(clients, (client) => client.subscribeRaw)
+        const { thread } = yield* a.request("thread/start", { config: { toolProfile: "extended" } })
+        yield* b.request("thread/resume", { threadId: thread.id })
+        // a UI on B subscribes the thread (its owner makes the subscription); C loads the thread after it
+        assert.deepStrictEqual(
+          yield* b.request("mcp/resource/subscribe", { threadId: thread.id, server: "docs", uri: doc }),
+          { subscribed: true }
+        )
+        yield* c.request("thread/resume", { threadId: thread.id })
+
+        // two updates: each reaches every instance's connection of the thread once
+        for (const round of [1, 2]) {
+          appendFileSync(touched, `${doc}\n`)
+          for (const [i, queue] of queues.entries()) {
+            const seen = yield* collectUntil(queue, `change ${round} on instance ${i}`, isChanged(doc), "20 seconds")
+            assert.deepStrictEqual(
+              seen.map((n) => n.method),
+              ["mcp/resource/changed"]
+            )
+            assert.include(seen[0]!.params as object, { threadId: thread.id, server: "docs", uri: doc })
+          }
+        }
+        // a turn marks the end: no instance got a change more
+        yield* a.request("turn/start", { threadId: thread.id, turnId: "end" })
+        for (const [i, queue] of queues.entries())
+          assert.deepStrictEqual(
+            (yield* collectUntil(queue, `the end on instance ${i}`, isTurnStarted("end"))).map((n) => n.method),
+            ["turn/started"]
+          )
+        // only one instance, the owner, subscribed on the wire (once)
+        const logs = yield* Effect.forEach(clients, (client) => fixtureLog(client))
+        const owners = logs.flatMap((log, i) => (log.subscribed.includes(doc) ? [i] : []))
+        assert.strictEqual(owners.length, 1, JSON.stringify(logs))
+        const owner = owners[0]!
+        for (const [i, log] of logs.entries())
+          assert.deepStrictEqual(log.requests, i === owner ? [{ method: "subscribe", uri: doc }] : [])
+
+        // the owner stops: its shards move, and the next owner (started by the entity's kept-alive message)
+        // subscribes on its own connection, without any request for the thread
+        yield* Scope.close(scopes[owner]!, Exit.void)
+        const survivors = [0, 1, 2].filter((i) => i !== owner)
+        let next: number | undefined
+        for (let round = 0; round < 6 && next === undefined; round++) {
+          const waited = yield* Effect.forEach(survivors, (i) => fixtureLog(clients[i]!, doc), {
+            concurrency: "unbounded"
+          })
+          const found = waited.findIndex((log) => log.subscribed.includes(doc))
+          if (found !== -1) next = survivors[found]
+        }
+        assert.isDefined(next, "no surviving instance subscribed the thread's resource")
+        appendFileSync(touched, `${doc}\n`)
+        for (const i of survivors) {
+          const seen = yield* collectUntil(
+            queues[i]!,
+            `the change after the move on instance ${i}`,
+            isChanged(doc),
+            "20 seconds"
+          )
+          // (the ephemeral threads that looked at the fixtures sent their own notifications meanwhile)
+          const ofThread = seen.filter((n) => (n.params as { threadId?: unknown }).threadId === thread.id)
+          assert.deepStrictEqual(
+            ofThread.map((n) => n.method),
+            ["mcp/resource/changed"]
+          )
+        }
+      }),
+    180_000
   )
 
   it.scopedLive(

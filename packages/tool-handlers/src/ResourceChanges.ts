@@ -135,7 +135,7 @@ export interface Tracker extends ReadWatch {
  * changes and the takes; a failure to keep one is the journal's to report (it cannot fail the update).
  */
 export interface Journal {
-  /** A change became pending: the first update of the resource since the previous take (later ones coalesce). */
+  /** A change became pending: the first update of the resource since the previous take (later ones coalesce), or every update with `journalEvery`. */
   readonly changed: (change: Change) => Effect.Effect<void>
   /** {@link Tracker.take} handed these over (never called with none). */
   readonly taken: (changes: ReadonlyArray<Change>) => Effect.Effect<void>
@@ -162,11 +162,17 @@ export const make = (
     readonly pending?: ReadonlyArray<Change>
     readonly journal?: Journal
     readonly max?: number
+    /**
+     * Journal every update, not only the first since a take (a clustered app-server's thread owner: the
+     * other instances tell their connections of each change they read from the journal).
+     */
+    readonly journalEvery?: boolean
   } = {}
 ): Effect.Effect<Tracker> =>
   Effect.gen(function* () {
     const max = options.max ?? maxSubscriptions
     const journal = options.journal
+    const journalEvery = options.journalEvery === true
     const lock = yield* Effect.makeSemaphore(1)
     // orders an update and its journal record against a take and its record
     const handover = yield* Effect.makeSemaphore(1)
@@ -286,7 +292,9 @@ export const make = (
           const first = !pending.has(key)
           pending.set(key, change)
           const some = Option.some(change)
-          return first && journal !== undefined ? Effect.as(journal.changed(change), some) : Effect.succeed(some)
+          return (first || journalEvery) && journal !== undefined
+            ? Effect.as(journal.changed(change), some)
+            : Effect.succeed(some)
         })
       )
 
@@ -409,7 +417,7 @@ export interface Replayer {
 }
 
 /** A stored pending change as a {@link Change}: what it does not say is unknown. */
-const changeOf = (stored: ThreadEvent.StoredResourceChange): Change => ({
+export const storedChange = (stored: ThreadEvent.StoredResourceChange): Change => ({
   server: stored.server,
   uri: stored.uri,
   readInCallId: stored.readInCallId,
@@ -480,7 +488,7 @@ export const replayer = (max: number = maxSubscriptions): Replayer => {
           return
         case "resourceChanged": {
           const key = keyOf(event.change.server, event.change.uri)
-          if (held.has(key)) pending.set(key, changeOf(event.change))
+          if (held.has(key)) pending.set(key, storedChange(event.change))
           return
         }
         case "resourceChangesTaken":

@@ -318,6 +318,47 @@ describe("ResourceChanges", () => {
   )
 
   it.effect(
+    "journalEvery keeps a record of every update (a cluster's owner), and the records replay to the same pending change as the tracker's: the first place, the latest time",
+    () =>
+      Effect.gen(function* () {
+        const { subscriber } = recorder()
+        const stored: Array<ThreadEvent.ThreadEvent> = [{ _tag: "turnStarted", turnId: "t1" }]
+        const tracker = yield* ResourceChanges.make(subscriber, {
+          journalEvery: true,
+          journal: {
+            changed: (change) => Effect.sync(() => void stored.push({ _tag: "resourceChanged", change })),
+            taken: () => Effect.sync(() => void stored.push({ _tag: "resourceChangesTaken" }))
+          }
+        })
+        for (const uri of ["file:///a", "file:///b"]) {
+          const tracked = yield* tracker.track({ server: "s", uri, callId: null, turnId: null })
+          stored.push({ _tag: "resourceSubscribed", ...Option.getOrThrow(tracked.subscription) })
+        }
+        yield* tracker.update("s", "file:///a")
+        yield* TestClock.adjust("1 second")
+        yield* tracker.update("s", "file:///b")
+        yield* TestClock.adjust("1 second")
+        yield* tracker.update("s", "file:///a")
+        const changes = stored.flatMap((e) =>
+          e._tag === "resourceChanged" ? [`${e.change.uri}@${e.change.changedAt}`] : []
+        )
+        assert.deepStrictEqual(changes, [
+          `file:///a@${new Date(0).toISOString()}`,
+          `file:///b@${new Date(1000).toISOString()}`,
+          `file:///a@${new Date(2000).toISOString()}`
+        ])
+        const replayed = ResourceChanges.replayer()
+        for (const event of stored) replayed.add(event)
+        const pending = replayed.pending()
+        assert.deepStrictEqual(pending, [...(yield* tracker.take)])
+        assert.deepStrictEqual(
+          pending.map((c) => `${c.uri}@${c.changedAt}`),
+          [`file:///a@${new Date(2000).toISOString()}`, `file:///b@${new Date(1000).toISOString()}`]
+        )
+      })
+  )
+
+  it.effect(
     "a take waits for the record of a change it hands over: the stored order is the change, then its hand-over",
     () =>
       Effect.gen(function* () {

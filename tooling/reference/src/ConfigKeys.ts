@@ -239,7 +239,8 @@ export const keys: Readonly<Record<string, KeyDoc>> = {
   },
   "cluster.lock_expiration_sec": {
     default: json(Config.clusterDefaults.lockExpirationSec),
-    meaning: "How long a dead instance's shard locks hold before a survivor takes its threads over (and closes the calls the dead one left open as `interrupted`)."
+    meaning:
+      "How long a dead instance's shard locks hold before a survivor takes its threads over (and closes the calls the dead one left open as `interrupted`)."
   },
   resources: {
     default: "no rules",

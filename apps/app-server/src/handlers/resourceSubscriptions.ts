@@ -29,6 +29,8 @@ export const resourceSubscriptionMethods = {
   "mcp/resource/subscribe": method("mcp/resource/subscribe", {
     ordering: "exclusive",
     threadId: byThread,
+    // on a cluster, the owner detects the thread's changes: it makes and ends its subscriptions
+    owner: byThread,
     run: (p, { connection }) =>
       Effect.gen(function* () {
         const threads = yield* Threads
@@ -43,6 +45,8 @@ export const resourceSubscriptionMethods = {
   "mcp/resource/unsubscribe": method("mcp/resource/unsubscribe", {
     ordering: "exclusive",
     threadId: byThread,
+    // on a cluster, the owner detects the thread's changes: it makes and ends its subscriptions
+    owner: byThread,
     run: (p, { connection }) =>
       Effect.gen(function* () {
         const threads = yield* Threads
