@@ -115,6 +115,35 @@ describe("start-up refusals keep the server's reason", () => {
   )
 })
 
+describe("a modern-only stdio server slow to start", () => {
+  it.live(
+    "is started again in the 2026-07-28 era when it answered the era probe too late and refused initialize; pinned legacy it is still refused",
+    () =>
+      Effect.gen(function* () {
+        // it reads nothing for 6 s: the `auto` probe's bound (half of the 10 s start-up timeout) passes first
+        const command = v2StdioCommand({ modernOnly: true, startDelayMs: 6000 })
+        const stdio = (name: string, options: Partial<ServerEntry.ServerEntry> = {}): ServerEntry.ServerEntry => ({
+          name,
+          transport: { _tag: "stdio", command: command.command, args: command.args, env: {} },
+          ...defaults,
+          startupTimeoutSec: 10,
+          ...options
+        })
+        const client = yield* startClient([stdio("slow"), stdio("slow_legacy", { protocolVersion: "legacy" })])
+        const status = Object.fromEntries(
+          (yield* client.servers).map((s) => [s.name, `${s.status} ${s.protocolVersion ?? ""} ${s.error ?? ""}`.trim()])
+        )
+        assert.deepStrictEqual(status, {
+          slow: "ready 2026-07-28",
+          slow_legacy: "failed  unsupported protocol version 2025-11-25; the server supports 2026-07-28"
+        })
+        const listed = yield* client.listResources("slow")
+        assert.isAbove(listed.resources.length, 0)
+      }).pipe(Effect.scoped),
+    60_000
+  )
+})
+
 describe("a remote server that drops is reconnected", () => {
   it.scoped("with bounded exponential backoff, adopting the era verdict of the first connection", () =>
     Effect.gen(function* () {

@@ -13,6 +13,7 @@ import {
   noStream,
   redactedError,
   redactorOf,
+  refusedForRevision,
   sseConnectionLost,
   startupFailure
 } from "./failures.js"
@@ -261,7 +262,8 @@ const silenceIsLegacy = (transport: Transport): boolean => "stderr" in transport
  * SDK's own probe timer off. Once a probe went unanswered that long it ends as the SDK's timeout
  * would end it: where silence is a verdict ({@link silenceIsLegacy}) the SDK's probe is given a local
  * `method not found` answer, which it reads as a legacy server, and `initialize` follows; elsewhere
- * the handshake fails with `timedOut()`. Only the handler the SDK installs for the probe is wrapped
+ * the handshake fails with `timedOut()` (`silence` is told when the silence was taken for a verdict).
+ * Only the handler the SDK installs for the probe is wrapped
  * (the one installed after it is left as it is), and `send` is given back once the handshake settled.
  */
 const probeWithin = (
@@ -269,6 +271,7 @@ const probeWithin = (
   clock: Clock.Clock,
   millis: number,
   timedOut: () => unknown,
+  silence: () => void,
   connect: () => Promise<void>
 ): Promise<void> =>
   new Promise<void>((resolve, reject) => {
@@ -295,6 +298,7 @@ const probeWithin = (
         const cancel = timerOn(clock, millis, () => {
           if (!pending.delete(id) || settled) return
           if (silenceIsLegacy(transport)) {
+            silence()
             answers.receive?.({
               jsonrpc: "2.0",
               id,
@@ -386,6 +390,16 @@ class SseCandidate {
   constructor(readonly failure: Errors.ResourceFailure) {}
 }
 
+/**
+ * A stdio server whose `auto` probe went unanswered (taken for an older server) and which then refused
+ * `initialize` naming the 2026-07-28 revision: a modern server slow to start. The caller starts it
+ * again in that era (`server.ts`), with the whole start-up time again.
+ */
+export class SlowModernStart {
+  readonly _tag = "SlowModernStart"
+  constructor(readonly failure: Errors.ResourceFailure) {}
+}
+
 /** A streamable HTTP entry (not `type = "sse"`) whose first POST was refused with a fallback status. */
 const isSseCandidate = (entry: ServerEntry, trace: HttpTrace | undefined): boolean => {
   const last = trace?.last
@@ -409,11 +423,13 @@ const isSseCandidate = (entry: ServerEntry, trace: HttpTrace | undefined): boole
  * HTTP+SSE transport on the same URL, as the specification's backwards compatibility section says:
  * a GET whose event stream must name the message endpoint (its `endpoint` event) within half of the
  * start-up time left. Without that event, the streamable HTTP failure is the start's failure.
+ * A stdio server that answered the `auto` probe too late and refused `initialize` for the 2026-07-28
+ * revision fails with {@link SlowModernStart}, for the caller to start it again in that era.
  */
 export const open = (
   entry: ServerEntry,
   options: OpenOptions
-): Effect.Effect<Connection, Errors.ResourceFailure, Scope.Scope> =>
+): Effect.Effect<Connection, Errors.ResourceFailure | SlowModernStart, Scope.Scope> =>
   Effect.gen(function* () {
     if (entry.transport._tag !== "http" || entry.transport.sse === true) {
       return yield* Effect.mapError(openWith(entry, options), (error) =>
@@ -463,16 +479,18 @@ export const open = (
     return yield* Effect.failCause(withoutCandidates(tried.cause))
   })
 
-/** A failure cause with each {@link SseCandidate} replaced by the failure it carries. */
-const withoutCandidates = (cause: Cause.Cause<Errors.ResourceFailure | SseCandidate>) =>
-  Cause.map(cause, (error) => (error._tag === "SseCandidate" ? error.failure : error))
+/** A failure cause with each candidate replaced by the failure it carries. */
+const withoutCandidates = (cause: Cause.Cause<Errors.ResourceFailure | SseCandidate | SlowModernStart>) =>
+  Cause.map(cause, (error) =>
+    error._tag === "SseCandidate" || error._tag === "SlowModernStart" ? error.failure : error
+  )
 
 /** {@link open} without the fallback: one transport (`premade`, already made, or the entry's own). */
 const openWith = (
   entry: ServerEntry,
   { timeoutMillis, transports, prior, handlers, ...options }: OpenOptions,
   premade?: Transport
-): Effect.Effect<Connection, Errors.ResourceFailure | SseCandidate, Scope.Scope> =>
+): Effect.Effect<Connection, Errors.ResourceFailure | SseCandidate | SlowModernStart, Scope.Scope> =>
   Effect.gen(function* () {
     const sdk = yield* Sdk.load
     const scope = yield* Effect.scope
@@ -601,11 +619,14 @@ const openWith = (
       return client
     })
     yield* Scope.addFinalizer(scope, closeClient(client, transport))
+    // the `auto` probe went unanswered and was taken for an older server
+    let silent = false
     const handshakeFailure = (error: unknown) => {
       const failure = redactedError(
         startupFailure(error, trace, entry.protocolVersion === modernRevision, timeoutMillis, closedReason),
         redact
       )
+      if (silent && refusedForRevision(error, modernRevision)) return new SlowModernStart(failure)
       return isSseCandidate(entry, trace) ? new SseCandidate(failure) : failure
     }
     // the handshake is bounded by the request path's one timer on the current clock, the SDK's own
@@ -624,8 +645,15 @@ const openWith = (
       (signal) => {
         const options = { signal, timeout: maxTimerMillis }
         const connected = probing
-          ? probeWithin(transport, clock, probeMillis(timeoutMillis), probeTimedOut, () =>
-              client.connect(transport, options)
+          ? probeWithin(
+              transport,
+              clock,
+              probeMillis(timeoutMillis),
+              probeTimedOut,
+              () => {
+                silent = true
+              },
+              () => client.connect(transport, options)
             )
           : client.connect(transport, prior === undefined ? options : { ...options, prior })
         // an adopted 2026-07-28 verdict connects without a round trip: `server/discover` proves the

@@ -182,6 +182,23 @@ const parseJson = (text: string): unknown => {
 const strings = (u: unknown): ReadonlyArray<string> =>
   Array.isArray(u) ? u.filter((v): v is string => typeof v === "string") : []
 
+/**
+ * The server refused the `initialize` era (`-32022`, also as the cause of the SDK's failed era
+ * negotiation) and names `revision` among those it supports.
+ */
+export const refusedForRevision = (error: unknown, revision: string): boolean => {
+  const refusal =
+    isSdkError(error, (code) => code.EraNegotiationFailed) && !isProtocolError(error)
+      ? (error as { readonly cause?: unknown }).cause
+      : error
+  return (
+    isProtocolError(refusal) &&
+    refusal.code === -32022 &&
+    isRecord(refusal.data) &&
+    strings(refusal.data.supported).includes(revision)
+  )
+}
+
 /** A JSON-RPC error object's text: `-32022` names both revisions; others give code and message. */
 export const jsonRpcErrorText = (code: number, message: string, data: unknown): string => {
   if (code === -32022 && isRecord(data)) {

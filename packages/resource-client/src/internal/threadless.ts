@@ -7,7 +7,7 @@ import { Errors, Messages } from "@mcp-resources/protocol"
 import { Effect, Scope } from "effect"
 import type { ServerConnection } from "./types.js"
 import type { ServerEntry } from "../ServerEntry.js"
-import { open, type TransportFactory } from "./connection.js"
+import { modernRevision, open, type TransportFactory } from "./connection.js"
 import * as Sdk from "./sdk.js"
 import { millis } from "./server.js"
 import { serverConnection } from "./resourceRequests.js"
@@ -29,6 +29,14 @@ export const withConnection =
     use: (connection: ServerConnection) => Effect.Effect<A, E, R>
   ): Effect.Effect<A, E | Errors.ResourceFailure, R> => {
     const startupMillis = millis(entry.startupTimeoutSec)
+    const attempt = (target: ServerEntry) =>
+      open(target, { timeoutMillis: startupMillis, transports }).pipe(
+        Effect.timeoutFail({
+          duration: startupMillis,
+          onTimeout: () =>
+            new Errors.TransportError({ kind: "startup", message: Messages.startupTimedOut(startupMillis) })
+        })
+      )
     // interruptible inside acquireUseRelease's uninterruptible acquire, so that the wait can time out
     const permit = Effect.interruptible(limit.permits.take(1)).pipe(
       Effect.timeoutFail({
@@ -49,17 +57,16 @@ export const withConnection =
             // the SDK is loaded (once per process) before the startup timeout starts counting
             Effect.zipRight(
               Sdk.load,
-              open(entry, { timeoutMillis: startupMillis, transports }).pipe(
-                Effect.timeoutFail({
-                  duration: startupMillis,
-                  onTimeout: () =>
-                    new Errors.TransportError({ kind: "startup", message: Messages.startupTimedOut(startupMillis) })
-                }),
+              attempt(entry).pipe(
+                // a modern-only server slow to start: started again in its era, with the whole start-up time again
+                Effect.catchTag("SlowModernStart", () => attempt({ ...entry, protocolVersion: modernRevision })),
                 Effect.mapError(
                   (error) =>
                     new Errors.TransportError({
                       kind: "unavailable",
-                      message: Messages.failedToGetClient(error.message)
+                      message: Messages.failedToGetClient(
+                        error._tag === "SlowModernStart" ? error.failure.message : error.message
+                      )
                     })
                 ),
                 Scope.extend(scope),
