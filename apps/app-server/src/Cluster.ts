@@ -325,18 +325,19 @@ export const entities = ThreadEntity.toLayer(
     const connection = yield* connections.open(`owner of ${address.entityId}`, () => {})
     const ownedHere = yield* OwnedHere
     const closed = new Set(
-      yield* threads
-        .adopt(connection, address.entityId)
-        .pipe(
-          Effect.catchAll((error) =>
-            Effect.as(
-              Effect.logDebug(
-                `thread ${address.entityId} not taken over: ${error instanceof Error ? error.message : String(error)}`
-              ),
-              []
-            )
+      yield* threads.adopt(connection, address.entityId).pipe(
+        Effect.catchAll((error) =>
+          Effect.as(
+            Effect.logDebug(
+              `thread ${address.entityId} not taken over: ${error instanceof Error ? error.message : String(error)}`
+            ).pipe(
+              // a thread deleted meanwhile (its entity started by the message that kept it alive): alive no more
+              Effect.zipRight(Entity.keepAlive(false))
+            ),
+            []
           )
         )
+      )
     )
     const takenOver = yield* Clock.currentTimeMillis
     ownedHere.add(address.entityId)

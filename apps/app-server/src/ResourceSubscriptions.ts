@@ -52,8 +52,11 @@ export interface Service {
   readonly detect: (threadId: string, holding: (held: boolean) => Effect.Effect<void>) => Effect.Effect<void>
   /** This instance is no longer the thread's owner: its wire subscriptions end; its records keep them. */
   readonly release: (threadId: string) => Effect.Effect<void>
-  /** The thread was unloaded or removed: its subscriptions end (the stored ones come back at the next load). */
-  readonly close: (threadId: string) => Effect.Effect<void>
+  /**
+   * The thread was unloaded or deleted: its subscriptions end (an unloaded one's come back at the next
+   * load). A deleted thread's owner holds none any more (`holding(false)`).
+   */
+  readonly close: (threadId: string, options?: { readonly deleted: boolean }) => Effect.Effect<void>
   /** These turns were rolled back: the subscriptions they made end. */
   readonly rolledBack: (threadId: string, turnIds: ReadonlyArray<string>) => Effect.Effect<void>
   /** What the read tool of a call tells: each read subscribes, recorded with the call's turn. */
@@ -239,11 +242,14 @@ export const make = (placement: Placement) =>
         return tracker.close
       })
 
-    const close: Service["close"] = (threadId) =>
+    const close: Service["close"] = (threadId, options) =>
       Effect.suspend(() => {
         const watched = threads.get(threadId)
         threads.delete(threadId)
-        return watched?.followed === undefined ? Effect.void : watched.followed.tracker.close
+        if (watched?.followed === undefined) return Effect.void
+        // an unloaded thread (also at a stop) keeps its entity alive for the next owner; a deleted one does not
+        const ended = watched.followed.tracker.close
+        return watched.holds && options?.deleted === true ? Effect.zipRight(ended, watched.holding(false)) : ended
       })
 
     /** `use` of the thread's tracker where its changes are detected (else `orElse`), then `holding` told of a change. */

@@ -234,7 +234,7 @@ export const makeWith = (mode: { readonly relay: boolean }) =>
     const releaseBinding = (binding: Binding | undefined) =>
       binding === undefined ? Effect.void : Scope.close(binding.scope, Exit.void)
 
-    const unload = (thread: LoadedThread) =>
+    const unload = (thread: LoadedThread, deleted = false) =>
       Effect.gen(function* () {
         loaded.delete(thread.id)
         const binding = thread.binding
@@ -242,7 +242,7 @@ export const makeWith = (mode: { readonly relay: boolean }) =>
         yield* releaseBinding(binding)
         yield* origins.forget(thread.id)
         yield* skills.forget(thread.id)
-        yield* subscriptions.close(thread.id)
+        yield* subscriptions.close(thread.id, { deleted })
       })
 
     // A clustered app-server's threads loaded with open items or subscriptions: their owner takes them up (Cluster.ts).
@@ -258,7 +258,7 @@ export const makeWith = (mode: { readonly relay: boolean }) =>
       connections,
       config: client.config,
       isLoaded: (t) => loaded.get(t.id) === t,
-      gone: (t) => unload(t as LoadedThread),
+      gone: (t) => unload(t as LoadedThread, true),
       background,
       relay: mode.relay,
       ...(mode.relay ? { ownerCloses: ownerNeeded } : {})
@@ -391,7 +391,7 @@ export const makeWith = (mode: { readonly relay: boolean }) =>
               Effect.suspend(() =>
                 loaded.get(t.id) === t
                   ? Effect.zipRight(
-                      unload(t),
+                      unload(t, true),
                       Effect.logInfo("thread unloaded").pipe(Effect.annotateLogs({ threadId: t.id, reason: "deleted" }))
                     )
                   : Effect.void
@@ -438,7 +438,7 @@ export const makeWith = (mode: { readonly relay: boolean }) =>
       Effect.gen(function* () {
         const thread = loaded.get(threadId)
         if (thread !== undefined) {
-          yield* thread.lock.withPermits(1)(unload(thread))
+          yield* thread.lock.withPermits(1)(unload(thread, true))
           if (thread.ephemeral) {
             yield* ephemeralStore.remove(threadId)
             if (bodies !== undefined) yield* bodies.drop(threadId)
