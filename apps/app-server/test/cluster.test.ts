@@ -356,6 +356,7 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
         // two updates: each reaches every instance's connection of the thread once
         for (const round of [1, 2]) {
           appendFileSync(touched, `${doc}\n`)
+          const received: Array<unknown> = []
           for (const [i, queue] of queues.entries()) {
             const seen = yield* collectUntil(queue, `change ${round} on instance ${i}`, isChanged(doc), "20 seconds")
             assert.deepStrictEqual(
@@ -363,7 +364,11 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
               ["mcp/resource/changed"]
             )
             assert.include(seen[0]!.params as object, { threadId: thread.id, server: "docs", uri: doc })
+            received.push(seen[0]!.params)
           }
+          // the owner's connection got it from its tracker, the others from its record: the same change
+          assert.deepStrictEqual(received[1], received[0])
+          assert.deepStrictEqual(received[2], received[0])
         }
         // a turn marks the end: no instance got a change more
         yield* a.request("turn/start", { threadId: thread.id, turnId: "end" })
