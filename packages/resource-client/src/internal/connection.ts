@@ -398,6 +398,10 @@ class SseCandidate {
 export class SlowModernStart {
   readonly _tag = "SlowModernStart"
   constructor(readonly failure: Errors.ResourceFailure) {}
+  /** The refusal's message. */
+  get message(): string {
+    return this.failure.message
+  }
 }
 
 /** A streamable HTTP entry (not `type = "sse"`) whose first POST was refused with a fallback status. */

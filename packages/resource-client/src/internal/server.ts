@@ -157,7 +157,7 @@ export const start = (
       )
       const again = yield* connectTo({ ...entry, protocolVersion: modernRevision })
       if (again._tag === "Right") return again.right
-      return yield* Effect.fail(again.left._tag === "SlowModernStart" ? again.left.failure.message : again.left.message)
+      return yield* Effect.fail(again.left.message)
     })
 
     /** {@link connect}'s one attempt on `target`: its scope is closed when it fails. */

@@ -64,9 +64,7 @@ export const withConnection =
                   (error) =>
                     new Errors.TransportError({
                       kind: "unavailable",
-                      message: Messages.failedToGetClient(
-                        error._tag === "SlowModernStart" ? error.failure.message : error.message
-                      )
+                      message: Messages.failedToGetClient(error.message)
                     })
                 ),
                 Scope.extend(scope),
