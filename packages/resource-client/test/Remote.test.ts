@@ -117,7 +117,7 @@ describe("start-up refusals keep the server's reason", () => {
 
 describe("a modern-only stdio server slow to start", () => {
   it.live(
-    "is started again in the 2026-07-28 era when it answered the era probe too late and refused initialize; pinned legacy it is still refused",
+    "is started again in the 2026-07-28 era when it answered the era probe too late and refused initialize, by the set and by a threadless read; pinned legacy it is still refused",
     () =>
       Effect.gen(function* () {
         // it reads nothing for 6 s: the `auto` probe's bound (half of the 10 s start-up timeout) passes first
@@ -139,6 +139,10 @@ describe("a modern-only stdio server slow to start", () => {
         })
         const listed = yield* client.listResources("slow")
         assert.isAbove(listed.resources.length, 0)
+        // a threadless connection (a read outside any thread) starts it again in its era too
+        const uri = listed.resources[0]!.uri
+        const read = yield* client.withServerConnection("slow", (connection) => connection.readResource(uri))
+        assert.isAbove(read.contents.length, 0)
       }).pipe(Effect.scoped),
     60_000
   )

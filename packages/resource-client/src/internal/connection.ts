@@ -404,6 +404,38 @@ export class SlowModernStart {
   }
 }
 
+/**
+ * Runs `attempt` on `entry` in a scope of its own, forked from `parent` and closed at once when the
+ * attempt fails, and answers its value with that scope. A modern-only stdio server slow to start
+ * ({@link SlowModernStart}) is attempted once more pinned to {@link modernRevision}, with the whole
+ * start-up time again (the log says why). The one place that retry is decided, for the connection
+ * set's servers (`server.ts`) and the threadless reads (`threadless.ts`).
+ */
+export const attemptInEra = <A, E, R>(
+  entry: ServerEntry,
+  parent: Scope.Scope,
+  attempt: (target: ServerEntry) => Effect.Effect<A, E | SlowModernStart, R>
+): Effect.Effect<readonly [A, Scope.CloseableScope], E | Errors.ResourceFailure, Exclude<R, Scope.Scope>> => {
+  const once = (target: ServerEntry) =>
+    Effect.gen(function* () {
+      const scope = yield* Scope.fork(parent, ExecutionStrategy.sequential)
+      const exit = yield* Effect.exit(Scope.extend(attempt(target), scope))
+      if (Exit.isSuccess(exit)) return [exit.value, scope] as const
+      yield* Scope.close(scope, exit)
+      return yield* Effect.failCause(exit.cause)
+    })
+  const isSlow = (error: unknown): error is SlowModernStart => error instanceof SlowModernStart
+  return once(entry).pipe(
+    Effect.catchIf(isSlow, (slow) =>
+      Effect.logInfo(
+        `MCP server '${entry.name}' answered the protocol era probe too late and then refused the older revision (${slow.message}); starting it again in the ${modernRevision} era`
+      ).pipe(Effect.zipRight(once({ ...entry, protocolVersion: modernRevision })))
+    ),
+    // pinned to its era, a start is never taken for a slow modern one; the refusal is its failure
+    Effect.catchIf(isSlow, (slow) => Effect.fail(slow.failure))
+  )
+}
+
 /** A streamable HTTP entry (not `type = "sse"`) whose first POST was refused with a fallback status. */
 const isSseCandidate = (entry: ServerEntry, trace: HttpTrace | undefined): boolean => {
   const last = trace?.last

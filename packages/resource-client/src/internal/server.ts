@@ -5,14 +5,14 @@
  * whose connection drops is reconnected with bounded exponential backoff; a stdio server that exits stays failed.
  */
 import { Errors, type Mcp, Messages } from "@mcp-resources/protocol"
-import { Cause, Deferred, Effect, Either, ExecutionStrategy, Exit, Option, type Runtime, Scope } from "effect"
+import { Cause, Deferred, Effect, Exit, Option, type Runtime, Scope } from "effect"
 import type * as ServerRequests from "../ServerRequests.js"
 import type { ServerEntry } from "../ServerEntry.js"
 import {
   asSse,
   type Connection,
   type HttpTransportKind,
-  modernRevision,
+  attemptInEra,
   open,
   type TransportFactory,
   type Verdict
@@ -144,57 +144,41 @@ export const start = (
     )
     const startupMillis = millis(entry.startupTimeoutSec)
 
-    /** One connection with its tool catalog, in a scope of its own; the failure is the message. */
+    /**
+     * One connection with its tool catalog, in a scope of its own (`attemptInEra`: a modern-only
+     * server slow to start is started again in its era); the failure is the message.
+     */
     const connect: Effect.Effect<Connected, string> = Effect.gen(function* () {
       // the SDK is loaded (once per process) before the server's startup timeout starts counting
       yield* Sdk.load
-      const first = yield* connectTo(handle.httpTransport === "sse" ? asSse(entry) : entry)
-      if (first._tag === "Right") return first.right
-      if (first.left._tag !== "SlowModernStart") return yield* Effect.fail(first.left.message)
-      // a modern-only server slow to start: started again in its era, with the whole start-up time again
-      yield* Effect.logInfo(
-        `MCP server '${entry.name}' answered the protocol era probe too late and then refused the older revision (${first.left.failure.message}); starting it again in the ${modernRevision} era`
-      )
-      const again = yield* connectTo({ ...entry, protocolVersion: modernRevision })
-      if (again._tag === "Right") return again.right
-      return yield* Effect.fail(again.left.message)
-    })
-
-    /** {@link connect}'s one attempt on `target`: its scope is closed when it fails. */
-    const connectTo = (target: ServerEntry) =>
-      Effect.gen(function* () {
-        const connectionScope = yield* Scope.fork(scope, ExecutionStrategy.sequential)
-        const exit = yield* Effect.gen(function* () {
-          const connection = yield* open(target, {
-            timeoutMillis: startupMillis,
-            transports,
-            runtime,
-            ...(handle.verdict === undefined ? {} : { prior: handle.verdict }),
-            ...(serverRequests === undefined ? {} : { handlers: serverRequests })
-          })
-          const tools = yield* collectToolsAtStartup(connection, entry)
-          return { connection, tools }
-        }).pipe(
-          Scope.extend(connectionScope),
-          Effect.timeoutFail({
-            duration: startupMillis,
-            onTimeout: () =>
-              new Errors.TransportError({ kind: "startup", message: Messages.startupTimedOut(startupMillis) })
-          }),
-          (bounded) => (permits === undefined ? bounded : permits.withPermits(1)(bounded)),
-          Effect.exit
+      const exit = yield* Effect.exit(
+        attemptInEra(handle.httpTransport === "sse" ? asSse(entry) : entry, scope, (target) =>
+          Effect.gen(function* () {
+            const connection = yield* open(target, {
+              timeoutMillis: startupMillis,
+              transports,
+              runtime,
+              ...(handle.verdict === undefined ? {} : { prior: handle.verdict }),
+              ...(serverRequests === undefined ? {} : { handlers: serverRequests })
+            })
+            const tools = yield* collectToolsAtStartup(connection, entry)
+            return { connection, tools }
+          }).pipe(
+            Effect.timeoutFail({
+              duration: startupMillis,
+              onTimeout: () =>
+                new Errors.TransportError({ kind: "startup", message: Messages.startupTimedOut(startupMillis) })
+            }),
+            (bounded) => (permits === undefined ? bounded : permits.withPermits(1)(bounded))
+          )
         )
-        if (Exit.isFailure(exit)) {
-          yield* Scope.close(connectionScope, exit)
-          const failure = Option.getOrUndefined(Cause.failureOption(exit.cause))
-          if (failure?._tag === "SlowModernStart") return Either.left(failure)
-          return Either.left({
-            _tag: "Failed" as const,
-            message: causeMessage(exit.cause as Cause.Cause<{ readonly message: string }>)
-          })
-        }
-        return Either.right<Connected>({ ...exit.value, scope: connectionScope })
-      })
+      )
+      if (Exit.isFailure(exit)) {
+        return yield* Effect.fail(causeMessage(exit.cause as Cause.Cause<{ readonly message: string }>))
+      }
+      const [connected, connectionScope] = exit.value
+      return { ...connected, scope: connectionScope }
+    })
 
     const isCurrent = (connection: Connection) =>
       handle.state._tag === "ready" && handle.state.connection === connection

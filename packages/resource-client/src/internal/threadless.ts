@@ -7,7 +7,7 @@ import { Errors, Messages } from "@mcp-resources/protocol"
 import { Effect, Scope } from "effect"
 import type { ServerConnection } from "./types.js"
 import type { ServerEntry } from "../ServerEntry.js"
-import { modernRevision, open, type TransportFactory } from "./connection.js"
+import { attemptInEra, open, type TransportFactory } from "./connection.js"
 import * as Sdk from "./sdk.js"
 import { millis } from "./server.js"
 import { serverConnection } from "./resourceRequests.js"
@@ -57,9 +57,10 @@ export const withConnection =
             // the SDK is loaded (once per process) before the startup timeout starts counting
             Effect.zipRight(
               Sdk.load,
-              attempt(entry).pipe(
-                // a modern-only server slow to start: started again in its era, with the whole start-up time again
-                Effect.catchTag("SlowModernStart", () => attempt({ ...entry, protocolVersion: modernRevision })),
+              // each attempt in a scope of its own, closed when it fails; a modern-only server slow to
+              // start is started again in its era
+              attemptInEra(entry, scope, attempt).pipe(
+                Effect.map(([connection]) => connection),
                 Effect.mapError(
                   (error) =>
                     new Errors.TransportError({
@@ -67,7 +68,6 @@ export const withConnection =
                       message: Messages.failedToGetClient(error.message)
                     })
                 ),
-                Scope.extend(scope),
                 Effect.flatMap((connection) => use(serverConnection(connection, entry)))
               )
             ),
