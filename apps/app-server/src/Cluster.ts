@@ -49,6 +49,7 @@ import * as HostSecrets from "./HostSecrets.js"
 import { interruptedMessage } from "./internal/items.js"
 import { JsonRpcServer } from "./JsonRpcServer.js"
 import { MethodError } from "./Method.js"
+import * as OAuthLogins from "./OAuthLogins.js"
 import { ResourceSubscriptions } from "./ResourceSubscriptions.js"
 import { ThreadOwners } from "./ThreadOwners.js"
 import { Threads } from "./Threads.js"
@@ -93,13 +94,18 @@ const reloadAnnounced = (why: string) =>
     Effect.catchAll((error) => Effect.logWarning(`the config reload ${why.trim()} failed: ${error.message}`))
   )
 
+/** How long an announcement to the other instances may take before it is given up (logged). */
+const announceTimeout = Duration.seconds(5)
+
 /**
  * The fan-out, from before the server serves its first request: the thread feed's notices go to the
- * thread registry, and the instance feed's config reloads of other instances to this one's own
- * reload; this instance's reloads are announced there (the {@link ConfigReload.Announcer}).
+ * thread registry; the instance feed's config reloads of other instances to this one's own reload,
+ * and their ended OAuth logins to this one's logins (OAuthLogins.ts). This instance's reloads and
+ * ended logins are announced there (the {@link ConfigReload.Announcer} and the
+ * {@link OAuthLogins.Announcer}).
  */
 export const layer: Layer.Layer<
-  ConfigReload.Announcer,
+  ConfigReload.Announcer | OAuthLogins.Announcer,
   ThreadStore.ThreadStoreError,
   | Threads
   | ThreadFeed.ThreadFeed
@@ -107,13 +113,14 @@ export const layer: Layer.Layer<
   | AppOptions
   | ResourceClient.ResourceClient
   | ResourceSubscriptions
-> = Layer.scoped(
-  ConfigReload.Announcer,
+  | OAuthLogins.OAuthLogins
+> = Layer.scopedContext(
   Effect.gen(function* () {
     const threads = yield* Threads
     const feed = yield* ThreadFeed.ThreadFeed
     yield* feed.subscribe(threads.noticed, threads.missed)
     const instances = yield* InstanceFeed.InstanceFeed
+    const logins = yield* OAuthLogins.OAuthLogins
     // an id of this run of this instance: its own notices come back to it, and are passed over
     const instance = crypto.randomUUID()
     const context = yield* Effect.context<AppOptions | ResourceClient.ResourceClient | ResourceSubscriptions>()
@@ -121,20 +128,36 @@ export const layer: Layer.Layer<
       (notice) =>
         notice.instance === instance
           ? Effect.void
-          : reloadAnnounced(" as another instance announced").pipe(Effect.provide(context)),
-      // notices were lost while listening again: one of them may have been a reload
-      reloadAnnounced(" in case another instance's announcement was missed").pipe(Effect.provide(context))
+          : notice.kind === "loginEnded"
+            ? logins.ended(notice.server)
+            : reloadAnnounced(" as another instance announced").pipe(Effect.provide(context)),
+      // notices were lost while listening again: one of them may have been a reload or a login's end
+      Effect.zipRight(
+        reloadAnnounced(" in case another instance's announcement was missed").pipe(Effect.provide(context)),
+        logins.missed
+      )
     )
-    yield* Effect.logInfo("clustered: following the other instances' records and config reloads")
-    return ConfigReload.Announcer.of({
-      announce: instances
-        .announce({ kind: "configReloaded", instance })
-        .pipe(
-          Effect.catchAll((error) =>
-            Effect.logWarning(`the other instances were not told of the config reload: ${error.message}`)
-          )
-        )
-    })
+    yield* Effect.logInfo("clustered: following the other instances' records, config reloads and logins")
+    const announce = (notice: InstanceFeed.Notice, what: string) =>
+      instances.announce(notice).pipe(
+        Effect.timeoutFail({
+          duration: announceTimeout,
+          onTimeout: () => ({ message: `no answer in ${Duration.format(announceTimeout)}` })
+        }),
+        Effect.catchAll((error) => Effect.logWarning(`the other instances were not told of ${what}: ${error.message}`))
+      )
+    return Context.make(
+      ConfigReload.Announcer,
+      ConfigReload.Announcer.of({ announce: announce({ kind: "configReloaded", instance }, "the config reload") })
+    ).pipe(
+      Context.add(
+        OAuthLogins.Announcer,
+        OAuthLogins.Announcer.of({
+          shared: true,
+          ended: (server) => announce({ kind: "loginEnded", instance, server }, `the end of ${server}'s OAuth login`)
+        })
+      )
+    )
   })
 )
 

@@ -15,7 +15,8 @@ import * as ConfigReload from "./ConfigReload.js"
 import * as Connections from "./Connections.js"
 import * as Elicitation from "./Elicitation.js"
 import { statusChangedLayer } from "./handlers/config.js"
-import { OAuthLogins, scopeRequiredLayer } from "./handlers/oauth.js"
+import { scopeRequiredLayer } from "./handlers/oauth.js"
+import * as OAuthLogins from "./OAuthLogins.js"
 import { subscribersLayer } from "./handlers/skillsExtension.js"
 import * as JsonRpcServer from "./JsonRpcServer.js"
 import { loggerLayer } from "./Logging.js"
@@ -89,7 +90,7 @@ export const layer = (
         AppOptions.layer(options),
         StopSignal.layer,
         ResourceSearch.layer,
-        OAuthLogins.layer
+        OAuthLogins.OAuthLogins.layer
       ).pipe(Layer.provideMerge(client))
       const extension = Layer.mergeAll(subscribersLayer, scopeRequiredLayer, statusChangedLayer).pipe(
         Layer.provideMerge(ExtensionSkills.layer),
@@ -105,7 +106,7 @@ export const layer = (
       // a config reload is announced to the other instances of a cluster (Cluster.ts), to nobody alone
       const threads =
         cluster === undefined
-          ? Layer.merge(registry, ConfigReload.layerAlone)
+          ? Layer.mergeAll(registry, ConfigReload.layerAlone, OAuthLogins.layerAlone)
           : cluster.layer.pipe(
               Layer.provideMerge(registry),
               Layer.provide(ThreadFeed.layerFromConfig({ url: config.persistence.url })),

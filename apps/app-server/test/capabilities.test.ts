@@ -8,8 +8,8 @@ import { AppOptions } from "../src/AppOptions.js"
 import { Announcer } from "../src/ConfigReload.js"
 import * as Connections from "../src/Connections.js"
 import { SkillsExtensionSubscribers } from "../src/handlers/skillsExtension.js"
-import { OAuthLogins } from "../src/handlers/oauth.js"
 import * as JsonRpcServer from "../src/JsonRpcServer.js"
+import * as OAuthLogins from "../src/OAuthLogins.js"
 import { ResourceSubscriptions } from "../src/ResourceSubscriptions.js"
 import { Threads } from "../src/Threads.js"
 import { ToolHost } from "../src/ToolHost.js"
@@ -41,7 +41,8 @@ const dispatcher = JsonRpcServer.layer.pipe(
       unused(SkillsExtensionSubscribers),
       unused(AppOptions),
       unused(ResourceSubscriptions),
-      unused(OAuthLogins),
+      unused(OAuthLogins.OAuthLogins),
+      unused(OAuthLogins.Announcer),
       unused(Announcer)
     )
   )

@@ -8,11 +8,14 @@ import { networkInterfaces } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { AppServerClient } from "@mcp-resources/app-server-client"
+import { Messages } from "@mcp-resources/protocol"
 import {
   type ChangesLog,
   changesStdioCommand,
   exampleSpec,
+  followAuthorization,
   readLog,
+  startOAuthHttp,
   stdioCommand,
   widgetAppsSpec,
   widgetUri
@@ -616,6 +619,85 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
           )
           assert.strictEqual(response.status, 403)
         }
+      }),
+    90_000
+  )
+
+  it.scopedLive(
+    "one OAuth login for every instance: a second instance answers the login in progress, and its end brings the server up and is told on every instance",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* freshDatabase(clusterUrl!)
+        const server = yield* Effect.acquireRelease(
+          Effect.promise(() => startOAuthHttp(exampleSpec())),
+          (f) => Effect.promise(() => f.close())
+        )
+        const config = writeConfig(tempDir(), clusteredOn(url, { docs: { url: server.url } }))
+        const [a, b, c] = yield* Effect.all([instance(config), instance(config), instance(config)], {
+          concurrency: "unbounded"
+        })
+        for (const client of [a, b, c]) {
+          const docs = yield* AppServerClient.awaitServer(client, "docs", { timeout: "30 seconds" })
+          assert.deepStrictEqual([docs.status, docs.auth], ["failed", "loginRequired"])
+        }
+        const completions = (client: AppServerClient.Service) =>
+          Effect.map(client.subscribeRaw, (queue) =>
+            Effect.flatMap(Queue.take(queue), function next(n): Effect.Effect<unknown> {
+              return n.method === "mcpServer/oauth/loginCompleted"
+                ? Effect.succeed(n.params)
+                : Effect.flatMap(Queue.take(queue), next)
+            }).pipe(Effect.timeoutFail({ duration: "30 seconds", onTimeout: () => new Error("no loginCompleted") }))
+          )
+        const [onA, onB, onC] = yield* Effect.all([completions(a), completions(b), completions(c)])
+        const login = (client: AppServerClient.Service) =>
+          Effect.map(client.request("mcpServer/oauth/login", { server: "docs" }), (r) => r.authorizationUrl)
+        // A starts the login; B, asked while it is in progress, answers the same URL: one flow
+        const started = yield* login(a)
+        assert.ok(started.startsWith(`${server.issuer}/authorize?`), started)
+        assert.strictEqual(yield* login(b), started)
+        assert.strictEqual(server.counts.authorizations, 0)
+        assert.strictEqual(yield* Effect.promise(() => followAuthorization(started)), 200)
+        // both connections that asked are told, each once, on their own instance
+        const [endA, endB] = yield* Effect.all([onA, onB], { concurrency: "unbounded" })
+        assert.deepStrictEqual(endA, { server: "docs", success: true })
+        assert.deepStrictEqual(endB, { server: "docs", success: true })
+        assert.strictEqual(server.counts.codeExchanges, 1)
+        // the server comes up on every instance, C's too (it asked for nothing), with the stored tokens
+        for (const client of [a, b, c]) {
+          const docs = yield* AppServerClient.awaitServer(client, "docs", {
+            timeout: "30 seconds",
+            until: (entry) => entry.status === "ready"
+          })
+          assert.strictEqual(docs.auth, "loggedIn")
+        }
+        const { thread } = yield* c.request("thread/start", {})
+        yield* c.request("turn/start", { threadId: thread.id, turnId: "t1" })
+        const read = yield* c.request("tool/call", {
+          threadId: thread.id,
+          turnId: "t1",
+          callId: "c1",
+          name: "list_mcp_resources",
+          arguments: '{"server":"docs"}'
+        })
+        assert.include(JSON.stringify(read), "example://docs/readme.md")
+
+        // a login asked for afterwards is a new one, here run by B; its refusal reaches A's client too
+        const again = yield* login(b)
+        assert.notStrictEqual(again, started)
+        assert.strictEqual(yield* login(a), again)
+        const refused = new URL(again)
+        refused.searchParams.set("code_challenge_method", "plain")
+        yield* Effect.promise(() => followAuthorization(refused.href))
+        const failure = {
+          server: "docs",
+          success: false,
+          error: Messages.oauth.refused("docs", "invalid_request (PKCE with S256 is required)")
+        }
+        const [failedA, failedB] = yield* Effect.all([onA, onB], { concurrency: "unbounded" })
+        assert.deepStrictEqual(failedA, failure)
+        assert.deepStrictEqual(failedB, failure)
+        // C's client asked for neither login: it was told of none
+        assert.isTrue(Exit.isFailure(yield* Effect.exit(Effect.timeout(onC, "1 second"))))
       }),
     90_000
   )

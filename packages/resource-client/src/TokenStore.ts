@@ -44,7 +44,15 @@ export const Entry = Schema.Struct({
    * The scopes the server asked for in its last `403 insufficient_scope` that no token granted yet
    * (space-separated): the next login asks for them too; it ends when a login succeeds.
    */
-  required_scope: Schema.optional(Schema.String)
+  required_scope: Schema.optional(Schema.String),
+  /**
+   * A login in progress through an app-server: the URL its browser step opens and when it expires (ms
+   * since the epoch). Another app-server on the same store answers this URL instead of starting a
+   * second login; the login's end removes it.
+   */
+  pending_login: Schema.optional(Schema.Struct({ authorization_url: Schema.String, expires_at: Schema.Number })),
+  /** Why the last login through an app-server failed (a message, never a secret); a successful login removes it. */
+  login_failure: Schema.optional(Schema.String)
 })
 export type Entry = typeof Entry.Type
 

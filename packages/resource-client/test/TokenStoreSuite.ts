@@ -102,6 +102,19 @@ export const tokenStoreSuite = (name: string, backend: Effect.Effect<Backend, ne
         yield* store.set(docs, login("at-docs-1", "rt-docs-1"))
         assert.deepStrictEqual(yield* store.get(docs), Option.some(login("at-docs-1", "rt-docs-1")))
         assert.deepStrictEqual(yield* store.get({ server: "other", url: docs.url }), Option.none())
+        // a login in progress through an app-server, and a failed one, are read back as saved too
+        const pending: TokenStore.Entry = {
+          ...login("at-docs-1", "rt-docs-1"),
+          pending_login: {
+            authorization_url: "https://auth.example.com/authorize?state=s1",
+            expires_at: 1_767_225_900_000
+          }
+        }
+        yield* store.set(docs, pending)
+        assert.deepStrictEqual(yield* store.get(docs), Option.some(pending))
+        const failed: TokenStore.Entry = { ...login("at-docs-1", "rt-docs-1"), login_failure: "the login was refused" }
+        yield* store.set(docs, failed)
+        assert.deepStrictEqual(yield* store.get(docs), Option.some(failed))
       })
     )
 

@@ -1,8 +1,10 @@
 /**
  * The instance feed: what one app-server of a cluster tells the others that is no thread's record.
- * Today one notice: it reloaded its config (`configReloaded`), so that each other instance reloads
- * its own. PostgreSQL `LISTEN`/`NOTIFY` on a channel of its own, like the thread feed (ThreadFeed.ts);
- * a notice names the instance that sent it, so that an instance passes over its own.
+ * It reloaded its config (`configReloaded`), so that each other instance reloads its own; an OAuth
+ * login through it ended (`loginEnded`), so that each other instance brings the server up with the
+ * stored tokens and tells its own clients that waited for that login. PostgreSQL `LISTEN`/`NOTIFY` on
+ * a channel of its own, like the thread feed (ThreadFeed.ts); a notice names the instance that sent
+ * it, so that an instance passes over its own.
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { Context, type Duration, Effect, Layer, Option, Redacted, Schema, type Scope } from "effect"
@@ -15,12 +17,27 @@ import { defaultCheck } from "./ThreadFeed.js"
 export const channel = "mcp_resources_instances"
 
 /** An instance reloaded its config file (`config/mcpServer/reload`). */
-export const Notice = Schema.Struct({
+export const ConfigReloaded = Schema.Struct({
   kind: Schema.Literal("configReloaded"),
   /** The instance that sent it (an id of its own, new at each start). */
   instance: Schema.String
 })
-/** An instance reloaded its config file. */
+
+/**
+ * An OAuth login of an MCP server through an instance ended (`mcpServer/oauth/login`). It names the
+ * server only: its outcome is read from the shared token store.
+ */
+export const LoginEnded = Schema.Struct({
+  kind: Schema.Literal("loginEnded"),
+  /** The instance that sent it. */
+  instance: Schema.String,
+  /** The server's name in the config. */
+  server: Schema.String
+})
+
+/** What one instance tells the others. */
+export const Notice = Schema.Union(ConfigReloaded, LoginEnded)
+/** What one instance tells the others. */
 export type Notice = typeof Notice.Type
 
 /** The feed's operations. */

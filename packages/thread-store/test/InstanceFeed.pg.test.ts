@@ -36,9 +36,15 @@ describe.skipIf(clusterUrl === undefined)("InstanceFeed on PostgreSQL", () => {
         yield* b.subscribe((notice) => Queue.offer(onB, notice), Effect.void)
         yield* a.announce({ kind: "configReloaded", instance: "a" })
         yield* b.announce({ kind: "configReloaded", instance: "b" })
+        yield* b.announce({ kind: "loginEnded", instance: "b", server: "docs" })
         for (const queue of [onA, onB]) {
           assert.deepStrictEqual(yield* next(queue, "a's notice"), { kind: "configReloaded", instance: "a" })
           assert.deepStrictEqual(yield* next(queue, "b's notice"), { kind: "configReloaded", instance: "b" })
+          assert.deepStrictEqual(yield* next(queue, "b's login notice"), {
+            kind: "loginEnded",
+            instance: "b",
+            server: "docs"
+          })
         }
         // nothing else came: the thread's append was not on this channel
         assert.strictEqual(yield* Queue.size(onA), 0)

@@ -5,12 +5,13 @@ import type { OriginStore } from "@mcp-resources/resource-origins"
 import type { ExtensionSkills, Skills } from "@mcp-resources/skills"
 import type { AppOptions } from "../AppOptions.js"
 import type { Announcer } from "../ConfigReload.js"
+import type * as OAuthLogins from "../OAuthLogins.js"
 import type { Method } from "../Method.js"
 import type { ResourceSubscriptions } from "../ResourceSubscriptions.js"
 import type { Threads } from "../Threads.js"
 import type { ToolHost } from "../ToolHost.js"
 import { configMethods } from "./config.js"
-import { type OAuthLogins, oauthMethods } from "./oauth.js"
+import { oauthMethods } from "./oauth.js"
 import { resourceMethods } from "./resources.js"
 import { resourceSearchMethods } from "./resourceSearch.js"
 import { resourceSubscriptionMethods } from "./resourceSubscriptions.js"
@@ -48,7 +49,8 @@ export type Environment =
   | ExtensionSkills.ExtensionSkills
   | SkillsExtensionSubscribers
   | ResourceSubscriptions
-  | OAuthLogins
+  | OAuthLogins.OAuthLogins
+  | OAuthLogins.Announcer
   | AppOptions
   | Announcer
 

@@ -1,0 +1,319 @@
+/**
+ * The OAuth logins in progress of an app-server (`mcpServer/oauth/login`; docs/oauth.md): one per
+ * server at a time, on every app-server that shares the token store.
+ *
+ * A login started here opens its loopback listener (`OAuth.startLogin`), and its authorization URL
+ * and expiry are written into the server's stored entry (`pending_login`), under the store's lock of
+ * that login, so that another instance of a cluster asked for the same login answers that URL instead
+ * of starting a second flow. When the login ends its entry holds the tokens (and no `pending_login`)
+ * or, failed, the reason (`login_failure`); this instance brings the server up with a new connection
+ * set, tells the connections that asked (`mcpServer/oauth/loginCompleted`), and the {@link Announcer}
+ * tells the other instances (on a cluster, the instance feed's `loginEnded`). Each of them reads the
+ * outcome from the store ({@link Service.ended}): on success it brings the server up too, and it tells
+ * its own connections that waited for that login. A waiting instance gives up when the stored login
+ * expires, in case the instance running it died.
+ */
+import { type AppServer, Messages } from "@mcp-resources/protocol"
+import { OAuth, ResourceClient, ServerEntry, TokenStore } from "@mcp-resources/resource-client"
+import { Cause, Context, Deferred, Duration, Effect, Exit, Fiber, FiberId, Layer, Option, Scope } from "effect"
+import { Connections } from "./Connections.js"
+import { invalidRequest, type MethodError } from "./Method.js"
+
+/** How long a login waits for the redirect. */
+export const loginTimeoutSec = 300
+
+/** How long after a stored login's expiry another instance waiting for it gives up (the running one's own timeout comes first). */
+const expiryGraceMs = 5_000
+
+const completed = "mcpServer/oauth/loginCompleted" satisfies AppServer.NotificationMethod
+
+/** How a login ended, as `mcpServer/oauth/loginCompleted` says it. */
+type Outcome = typeof AppServer.McpServerOAuthLoginCompletedNotification.Type
+
+/**
+ * The other app-servers on the store: nobody alone ({@link layerAlone}); on a cluster (Cluster.ts) the
+ * instance feed, which tells them that a login ended.
+ */
+export class Announcer extends Context.Tag("@mcp-resources/app-server/OAuthLogins/Announcer")<
+  Announcer,
+  {
+    /** Whether other instances share the logins: only then is a login in progress stored and followed. */
+    readonly shared: boolean
+    /** Tells the other instances that the login of `server` ended. */
+    readonly ended: (server: string) => Effect.Effect<void>
+  }
+>() {}
+
+/** An app-server alone: nobody else to tell, and a stored login in progress is no one else's. */
+export const layerAlone: Layer.Layer<Announcer> = Layer.succeed(Announcer, { shared: false, ended: () => Effect.void })
+
+/** A login this instance waits for: run here, or (on a cluster) by another instance. */
+interface Pending {
+  readonly server: string
+  readonly key: TokenStore.Key
+  /** The authorization URL, once known. */
+  readonly started: Deferred.Deferred<string, MethodError>
+  /** The connections that asked for it here. */
+  readonly connections: Set<number>
+  /** Run by another instance: its end comes as {@link Service.ended}, or this instance gives up at its {@link expiry}. */
+  remote: boolean
+  expiry?: Fiber.RuntimeFiber<void> | undefined
+}
+
+export interface Service {
+  /** The login of `entry` for `connection`: the URL of the login in progress, here or elsewhere, else of a new one. */
+  readonly login: (entry: ServerEntry.ServerEntry, connection: number) => Effect.Effect<string, MethodError, Announcer>
+  /** Another instance's login of `server` ended: its outcome is read from the store. */
+  readonly ended: (server: string) => Effect.Effect<void>
+  /** Notices of other instances may have been lost: every login waited for here whose stored entry says it ended, ends. */
+  readonly missed: Effect.Effect<void>
+}
+
+const keyText = (key: TokenStore.Key) => `${key.server}\u0000${key.url}`
+
+/**
+ * The logins of one app-server (one map per layer, so that two app-servers in one process, tests
+ * or embedders, never share one); its fibers end with the layer.
+ */
+export class OAuthLogins extends Context.Tag("@mcp-resources/app-server/OAuthLogins")<OAuthLogins, Service>() {
+  static readonly layer: Layer.Layer<
+    OAuthLogins,
+    never,
+    ResourceClient.ResourceClient | TokenStore.TokenStore | Connections
+  > = Layer.scoped(
+    OAuthLogins,
+    Effect.gen(function* () {
+      const client = yield* ResourceClient.ResourceClient
+      const store = yield* TokenStore.TokenStore
+      const connections = yield* Connections
+      const layerScope = yield* Effect.scope
+      const pending = new Map<string, Pending>()
+
+      /** Ends a login waited for here: the server comes up on success, then every connection that asked is told. */
+      const end = (login: Pending, outcome: Outcome) =>
+        Effect.gen(function* () {
+          // a login asked for from now on is a new one
+          if (pending.get(keyText(login.key)) === login) pending.delete(keyText(login.key))
+          const expiry = login.expiry
+          login.expiry = undefined
+          if (expiry !== undefined) yield* Fiber.interruptFork(expiry)
+          if (outcome.success) {
+            yield* Effect.logInfo("OAuth login completed").pipe(Effect.annotateLogs({ server: login.server }))
+            // the server comes up with its tokens: a new set of the current config
+            yield* client
+              .reload(ServerEntry.fromConfig(yield* client.config))
+              .pipe(
+                Effect.catchAllCause((cause) =>
+                  Effect.logWarning("the connection set after an OAuth login did not start", cause)
+                )
+              )
+          } else {
+            yield* Effect.logWarning("OAuth login failed").pipe(
+              Effect.annotateLogs({ server: login.server, error: outcome.error ?? "" })
+            )
+          }
+          yield* connections.notify([...login.connections], completed, outcome)
+        })
+
+      const stored = (key: TokenStore.Key) => store.get(key).pipe(Effect.map(Option.getOrUndefined))
+
+      /** Runs `effect` under the store's lock of this login, the one a token refresh takes (a store without one: in this process). */
+      const exclusively = <A, E, R>(key: TokenStore.Key, effect: Effect.Effect<A, E, R>) =>
+        store.lock === undefined
+          ? effect
+          : Effect.acquireUseRelease(
+              store.lock(key),
+              () => effect,
+              (release) => release
+            )
+
+      /**
+       * Writes `update` of the stored entry (a failure is logged, the login goes on). The caller holds
+       * the login's lock, so that no refresh's new tokens are written over.
+       */
+      const updateStored = (key: TokenStore.Key, update: (entry: TokenStore.Entry) => TokenStore.Entry) =>
+        Effect.flatMap(stored(key), (entry) => store.set(key, update(entry ?? {}))).pipe(
+          Effect.catchAll((error) => Effect.logWarning(`the OAuth login's state was not stored: ${error.message}`))
+        )
+
+      /** The outcome of another instance's login as its stored entry says, or None while it still runs. */
+      const storedOutcome = (login: Pending): Effect.Effect<Option.Option<Outcome>> =>
+        stored(login.key).pipe(
+          Effect.map((entry): Option.Option<Outcome> => {
+            if (entry?.pending_login !== undefined && entry.pending_login.expires_at > Date.now()) return Option.none()
+            if (entry?.login_failure !== undefined)
+              return Option.some({ server: login.server, success: false, error: entry.login_failure })
+            return Option.some(
+              entry?.tokens !== undefined
+                ? { server: login.server, success: true }
+                : {
+                    server: login.server,
+                    success: false,
+                    error: Messages.oauth.timedOut(login.server, loginTimeoutSec)
+                  }
+            )
+          }),
+          Effect.catchAll((error) =>
+            Effect.succeed(Option.some<Outcome>({ server: login.server, success: false, error: error.message }))
+          )
+        )
+
+      /** Waits here for a login another instance runs: its URL now, its end from {@link Service.ended} or at its expiry. */
+      const follow = (login: Pending, url: string, expiresAt: number) =>
+        Effect.gen(function* () {
+          login.remote = true
+          yield* Deferred.succeed(login.started, url)
+          login.expiry = yield* Effect.sleep(Duration.millis(Math.max(0, expiresAt - Date.now()) + expiryGraceMs)).pipe(
+            Effect.zipRight(
+              Effect.suspend(() => {
+                login.expiry = undefined
+                return end(login, {
+                  server: login.server,
+                  success: false,
+                  error: Messages.oauth.timedOut(login.server, loginTimeoutSec)
+                })
+              })
+            ),
+            Effect.forkIn(layerScope)
+          )
+        })
+
+      /** Runs a new login here: its URL is stored for the other instances, its end is stored and announced. */
+      const run = (login: Pending, entry: ServerEntry.ServerEntry, announcer: Announcer["Type"]) =>
+        Effect.gen(function* () {
+          const scope = yield* Scope.make()
+          const start = yield* OAuth.startLogin(entry, { timeoutSec: loginTimeoutSec }).pipe(
+            Scope.extend(scope),
+            Effect.provideService(TokenStore.TokenStore, store),
+            Effect.mapError((error) => invalidRequest(error.message)),
+            Effect.onError(() => Scope.close(scope, Exit.void))
+          )
+          if (announcer.shared && start.authorizationUrl !== "") {
+            yield* updateStored(login.key, ({ login_failure: _, ...entry }) => ({
+              ...entry,
+              pending_login: {
+                authorization_url: start.authorizationUrl,
+                expires_at: Date.now() + loginTimeoutSec * 1000
+              }
+            }))
+          }
+          yield* Deferred.succeed(login.started, start.authorizationUrl)
+          yield* start.completion.pipe(
+            Effect.exit,
+            Effect.tap(() => Scope.close(scope, Exit.void)),
+            Effect.flatMap((exit) => {
+              const outcome: Outcome = Exit.isSuccess(exit)
+                ? { server: login.server, success: true }
+                : {
+                    server: login.server,
+                    success: false,
+                    error: Option.match(Cause.failureOption(exit.cause), {
+                      onNone: () => "the login was interrupted",
+                      onSome: (failure) => failure.message
+                    })
+                  }
+              // a successful login stored its tokens in place of the pending login
+              const recorded = outcome.success
+                ? Effect.void
+                : !announcer.shared
+                  ? Effect.void
+                  : exclusively(
+                      login.key,
+                      updateStored(login.key, ({ pending_login: _, ...rest }) => ({
+                        ...rest,
+                        login_failure: outcome.error ?? "the login failed"
+                      }))
+                    ).pipe(
+                      Effect.catchAll((error) =>
+                        Effect.logWarning(`the OAuth login's end was not stored: ${error.message}`)
+                      )
+                    )
+              return recorded.pipe(
+                Effect.zipRight(announcer.ended(login.server)),
+                Effect.uninterruptible,
+                Effect.zipRight(end(login, outcome))
+              )
+            }),
+            Effect.forkIn(layerScope)
+          )
+        })
+
+      const login: Service["login"] = (entry, connection) =>
+        Effect.gen(function* () {
+          if (entry.transport._tag !== "http") {
+            return yield* Effect.fail(invalidRequest(Messages.oauth.notHttp(entry.name)))
+          }
+          const key = { server: entry.name, url: entry.transport.url }
+          const running = pending.get(keyText(key))
+          if (running !== undefined) {
+            running.connections.add(connection)
+            return yield* Deferred.await(running.started)
+          }
+          const login: Pending = {
+            server: entry.name,
+            key,
+            started: Deferred.unsafeMake<string, MethodError>(FiberId.none),
+            connections: new Set([connection]),
+            remote: false
+          }
+          pending.set(keyText(key), login)
+          const announcer = yield* Announcer
+          // one login at a time on every instance: decided under the store's lock of this login
+          const started = Effect.gen(function* () {
+            const inProgress = announcer.shared ? (yield* stored(key))?.pending_login : undefined
+            if (inProgress !== undefined && inProgress.expires_at > Date.now()) {
+              return yield* follow(login, inProgress.authorization_url, inProgress.expires_at)
+            }
+            return yield* run(login, entry, announcer)
+          })
+          yield* (announcer.shared ? exclusively(key, started) : started).pipe(
+            Effect.catchTag("TokenStoreError", (error) => Effect.fail(invalidRequest(error.message))),
+            Effect.onError((cause) =>
+              Effect.all([
+                Deferred.failCause(login.started, cause),
+                Effect.sync(() => pending.get(keyText(key)) === login && pending.delete(keyText(key)))
+              ])
+            )
+          )
+          return yield* Deferred.await(login.started)
+        })
+
+      const endIfStored = (login: Pending) =>
+        Effect.flatMap(storedOutcome(login), Option.match({ onNone: () => Effect.void, onSome: (o) => end(login, o) }))
+
+      const remoteLogins = (server?: string) =>
+        [...pending.values()].filter((login) => login.remote && (server === undefined || login.server === server))
+
+      return OAuthLogins.of({
+        login,
+        ended: (server) =>
+          Effect.gen(function* () {
+            const waiting = remoteLogins(server)
+            if (waiting.length > 0) return yield* Effect.forEach(waiting, endIfStored, { discard: true })
+            // nobody here waited: the server still comes up with the tokens stored through the other instance
+            const config = yield* client.config
+            const entry = config.mcpServers.find((candidate) => candidate.name === server)
+            if (entry === undefined || entry.transport._tag !== "http") return
+            const outcome = yield* storedOutcome({
+              server,
+              key: { server, url: entry.transport.url },
+              started: Deferred.unsafeMake(FiberId.none),
+              connections: new Set(),
+              remote: true
+            })
+            if (Option.isSome(outcome) && outcome.value.success) {
+              yield* Effect.logInfo("OAuth login completed on another instance").pipe(Effect.annotateLogs({ server }))
+              yield* client
+                .reload(ServerEntry.fromConfig(config))
+                .pipe(
+                  Effect.catchAllCause((cause) =>
+                    Effect.logWarning("the connection set after an OAuth login did not start", cause)
+                  )
+                )
+            }
+          }),
+        missed: Effect.suspend(() => Effect.forEach(remoteLogins(), endIfStored, { discard: true }))
+      })
+    })
+  )
+}
