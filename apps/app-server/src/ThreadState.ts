@@ -145,10 +145,11 @@ export interface Dependencies {
    */
   readonly relay: boolean
   /**
-   * A clustered app-server: the items found open at load are the owner's to close (`closeOpen` when it
-   * takes the thread over); this is told which thread has some. Absent, they are closed here.
+   * A clustered app-server: asks the thread's owner to take the thread up (Threads.ts
+   * `onOwnerNeeded`), here because items were found open at load, which are the owner's to close
+   * (`closeOpen` when it takes the thread over). Absent, they are closed here.
    */
-  readonly ownerCloses?: ((threadId: string) => Effect.Effect<void>) | undefined
+  readonly ownerNeeded?: ((threadId: string) => Effect.Effect<void>) | undefined
 }
 
 /**
@@ -474,7 +475,7 @@ export const make = (deps: Dependencies): Operations => {
   const closeInterrupted: Operations["closeInterrupted"] = (t, items) =>
     Effect.gen(function* () {
       if (items.length === 0) return
-      if (deps.ownerCloses !== undefined) return yield* deps.ownerCloses(t.id)
+      if (deps.ownerNeeded !== undefined) return yield* deps.ownerNeeded(t.id)
       const warn = (callId: string) => (error: { readonly message: string }) =>
         Effect.logWarning(`could not close the interrupted item ${callId}: ${error.message}`).pipe(
           Effect.annotateLogs({ threadId: t.id })

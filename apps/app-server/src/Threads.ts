@@ -261,7 +261,7 @@ export const makeWith = (mode: { readonly relay: boolean }) =>
       gone: (t) => unload(t as LoadedThread, true),
       background,
       relay: mode.relay,
-      ...(mode.relay ? { ownerCloses: ownerNeeded } : {})
+      ...(mode.relay ? { ownerNeeded } : {})
     })
 
     // A thread's pending resource changes are recorded with it; no precondition, so a lost race catches up and retries.
