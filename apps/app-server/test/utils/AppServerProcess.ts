@@ -10,6 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { AppServerClient, Transport } from "@mcp-resources/app-server-client"
+import { inject } from "vitest"
 import { Data, Duration, Effect, type Scope } from "effect"
 import * as ServerStatus from "./serverStatus.js"
 
@@ -27,7 +28,17 @@ export type Message = Record<string, unknown> & {
 export class WaitTimeout extends Data.TaggedError("WaitTimeout")<{ readonly message: string }> {}
 
 /** A fresh temporary directory. */
-export const tempDir = (prefix = "app-server-test-"): string => mkdtempSync(join(tmpdir(), prefix))
+export const tempDir = (prefix = "app-server-test-"): string => mkdtempSync(join(tempRoot(), prefix))
+
+/** The run's temporary directory (test/utils/tempRoot.ts, removed after the run), else the system's. */
+const tempRoot = (): string => {
+  try {
+    return inject("tempRoot") ?? tmpdir()
+  } catch {
+    // outside a vitest run (a script reusing these helpers)
+    return tmpdir()
+  }
+}
 
 /** Writes a config file (JSON, `mcp_servers` form, or raw TOML text) and returns its path. */
 export const writeConfig = (dir: string, config: Record<string, unknown> | string, name?: string): string => {
