@@ -2,6 +2,7 @@
  * The only place layers are composed: config, persistence, the resource client, origins, skills,
  * threads, the tool host, the dispatcher and the transports, with the logger of `Logging.ts`.
  */
+import { Config } from "@mcp-resources/protocol"
 import { ResourceClient, ScopeChallenges, ServerEntry } from "@mcp-resources/resource-client"
 import { OriginStore } from "@mcp-resources/resource-origins"
 import { ExtensionSkills, Skills } from "@mcp-resources/skills"
@@ -52,6 +53,15 @@ export const layer = (
   Layer.unwrapEffect(
     Effect.gen(function* () {
       const config = yield* ConfigFile.loadOrEmpty(options.configPath)
+      // the redirect of `[oauth] redirect_url` reaches the app-server on its WebSocket listener only
+      if (config.oauth?.redirectUrl !== undefined && options.listen === undefined) {
+        return yield* new Config.ConfigError({
+          file: options.configPath ?? "",
+          path: "oauth.redirect_url",
+          problem:
+            "needs --listen: the app-server receives the browser's redirect on its WebSocket listener, at that URL's path"
+        })
+      }
       // a clustered app-server (Cluster.ts): checked at start; the store announces its appends
       const cluster =
         options.cluster === true || config.cluster?.enabled === true

@@ -12,10 +12,15 @@
  * outcome from the store ({@link Service.ended}): on success it brings the server up too, and it tells
  * its own connections that waited for that login. A waiting instance gives up when the stored login
  * expires, in case the instance running it died.
+ *
+ * With `[oauth] redirect_url`, no instance runs a listener of its own: the login is started into the
+ * store (`OAuth.startStoredLogin`: with its PKCE verifier and state) and followed like another
+ * instance's, and the `--listen` listener hands the redirect to {@link Service.redirected}, which
+ * completes the stored login on whichever instance (or process, after a restart) received it.
  */
 import { type AppServer, Messages } from "@mcp-resources/protocol"
 import { OAuth, ResourceClient, ServerEntry, TokenStore } from "@mcp-resources/resource-client"
-import { Cause, Context, Deferred, Duration, Effect, Exit, Fiber, FiberId, Layer, Option, Scope } from "effect"
+import { Cause, Context, Deferred, Duration, Effect, Either, Exit, Fiber, FiberId, Layer, Option, Scope } from "effect"
 import { Connections } from "./Connections.js"
 import { invalidRequest, type MethodError } from "./Method.js"
 
@@ -55,8 +60,12 @@ interface Pending {
   readonly started: Deferred.Deferred<string, MethodError>
   /** The connections that asked for it here. */
   readonly connections: Set<number>
-  /** Run by another instance: its end comes as {@link Service.ended}, or this instance gives up at its {@link expiry}. */
-  remote: boolean
+  /**
+   * Ended through the store: run by another instance, or a login whose redirect the listener serves
+   * (whichever instance receives it completes it); its end comes as {@link Service.ended} or
+   * {@link Service.redirected}, or this instance gives up at its {@link expiry}.
+   */
+  followed: boolean
   expiry?: Fiber.RuntimeFiber<void> | undefined
 }
 
@@ -65,6 +74,12 @@ export interface Service {
   readonly login: (entry: ServerEntry.ServerEntry, connection: number) => Effect.Effect<string, MethodError, Announcer>
   /** Another instance's login of `server` ended: its outcome is read from the store. */
   readonly ended: (server: string) => Effect.Effect<void>
+  /**
+   * A request the `--listen` listener received: for the path of `[oauth] redirect_url`, the
+   * browser's redirect of a login in progress, completed here (the status and page to answer); None
+   * for any other path.
+   */
+  readonly redirected: (url: URL) => Effect.Effect<Option.Option<{ readonly status: number; readonly html: string }>>
   /** Notices of other instances may have been lost: every login waited for here whose stored entry says it ended, ends. */
   readonly missed: Effect.Effect<void>
 }
@@ -161,7 +176,7 @@ export class OAuthLogins extends Context.Tag("@mcp-resources/app-server/OAuthLog
       /** Waits here for a login another instance runs: its URL now, its end from {@link Service.ended} or at its expiry. */
       const follow = (login: Pending, url: string, expiresAt: number) =>
         Effect.gen(function* () {
-          login.remote = true
+          login.followed = true
           yield* Deferred.succeed(login.started, url)
           login.expiry = yield* Effect.sleep(Duration.millis(Math.max(0, expiresAt - Date.now()) + expiryGraceMs)).pipe(
             Effect.zipRight(
@@ -176,6 +191,30 @@ export class OAuthLogins extends Context.Tag("@mcp-resources/app-server/OAuthLog
             ),
             Effect.forkIn(layerScope)
           )
+        })
+
+      /**
+       * Starts a login whose redirect the listener serves (`[oauth] redirect_url`): the store keeps it
+       * (OAuth.ts `startStoredLogin`), and it is followed here like another instance's.
+       */
+      const runStored = (
+        login: Pending,
+        entry: ServerEntry.ServerEntry,
+        redirectUrl: string,
+        announcer: Announcer["Type"]
+      ) =>
+        Effect.gen(function* () {
+          const start = yield* OAuth.startStoredLogin(entry, { redirectUrl, timeoutSec: loginTimeoutSec }).pipe(
+            Effect.scoped,
+            Effect.provideService(TokenStore.TokenStore, store),
+            Effect.mapError((error) => invalidRequest(error.message))
+          )
+          if (start.authorizationUrl !== "") return yield* follow(login, start.authorizationUrl, start.expiresAt)
+          // a non-interactive grant: the tokens are stored already
+          yield* Deferred.succeed(login.started, "")
+          yield* announcer
+            .ended(login.server)
+            .pipe(Effect.zipRight(end(login, { server: login.server, success: true })), Effect.forkIn(layerScope))
         })
 
       /** Runs a new login here: its URL is stored for the other instances, its end is stored and announced. */
@@ -254,19 +293,24 @@ export class OAuthLogins extends Context.Tag("@mcp-resources/app-server/OAuthLog
             key,
             started: Deferred.unsafeMake<string, MethodError>(FiberId.none),
             connections: new Set([connection]),
-            remote: false
+            followed: false
           }
           pending.set(keyText(key), login)
           const announcer = yield* Announcer
-          // one login at a time on every instance: decided under the store's lock of this login
+          const redirectUrl = (yield* client.config).oauth?.redirectUrl
+          // one login at a time on every instance: decided under the store's lock of this login (a
+          // stored login whose redirect the listener serves is followed too, also one from before a restart)
           const started = Effect.gen(function* () {
-            const inProgress = announcer.shared ? (yield* stored(key))?.pending_login : undefined
+            const inProgress =
+              announcer.shared || redirectUrl !== undefined ? (yield* stored(key))?.pending_login : undefined
             if (inProgress !== undefined && inProgress.expires_at > Date.now()) {
               return yield* follow(login, inProgress.authorization_url, inProgress.expires_at)
             }
-            return yield* run(login, entry, announcer)
+            return yield* redirectUrl !== undefined
+              ? runStored(login, entry, redirectUrl, announcer)
+              : run(login, entry, announcer)
           })
-          yield* (announcer.shared ? exclusively(key, started) : started).pipe(
+          yield* (announcer.shared || redirectUrl !== undefined ? exclusively(key, started) : started).pipe(
             Effect.catchTag("TokenStoreError", (error) => Effect.fail(invalidRequest(error.message))),
             Effect.onError((cause) =>
               Effect.all([
@@ -282,36 +326,78 @@ export class OAuthLogins extends Context.Tag("@mcp-resources/app-server/OAuthLog
         Effect.flatMap(storedOutcome(login), Option.match({ onNone: () => Effect.void, onSome: (o) => end(login, o) }))
 
       const remoteLogins = (server?: string) =>
-        [...pending.values()].filter((login) => login.remote && (server === undefined || login.server === server))
+        [...pending.values()].filter((login) => login.followed && (server === undefined || login.server === server))
+
+      const ended: Service["ended"] = (server) =>
+        Effect.gen(function* () {
+          const waiting = remoteLogins(server)
+          if (waiting.length > 0) return yield* Effect.forEach(waiting, endIfStored, { discard: true })
+          // nobody here waited: the server still comes up with the tokens stored elsewhere
+          const config = yield* client.config
+          const entry = config.mcpServers.find((candidate) => candidate.name === server)
+          if (entry === undefined || entry.transport._tag !== "http") return
+          const outcome = yield* storedOutcome({
+            server,
+            key: { server, url: entry.transport.url },
+            started: Deferred.unsafeMake(FiberId.none),
+            connections: new Set(),
+            followed: true
+          })
+          if (Option.isSome(outcome) && outcome.value.success) {
+            yield* Effect.logInfo("OAuth login completed elsewhere").pipe(Effect.annotateLogs({ server }))
+            yield* client
+              .reload(ServerEntry.fromConfig(config))
+              .pipe(
+                Effect.catchAllCause((cause) =>
+                  Effect.logWarning("the connection set after an OAuth login did not start", cause)
+                )
+              )
+          }
+        })
+
+      /** Completes the stored login a redirect belongs to, under its lock; its end is stored, announced and ended here. */
+      const redirected: Service["redirected"] = (url) =>
+        Effect.gen(function* () {
+          const config = yield* client.config
+          const redirectUrl = config.oauth?.redirectUrl
+          if (redirectUrl === undefined || url.pathname !== new URL(redirectUrl).pathname) return Option.none()
+          const server = OAuth.serverOfState(url.searchParams.get("state"))
+          const entry = config.mcpServers.find((candidate) => candidate.name === server)
+          if (server === undefined || entry === undefined || entry.transport._tag !== "http") {
+            return Option.some(OAuth.redirectPage("stray"))
+          }
+          const key = { server, url: entry.transport.url }
+          const completed = yield* exclusively(
+            key,
+            Effect.gen(function* () {
+              const result = yield* OAuth.completeStoredLogin(entry, url.searchParams).pipe(
+                Effect.scoped,
+                Effect.provideService(TokenStore.TokenStore, store),
+                Effect.either
+              )
+              // a failed login is stored as such (a stray redirect changes nothing)
+              if (Either.isLeft(result) && result.left._tag === "LoginError") {
+                const error = result.left.message
+                yield* updateStored(key, ({ pending_login: _, ...rest }) => ({ ...rest, login_failure: error }))
+              }
+              return result
+            })
+          ).pipe(
+            Effect.catchAll((error) => Effect.succeed(Either.left(new OAuth.LoginError({ message: error.message }))))
+          )
+          if (Either.isLeft(completed) && completed.left._tag === "StrayRedirect") {
+            return Option.some(OAuth.redirectPage("stray"))
+          }
+          const announcer = yield* Effect.serviceOption(Announcer)
+          if (Option.isSome(announcer)) yield* announcer.value.ended(server)
+          yield* ended(server)
+          return Option.some(OAuth.redirectPage(Either.isRight(completed) ? "done" : "failed"))
+        })
 
       return OAuthLogins.of({
         login,
-        ended: (server) =>
-          Effect.gen(function* () {
-            const waiting = remoteLogins(server)
-            if (waiting.length > 0) return yield* Effect.forEach(waiting, endIfStored, { discard: true })
-            // nobody here waited: the server still comes up with the tokens stored through the other instance
-            const config = yield* client.config
-            const entry = config.mcpServers.find((candidate) => candidate.name === server)
-            if (entry === undefined || entry.transport._tag !== "http") return
-            const outcome = yield* storedOutcome({
-              server,
-              key: { server, url: entry.transport.url },
-              started: Deferred.unsafeMake(FiberId.none),
-              connections: new Set(),
-              remote: true
-            })
-            if (Option.isSome(outcome) && outcome.value.success) {
-              yield* Effect.logInfo("OAuth login completed on another instance").pipe(Effect.annotateLogs({ server }))
-              yield* client
-                .reload(ServerEntry.fromConfig(config))
-                .pipe(
-                  Effect.catchAllCause((cause) =>
-                    Effect.logWarning("the connection set after an OAuth login did not start", cause)
-                  )
-                )
-            }
-          }),
+        ended,
+        redirected,
         missed: Effect.suspend(() => Effect.forEach(remoteLogins(), endIfStored, { discard: true }))
       })
     })

@@ -8,6 +8,10 @@
  * on the connections that have not completed an authenticated upgrade (in all and per address), a
  * handshake timeout, pings and an optional idle timeout, a send-buffer cap, frames refused past 8 MiB
  * as their header arrives, and binary frames refused. Every refusal or close is logged.
+ *
+ * A plain `GET` of the path of `[oauth] redirect_url` is a browser's OAuth redirect, answered with a
+ * page (OAuthLogins.ts `redirected`: only the `state` of a login in progress completes anything); any
+ * other plain request gets `426 Upgrade Required`.
  */
 import { createHash, timingSafeEqual } from "node:crypto"
 import * as NodeFs from "node:fs"
@@ -16,10 +20,11 @@ import { createServer } from "node:http"
 import { createServer as createTlsServer } from "node:https"
 import type { Socket } from "node:net"
 import type { Duplex } from "node:stream"
-import { Data, Duration, Effect, FiberSet, Layer, Queue, Redacted, Schedule } from "effect"
+import { Data, Duration, Effect, FiberSet, Layer, Option, Queue, Redacted, Runtime, Schedule } from "effect"
 import { WebSocket, WebSocketServer } from "ws"
 import { AppOptions, type ServerOptions } from "./AppOptions.js"
 import { JsonRpcServer, maxMessageBytes } from "./JsonRpcServer.js"
+import { OAuthLogins } from "./OAuthLogins.js"
 
 /** The WebSocket listener could not start. */
 export class ListenError extends Data.TaggedError("ListenError")<{ readonly message: string }> {}
@@ -93,11 +98,32 @@ const refuse = (socket: Duplex, status: 401 | 403) => {
 const toBuffer = (data: WebSocket.RawData): Buffer =>
   Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data)
 
-/** The HTTP(S) server of the listener: plain for `ws://`, TLS for `wss://` (the TLS handshake timed like the upgrade). */
-const makeHttpServer = (options: ServerOptions): Effect.Effect<Server, ListenError> =>
+/**
+ * The HTTP(S) server of the listener: plain for `ws://`, TLS for `wss://` (the TLS handshake timed like
+ * the upgrade). A plain request is `answer`ed (the OAuth redirect of `[oauth] redirect_url`,
+ * OAuthLogins.ts) or refused with `426 Upgrade Required`.
+ */
+const makeHttpServer = (
+  options: ServerOptions,
+  answer: (url: URL) => Promise<{ readonly status: number; readonly html: string } | undefined>
+): Effect.Effect<Server, ListenError> =>
   Effect.gen(function* () {
-    const upgradeRequired = (_request: IncomingMessage, response: ServerResponse) => {
-      response.writeHead(426, { "Content-Type": "text/plain" }).end("Upgrade Required")
+    const upgradeRequired = (request: IncomingMessage, response: ServerResponse) => {
+      const refuse = () => response.writeHead(426, { "Content-Type": "text/plain" }).end("Upgrade Required")
+      if (request.method !== "GET") return refuse()
+      answer(new URL(request.url ?? "/", "http://listener")).then(
+        (page) =>
+          page === undefined
+            ? refuse()
+            : response
+                .writeHead(page.status, {
+                  "Content-Type": "text/html; charset=utf-8",
+                  "Cache-Control": "no-store",
+                  Connection: "close"
+                })
+                .end(page.html),
+        () => response.writeHead(500, { "Content-Type": "text/plain" }).end("Internal Server Error")
+      )
     }
     if (options.listen?.secure !== true || options.tls === undefined) return createServer(upgradeRequired)
     const tls = options.tls
@@ -192,7 +218,14 @@ export const layer: Layer.Layer<never, ListenError, JsonRpcServer | AppOptions> 
       maxPayload: maxFrameBytes,
       handleProtocols: (protocols) => gate.selectProtocol(protocols)
     })
-    const http = yield* makeHttpServer(options)
+    // the OAuth redirect of `[oauth] redirect_url`, completed by this app-server's logins
+    const logins = yield* Effect.serviceOption(OAuthLogins)
+    const runtime = yield* Effect.runtime<never>()
+    const answer = (url: URL) =>
+      Option.isNone(logins)
+        ? Promise.resolve(undefined)
+        : Runtime.runPromise(runtime, Effect.map(logins.value.redirected(url), Option.getOrUndefined))
+    const http = yield* makeHttpServer(options, answer)
     // Every TCP connection counts, handshaking or open; one over the cap is closed by Node on arrival.
     http.maxConnections = limits.maxConnections
     http.on("drop", (data?: { readonly remoteAddress?: string; readonly remotePort?: number }) =>

@@ -701,6 +701,67 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
       }),
     90_000
   )
+
+  it.scopedLive(
+    "[oauth] redirect_url: a login started on A is completed by the instance its redirect reaches (C), from the login kept in the store; A's and B's clients are told",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* freshDatabase(clusterUrl!)
+        const server = yield* Effect.acquireRelease(
+          Effect.promise(() => startOAuthHttp(exampleSpec())),
+          (f) => Effect.promise(() => f.close())
+        )
+        const ports = yield* Effect.all([freePort("127.0.0.1"), freePort("127.0.0.1"), freePort("127.0.0.1")])
+        // the load balancer's address in production; here C's listener, where every redirect goes
+        const redirectUrl = `http://127.0.0.1:${ports[2]}/oauth/callback`
+        const config = writeConfig(tempDir(), {
+          ...clusteredOn(url, { docs: { url: server.url } }),
+          oauth: { redirect_url: redirectUrl }
+        })
+        const [a, b, c] = yield* Effect.all(
+          ports.map((port) => instance(config, ["--listen", `ws://127.0.0.1:${port}`])),
+          { concurrency: "unbounded" }
+        )
+        const completion = (client: AppServerClient.Service) =>
+          Effect.map(client.subscribeRaw, (queue) =>
+            Effect.flatMap(Queue.take(queue), function next(n): Effect.Effect<unknown> {
+              return n.method === "mcpServer/oauth/loginCompleted"
+                ? Effect.succeed(n.params)
+                : Effect.flatMap(Queue.take(queue), next)
+            }).pipe(Effect.timeoutFail({ duration: "30 seconds", onTimeout: () => new Error("no loginCompleted") }))
+          )
+        const [onA, onB] = yield* Effect.all([completion(a), completion(b)])
+        const started = (yield* a.request("mcpServer/oauth/login", { server: "docs" })).authorizationUrl
+        assert.strictEqual(new URL(started).searchParams.get("redirect_uri"), redirectUrl)
+        assert.strictEqual((yield* b.request("mcpServer/oauth/login", { server: "docs" })).authorizationUrl, started)
+        // a redirect with another state is a stray: answered 400, the login goes on; another path is not served
+        const stray = yield* Effect.promise(() => fetch(`${redirectUrl}?code=x&state=forged.ZG9jcw`))
+        assert.strictEqual(stray.status, 400)
+        const other = yield* Effect.promise(() => fetch(`http://127.0.0.1:${ports[2]}/elsewhere`))
+        assert.strictEqual(other.status, 426)
+        // the browser's redirect reaches C, which asked for nothing: C exchanges the code
+        assert.strictEqual(yield* Effect.promise(() => followAuthorization(started)), 200)
+        const [endA, endB] = yield* Effect.all([onA, onB], { concurrency: "unbounded" })
+        assert.deepStrictEqual(endA, { server: "docs", success: true })
+        assert.deepStrictEqual(endB, { server: "docs", success: true })
+        assert.strictEqual(server.counts.codeExchanges, 1)
+        for (const client of [a, b, c]) {
+          const docs = yield* AppServerClient.awaitServer(client, "docs", {
+            timeout: "30 seconds",
+            until: (entry) => entry.status === "ready"
+          })
+          assert.strictEqual(docs.auth, "loggedIn")
+        }
+        // the same redirect again: the login it belonged to is over
+        const replayed = yield* Effect.promise(() => followAuthorization(started))
+        assert.strictEqual(replayed, 400)
+        // nothing of the login is readable in the database: the row is sealed
+        const rows = yield* psql(url, "SELECT string_agg(t::text, E'\\n') FROM oauth_tokens t")
+        for (const secret of server.secrets()) assert.notInclude(rows, secret)
+        assert.notInclude(rows, "code_verifier")
+      }),
+    90_000
+  )
 })
 
 describe("a clustered app-server without PostgreSQL", () => {

@@ -9,6 +9,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
@@ -126,6 +127,16 @@ const databaseText = (url: string) =>
     for (const table of tables) rows.push(yield* psql(url, `SELECT string_agg(t::text, E'\\n') FROM "${table}" t`))
     return rows.join("\n")
   })
+
+/** A loopback port free now. */
+const freePort = Effect.async<number>((resume) => {
+  const listener = createServer()
+  listener.listen(0, "127.0.0.1", () => {
+    const address = listener.address()
+    const port = typeof address === "object" && address !== null ? address.port : 0
+    listener.close(() => resume(Effect.succeed(port)))
+  })
+})
 
 const configFor = (server: OAuthFixture) => writeConfig(tempDir(), { mcp_servers: { docs: { url: server.url } } })
 
@@ -262,6 +273,65 @@ describe("mcpServer/oauth/login", () => {
         const stored = yield* databaseText(url)
         assert.include(stored, threadId) // the dump holds the thread's records
         assertNoSecret(server, [app.stderr(), JSON.stringify(app.messages), listed, stored].join("\n"))
+      }),
+    60000
+  )
+
+  it.scopedLive(
+    "[oauth] redirect_url: the --listen listener receives the redirect; the login is kept in the token store, so the next app-server completes it after a restart",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* fixture
+        const port = yield* freePort
+        const redirectUrl = `http://127.0.0.1:${port}/oauth/callback`
+        const config = writeConfig(tempDir(), {
+          mcp_servers: { docs: { url: server.url } },
+          oauth: { redirect_url: redirectUrl }
+        })
+        const dataDir = tempDir()
+        const args = ["--listen", `ws://127.0.0.1:${port}`]
+        const first = yield* startInitialized({ config, dataDir, args })
+        yield* waitSettled(first)
+        const url = resultOf(yield* first.request("mcpServer/oauth/login", { server: "docs" }))
+          .authorizationUrl as string
+        assert.strictEqual(new URL(url).searchParams.get("redirect_uri"), redirectUrl)
+        // the app-server stops before the browser comes back; the next one on the same data dir
+        first.child.kill("SIGTERM")
+        yield* first.exited()
+        const second = yield* startInitialized({ config, dataDir, args })
+        yield* waitSettled(second)
+        // one login at a time, across the restart: a login asked for now is the one kept
+        const again = resultOf(yield* second.request("mcpServer/oauth/login", { server: "docs" }))
+        assert.strictEqual(again.authorizationUrl, url)
+        assert.strictEqual(yield* Effect.promise(() => followAuthorization(url)), 200)
+        const done = yield* second.waitFor((m) => m.method === "mcpServer/oauth/loginCompleted", "20 seconds")
+        assert.deepStrictEqual(done.params, { server: "docs", success: true })
+        const after = yield* waitSettled(second)
+        assert.deepStrictEqual(
+          after.map((s) => ({ name: s.name, status: s.status, auth: s.auth })),
+          [{ name: "docs", status: "ready", auth: "loggedIn" }]
+        )
+        // the kept login ended with it: the file holds the tokens, not the verifier or the state
+        const stored = readFileSync(join(dataDir, "oauth-tokens.json"), "utf8")
+        assert.notInclude(stored, "pending_login")
+        assert.notInclude(stored, new URL(url).searchParams.get("state")!)
+
+        // a refusal the redirect brings ends the login as failed, with the loopback listener's page
+        const next = resultOf(yield* second.request("mcpServer/oauth/login", { server: "docs" }))
+          .authorizationUrl as string
+        const refused = new URL(next)
+        refused.searchParams.set("code_challenge_method", "plain")
+        assert.strictEqual(yield* Effect.promise(() => followAuthorization(refused.href)), 400)
+        const failed = yield* second.waitFor(
+          (m) => m.method === "mcpServer/oauth/loginCompleted" && (m.params as { success?: boolean }).success === false,
+          "20 seconds"
+        )
+        assert.deepStrictEqual(failed.params, {
+          server: "docs",
+          success: false,
+          error: Messages.oauth.refused("docs", "invalid_request (PKCE with S256 is required)")
+        })
+        assertNoSecret(server, [first.stderr(), second.stderr(), JSON.stringify(second.messages)].join("\n"))
       }),
     60000
   )

@@ -454,6 +454,39 @@ export const clusterDefaults: ClusterConfig = {
   lockExpirationSec: 35
 }
 
+/** A redirect URI the browser is sent back to: https (http only on a loopback host), a path, no query or fragment. */
+const RedirectUrl = Schema.String.pipe(
+  Schema.filter(
+    (s) => {
+      const refused =
+        "must be an https:// URL with a path and no query (http:// only on a loopback host), where the app-server's --listen listener is reached"
+      try {
+        const u = new URL(s)
+        const loopback = u.hostname === "localhost" || u.hostname === "127.0.0.1" || u.hostname === "[::1]"
+        const scheme = u.protocol === "https:" || (u.protocol === "http:" && loopback)
+        return (scheme && u.pathname !== "/" && u.search === "" && u.hash === "" && u.username === "") || refused
+      } catch {
+        return refused
+      }
+    },
+    { jsonSchema: { pattern: "^https?://" } }
+  )
+)
+
+/**
+ * `[oauth] redirect_url`: the redirect URI of logins through the app-server (`mcpServer/oauth/login`),
+ * served by its `--listen` listener at that path, instead of a loopback listener of its own
+ * (docs/oauth.md): a browser on another machine, or any instance of a cluster, completes the login.
+ */
+export const OAuthConfig = table(
+  Schema.Struct({
+    /** The public URL of the redirect (behind a load balancer: the balancer's), routed to the listener. */
+    redirectUrl: opt(RedirectUrl).pipe(Schema.fromKey("redirect_url"))
+  })
+)
+/** `[oauth]`: how logins through the app-server receive the browser's redirect. */
+export type OAuthConfig = typeof OAuthConfig.Type
+
 /** The `[widgets]` defaults. */
 export const widgetsDefaults: WidgetsConfig = { enabled: true, pagePort: 0, sandboxPort: 0 }
 
@@ -614,7 +647,9 @@ const sections = {
   /** `[changes]`: the bounds of the body store (the bodies threads read); absent means {@link changesDefaults}. */
   changes: opt(ChangesConfig),
   /** `[cluster]`: several app-servers on one PostgreSQL store as one service; absent means {@link clusterDefaults}. */
-  cluster: opt(ClusterConfig)
+  cluster: opt(ClusterConfig),
+  /** `[oauth]`: where logins through the app-server receive the browser's redirect; absent: a loopback listener per login. */
+  oauth: opt(OAuthConfig)
 }
 
 /** The whole config, defaults applied: the tables' decoded forms and the servers. */

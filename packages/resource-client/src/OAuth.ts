@@ -17,6 +17,7 @@ import { Deferred, Duration, Effect, Option, Schema, type Scope } from "effect"
 import * as NodeCrypto from "node:crypto"
 import * as NodeHttp from "node:http"
 import { makeProvider, type OAuthContext, type Session, scopeList, scopeUnion, withExpiry } from "./internal/oauth.js"
+import type { FetchLike } from "@modelcontextprotocol/client"
 import { discover } from "./internal/oauthDiscovery.js"
 import { loadCredentials, requestTokens } from "./internal/oauthGrant.js"
 import * as Sdk from "./internal/sdk.js"
@@ -43,6 +44,26 @@ export interface LoginOptions {
   /** How long `completion` waits for the redirect (default 300 s). */
   readonly timeoutSec?: number
 }
+
+/** A login whose redirect is served elsewhere ({@link startStoredLogin}). */
+export interface StoredLoginOptions {
+  /** The redirect URI (an app-server's `[oauth] redirect_url`), registered as is. */
+  readonly redirectUrl: string
+  /** How long the stored login may be completed (default 300 s). */
+  readonly timeoutSec?: number
+}
+
+/** A started stored login: the URL to open, and when the stored login expires (ms since the epoch). */
+export interface StoredLoginStart {
+  readonly authorizationUrl: string
+  readonly expiresAt: number
+}
+
+/**
+ * A redirect that belongs to no login in progress of its server (none is stored, its `state` is another
+ * one's, or it came after the login expired): answered as a stray, the login in progress goes on.
+ */
+export class StrayRedirect extends Schema.TaggedError<StrayRedirect>()("StrayRedirect", { message: Schema.String }) {}
 
 /** The path of the loopback redirect URI. */
 export const callbackPath = "/callback"
@@ -74,6 +95,17 @@ const unsafeScheme = (url: URL): string | undefined =>
 
 /** The page the browser shows after the redirect. */
 const page = (title: string) => `<!doctype html><meta charset="utf-8"><title>mcp-resources</title><p>${title}</p>\n`
+
+/**
+ * The answer to a redirect another process serves ({@link completeStoredLogin}): the status and page
+ * the loopback listener would answer for a login that completed, failed, or a stray redirect.
+ */
+export const redirectPage = (
+  outcome: "done" | "failed" | "stray"
+): { readonly status: number; readonly html: string } =>
+  outcome === "done"
+    ? { status: 200, html: page(Messages.oauth.pageDone) }
+    : { status: 400, html: page(outcome === "failed" ? Messages.oauth.pageFailed : Messages.oauth.pageWrongState) }
 
 /** Whether a redirect's `state` is the login's (compared in constant time). */
 const sameState = (received: string | null, state: string): boolean => {
@@ -134,16 +166,164 @@ export const startLogin = (
   const redact = Effect.mapError((error: LoginError) =>
     entry.transport._tag === "http" ? loginError(ServerUrl.redactIn(error.message, entry.transport.url)) : error
   )
-  return startLoginOf(entry, options).pipe(
+  return startLoginOf(entry, options, undefined).pipe(
     redact,
     Effect.map((start) => ({ ...start, completion: redact(start.completion) }))
   )
 }
 
+/**
+ * Starts the login of one HTTP entry whose redirect another process serves (an app-server's listener
+ * at `options.redirectUrl`): no loopback listener; the login in progress, with what its code exchange
+ * needs (the PKCE verifier, the state, the registered client), is kept in the `TokenStore` entry as
+ * `pending_login` until {@link completeStoredLogin} finishes it, in any process sharing the store.
+ * An entry with a non-interactive grant gets its tokens at once (the URL is then empty).
+ */
+export const startStoredLogin = (
+  entry: ServerEntry,
+  options: StoredLoginOptions
+): Effect.Effect<StoredLoginStart, LoginError, TokenStore | Scope.Scope> =>
+  startLoginOf(
+    entry,
+    { ...(options.timeoutSec !== undefined ? { timeoutSec: options.timeoutSec } : {}) },
+    options.redirectUrl
+  ).pipe(
+    Effect.mapError((error: LoginError) =>
+      entry.transport._tag === "http" ? loginError(ServerUrl.redactIn(error.message, entry.transport.url)) : error
+    ),
+    Effect.map((start) => ({ authorizationUrl: start.authorizationUrl, expiresAt: start.expiresAt ?? 0 }))
+  )
+
+/** The server a stored login's redirect names in its `state` (after the dot), if it names one. */
+export const serverOfState = (state: string | null): string | undefined => {
+  const dot = state?.indexOf(".") ?? -1
+  if (state === null || dot < 0) return undefined
+  const name = Buffer.from(state.slice(dot + 1), "base64url").toString("utf8")
+  return name === "" ? undefined : name
+}
+
+/**
+ * Finishes the stored login of `entry` with its redirect's query `params`: the state must be the
+ * stored login's (compared in constant time) and the login not expired, else {@link StrayRedirect}
+ * (nothing changes). The authorization server's refusal, or a failed code exchange, fails with its
+ * {@link LoginError}; success stores the tokens in place of the login in progress.
+ */
+export const completeStoredLogin = (
+  entry: ServerEntry,
+  params: URLSearchParams
+): Effect.Effect<void, LoginError | StrayRedirect, TokenStore | Scope.Scope> =>
+  Effect.gen(function* () {
+    const transport = entry.transport
+    const stray = new StrayRedirect({ message: Messages.oauth.pageWrongState })
+    if (transport._tag !== "http" || !usesOAuth(transport)) return yield* Effect.fail(stray)
+    const store = yield* TokenStore
+    const key = { server: entry.name, url: transport.url }
+    const stored = Option.getOrUndefined(
+      yield* store.get(key).pipe(Effect.mapError((error) => loginError(error.message)))
+    )
+    const pending = stored?.pending_login
+    if (
+      pending?.state === undefined ||
+      pending.code_verifier === undefined ||
+      pending.redirect_url === undefined ||
+      !sameState(params.get("state"), pending.state) ||
+      pending.expires_at <= Date.now()
+    ) {
+      return yield* Effect.fail(stray)
+    }
+    const sdk = (yield* Sdk.load).client
+    const runtime = yield* Effect.runtime<never>()
+    const client = yield* oauthClient(transport).pipe(Effect.mapError((error) => loginError(error.message)))
+    const outgoing = yield* Effect.acquireRelease(outgoingFetch, (fetch) => Effect.promise(() => fetch.close()))
+    const ctx: OAuthContext = {
+      key,
+      store,
+      runtime,
+      ...(client !== undefined ? { client } : {}),
+      ...(transport.oauthClientMetadataUrl !== undefined ? { clientMetadataUrl: transport.oauthClientMetadataUrl } : {})
+    }
+    const session: Session = {
+      entry: {
+        ...(pending.client !== undefined ? { client: pending.client } : {}),
+        ...(pending.discovery !== undefined ? { discovery: pending.discovery } : {})
+      },
+      redirectUrl: pending.redirect_url,
+      verifier: pending.code_verifier,
+      state: pending.state
+    }
+    const discovery = {
+      ...(pending.resource_metadata_url !== undefined
+        ? { resourceMetadataUrl: new URL(pending.resource_metadata_url) }
+        : {}),
+      ...(pending.scope !== undefined ? { scope: pending.scope } : {})
+    }
+    yield* exchange(entry.name, sdk, makeProvider(ctx, session, "login"), session, params, {
+      serverUrl: new URL(transport.url),
+      fetchFn: outgoing.fetch,
+      discovery
+    })
+    yield* store
+      .set(key, { ...session.entry, redirect_url: pending.redirect_url })
+      .pipe(Effect.mapError((error) => loginError(error.message)))
+  }).pipe(
+    Effect.mapError((error) =>
+      error._tag === "LoginError" && entry.transport._tag === "http"
+        ? loginError(ServerUrl.redactIn(error.message, entry.transport.url))
+        : error
+    )
+  )
+
+/**
+ * The redirect's outcome: the state, the authorization server's refusal, the code, then the code
+ * exchange (the provider's session holds the tokens afterwards).
+ */
+const exchange = (
+  name: string,
+  sdk: Sdk.Sdk["client"],
+  provider: ReturnType<typeof makeProvider>,
+  session: Session,
+  params: URLSearchParams,
+  request: {
+    readonly serverUrl: URL
+    readonly fetchFn: FetchLike
+    readonly discovery: { readonly resourceMetadataUrl?: URL; readonly scope?: string }
+  }
+): Effect.Effect<void, LoginError> =>
+  Effect.gen(function* () {
+    if (params.get("state") !== session.state) {
+      return yield* Effect.fail(loginError(Messages.oauth.stateMismatch(name)))
+    }
+    const refused = params.get("error")
+    if (refused !== null) {
+      const description = params.get("error_description")
+      return yield* Effect.fail(
+        loginError(Messages.oauth.refused(name, Messages.startup.oauth(refused, description ?? undefined)))
+      )
+    }
+    const code = params.get("code")
+    if (code === null || code === "") return yield* Effect.fail(loginError(Messages.oauth.noCode(name)))
+    const iss = params.get("iss")
+    const exchanged = yield* Effect.tryPromise({
+      try: () =>
+        sdk.auth(provider, {
+          serverUrl: request.serverUrl,
+          fetchFn: request.fetchFn,
+          authorizationCode: code,
+          ...(iss !== null ? { iss } : {}),
+          ...request.discovery
+        }),
+      catch: (error) => loginError(Messages.oauth.failed(name, withoutBody(errorText(error))))
+    })
+    if (exchanged !== "AUTHORIZED" || session.entry.tokens === undefined) {
+      return yield* Effect.fail(loginError(Messages.oauth.failed(name, "no token was issued")))
+    }
+  })
+
 const startLoginOf = (
   entry: ServerEntry,
-  options: LoginOptions
-): Effect.Effect<LoginStart, LoginError, TokenStore | Scope.Scope> =>
+  options: LoginOptions,
+  storedRedirect: string | undefined
+): Effect.Effect<LoginStart & { readonly expiresAt?: number }, LoginError, TokenStore | Scope.Scope> =>
   Effect.gen(function* () {
     const transport = entry.transport
     if (transport._tag !== "http") return yield* Effect.fail(loginError(Messages.oauth.notHttp(entry.name)))
@@ -235,13 +415,19 @@ const startLoginOf = (
       return { authorizationUrl: "", redirectUrl: "", completion: Effect.void }
     }
 
-    // the loopback listener of the redirect
+    // the loopback listener of the redirect, unless another process serves it (the state then names
+    // the server, so that whoever receives the redirect finds the stored login)
     const received = yield* Deferred.make<URLSearchParams>()
-    const state = NodeCrypto.randomBytes(16).toString("base64url")
-    const server = yield* listen(transport.oauthRedirectPort ?? 0, state, received)
-    const address = server.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    const redirectUrl = `http://127.0.0.1:${port}${callbackPath}`
+    const nonce = NodeCrypto.randomBytes(16).toString("base64url")
+    const state =
+      storedRedirect === undefined ? nonce : `${nonce}.${Buffer.from(entry.name, "utf8").toString("base64url")}`
+    const redirectUrl =
+      storedRedirect ??
+      (yield* Effect.map(listen(transport.oauthRedirectPort ?? 0, state, received), (server) => {
+        const address = server.address()
+        const port = typeof address === "object" && address !== null ? address.port : 0
+        return `http://127.0.0.1:${port}${callbackPath}`
+      }))
 
     // a registered client is bound to its redirect URI: kept only when it is the same
     const storedClient = stored?.client
@@ -283,6 +469,31 @@ const startLoginOf = (
       return yield* Effect.fail(loginError(Messages.oauth.unsafeAuthorizationEndpoint(entry.name, scheme)))
     }
     const timeoutSec = options.timeoutSec ?? 300
+    if (storedRedirect !== undefined) {
+      // kept for whoever receives the redirect (completeStoredLogin): a login asked for since replaces it
+      const expiresAt = Date.now() + timeoutSec * 1000
+      const current = Option.getOrUndefined(
+        yield* store.get(key).pipe(Effect.mapError((error) => loginError(error.message)))
+      )
+      const { login_failure: _, ...kept } = current ?? {}
+      yield* store
+        .set(key, {
+          ...kept,
+          pending_login: {
+            authorization_url: session.authorizationUrl.href,
+            expires_at: expiresAt,
+            state,
+            code_verifier: session.verifier ?? "",
+            redirect_url: redirectUrl,
+            ...(scope !== undefined ? { scope } : {}),
+            ...(resourceMetadataUrl !== undefined ? { resource_metadata_url: resourceMetadataUrl.href } : {}),
+            ...(session.entry.client !== undefined ? { client: session.entry.client } : {}),
+            ...(session.entry.discovery !== undefined ? { discovery: session.entry.discovery } : {})
+          }
+        })
+        .pipe(Effect.mapError((error) => loginError(error.message)))
+      return { authorizationUrl: session.authorizationUrl.href, redirectUrl, completion: Effect.void, expiresAt }
+    }
     const completion = Effect.gen(function* () {
       const params = yield* Deferred.await(received).pipe(
         Effect.timeoutFail({
@@ -290,33 +501,7 @@ const startLoginOf = (
           onTimeout: () => loginError(Messages.oauth.timedOut(entry.name, timeoutSec))
         })
       )
-      if (params.get("state") !== session.state) {
-        return yield* Effect.fail(loginError(Messages.oauth.stateMismatch(entry.name)))
-      }
-      const refused = params.get("error")
-      if (refused !== null) {
-        const description = params.get("error_description")
-        return yield* Effect.fail(
-          loginError(Messages.oauth.refused(entry.name, Messages.startup.oauth(refused, description ?? undefined)))
-        )
-      }
-      const code = params.get("code")
-      if (code === null || code === "") return yield* Effect.fail(loginError(Messages.oauth.noCode(entry.name)))
-      const iss = params.get("iss")
-      const exchanged = yield* Effect.tryPromise({
-        try: () =>
-          auth(provider, {
-            serverUrl,
-            fetchFn,
-            authorizationCode: code,
-            ...(iss !== null ? { iss } : {}),
-            ...discovery
-          }),
-        catch: (error) => loginError(Messages.oauth.failed(entry.name, withoutBody(errorText(error))))
-      })
-      if (exchanged !== "AUTHORIZED" || session.entry.tokens === undefined) {
-        return yield* Effect.fail(loginError(Messages.oauth.failed(entry.name, "no token was issued")))
-      }
+      yield* exchange(entry.name, sdk, provider, session, params, { serverUrl, fetchFn, discovery })
       yield* save
     })
     return { authorizationUrl: session.authorizationUrl.href, redirectUrl, completion }

@@ -50,7 +50,24 @@ export const Entry = Schema.Struct({
    * since the epoch). Another app-server on the same store answers this URL instead of starting a
    * second login; the login's end removes it.
    */
-  pending_login: Schema.optional(Schema.Struct({ authorization_url: Schema.String, expires_at: Schema.Number })),
+  pending_login: Schema.optional(
+    Schema.Struct({
+      authorization_url: Schema.String,
+      expires_at: Schema.Number,
+      /**
+       * A login whose redirect an app-server's listener serves (`[oauth] redirect_url`): what its code
+       * exchange needs, so that whichever process receives the redirect completes it (OAuth.ts
+       * `completeStoredLogin`).
+       */
+      state: Schema.optional(Schema.String),
+      code_verifier: Schema.optional(Schema.String),
+      redirect_url: Schema.optional(Schema.String),
+      scope: Schema.optional(Schema.String),
+      resource_metadata_url: Schema.optional(Schema.String),
+      client: Schema.optional(Records.record(Schema.Unknown)),
+      discovery: Schema.optional(Schema.Unknown)
+    })
+  ),
   /** Why the last login through an app-server failed (a message, never a secret); a successful login removes it. */
   login_failure: Schema.optional(Schema.String)
 })

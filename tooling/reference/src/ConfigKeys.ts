@@ -242,6 +242,16 @@ export const keys: Readonly<Record<string, KeyDoc>> = {
     meaning:
       "How long a dead instance's shard locks hold before a survivor takes its threads over (and closes the calls the dead one left open as `interrupted`)."
   },
+  oauth: {
+    default: "—",
+    meaning:
+      "How logins through the app-server (`mcpServer/oauth/login`) receive the browser's redirect ([oauth.md](oauth.md))."
+  },
+  "oauth.redirect_url": {
+    default: "none (a loopback listener per login)",
+    meaning:
+      "The redirect URI of logins through the app-server: an `https://` URL with a path (`http://` only on a loopback host) that reaches its `--listen` listener, which answers that path; the login in progress is kept in the token store, so the instance the redirect reaches completes it (a browser on another machine, any instance of a cluster). Requires `--listen`; `mcp-resources login` keeps its loopback listener."
+  },
   resources: {
     default: "no rules",
     meaning: "Resource rules of every server ([policy.md](policy.md)); a server's own table adds to them."
