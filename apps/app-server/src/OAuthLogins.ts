@@ -366,6 +366,11 @@ export class OAuthLogins extends Context.Tag("@mcp-resources/app-server/OAuthLog
           if (server === undefined || entry === undefined || entry.transport._tag !== "http") {
             return Option.some(OAuth.redirectPage("stray"))
           }
+          // a stray or forged redirect is turned away before it takes the login's lock (a refresh takes it too)
+          const ours = yield* OAuth.isStoredLoginRedirect(entry, url.searchParams).pipe(
+            Effect.provideService(TokenStore.TokenStore, store)
+          )
+          if (!ours) return Option.some(OAuth.redirectPage("stray"))
           const key = { server, url: entry.transport.url }
           const completed = yield* exclusively(
             key,

@@ -746,6 +746,14 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
         assert.strictEqual(stray.status, 400)
         const other = yield* Effect.promise(() => fetch(`http://127.0.0.1:${ports[2]}/elsewhere`))
         assert.strictEqual(other.status, 426)
+        const posted = yield* Effect.promise(() =>
+          fetch(`${redirectUrl}?code=x&state=forged.ZG9jcw`, { method: "POST" })
+        )
+        assert.strictEqual(posted.status, 426)
+        const unknown = yield* Effect.promise(() =>
+          fetch(`${redirectUrl}?code=x&state=forged.${Buffer.from("nope").toString("base64url")}`)
+        )
+        assert.strictEqual(unknown.status, 400)
         // the browser's redirect reaches C, which asked for nothing: C exchanges the code
         assert.strictEqual(yield* Effect.promise(() => followAuthorization(started)), 200)
         const [endA, endB] = yield* Effect.all([onA, onB], { concurrency: "unbounded" })

@@ -203,6 +203,28 @@ export const serverOfState = (state: string | null): string | undefined => {
 }
 
 /**
+ * Whether a redirect's `params` carry the `state` of the stored login of `entry` in progress (compared
+ * in constant time; an expired one does not count). A cheap check without any lock, so that a stray or
+ * forged redirect is turned away before anything waits for the login.
+ */
+export const isStoredLoginRedirect = (
+  entry: ServerEntry,
+  params: URLSearchParams
+): Effect.Effect<boolean, never, TokenStore> =>
+  Effect.gen(function* () {
+    const transport = entry.transport
+    if (transport._tag !== "http") return false
+    const store = yield* TokenStore
+    const stored = yield* store
+      .get({ server: entry.name, url: transport.url })
+      .pipe(Effect.orElseSucceed(() => Option.none()))
+    const pending = Option.getOrUndefined(stored)?.pending_login
+    return (
+      pending?.state !== undefined && pending.expires_at > Date.now() && sameState(params.get("state"), pending.state)
+    )
+  })
+
+/**
  * Finishes the stored login of `entry` with its redirect's query `params`: the state must be the
  * stored login's (compared in constant time) and the login not expired, else {@link StrayRedirect}
  * (nothing changes). The authorization server's refusal, or a failed code exchange, fails with its
