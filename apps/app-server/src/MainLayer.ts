@@ -135,9 +135,10 @@ export const layer = (
               Layer.provideMerge(cluster.owners(cluster.settings, config.persistence.url)),
               Layer.provideMerge(bound)
             )
-      const transports = Layer.mergeAll(
-        options.stdio ? StdioServerTransport.layer : Layer.empty,
-        options.listen !== undefined ? webSocketLayer : Layer.empty
+      // the listener listens before standard input is read: a client that initialized over stdio can
+      // reach it at once (the redirect of `[oauth] redirect_url` too)
+      const transports = (options.stdio ? StdioServerTransport.layer : Layer.empty).pipe(
+        Layer.provideMerge(options.listen !== undefined ? webSocketLayer : Layer.empty)
       )
       return transports.pipe(Layer.provideMerge(server))
     })

@@ -104,6 +104,13 @@ export class OAuthLogins extends Context.Tag("@mcp-resources/app-server/OAuthLog
       const layerScope = yield* Effect.scope
       const pending = new Map<string, Pending>()
 
+      /** The server comes up with its tokens: a new connection set of the current config (a failure is logged). */
+      const reloadSet = Effect.flatMap(client.config, (config) => client.reload(ServerEntry.fromConfig(config))).pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.logWarning("the connection set after an OAuth login did not start", cause)
+        )
+      )
+
       /** Ends a login waited for here: the server comes up on success, then every connection that asked is told. */
       const end = (login: Pending, outcome: Outcome) =>
         Effect.gen(function* () {
@@ -114,14 +121,7 @@ export class OAuthLogins extends Context.Tag("@mcp-resources/app-server/OAuthLog
           if (expiry !== undefined) yield* Fiber.interruptFork(expiry)
           if (outcome.success) {
             yield* Effect.logInfo("OAuth login completed").pipe(Effect.annotateLogs({ server: login.server }))
-            // the server comes up with its tokens: a new set of the current config
-            yield* client
-              .reload(ServerEntry.fromConfig(yield* client.config))
-              .pipe(
-                Effect.catchAllCause((cause) =>
-                  Effect.logWarning("the connection set after an OAuth login did not start", cause)
-                )
-              )
+            yield* reloadSet
           } else {
             yield* Effect.logWarning("OAuth login failed").pipe(
               Effect.annotateLogs({ server: login.server, error: outcome.error ?? "" })
@@ -325,12 +325,12 @@ export class OAuthLogins extends Context.Tag("@mcp-resources/app-server/OAuthLog
       const endIfStored = (login: Pending) =>
         Effect.flatMap(storedOutcome(login), Option.match({ onNone: () => Effect.void, onSome: (o) => end(login, o) }))
 
-      const remoteLogins = (server?: string) =>
+      const followedLogins = (server?: string) =>
         [...pending.values()].filter((login) => login.followed && (server === undefined || login.server === server))
 
       const ended: Service["ended"] = (server) =>
         Effect.gen(function* () {
-          const waiting = remoteLogins(server)
+          const waiting = followedLogins(server)
           if (waiting.length > 0) return yield* Effect.forEach(waiting, endIfStored, { discard: true })
           // nobody here waited: the server still comes up with the tokens stored elsewhere
           const config = yield* client.config
@@ -345,13 +345,7 @@ export class OAuthLogins extends Context.Tag("@mcp-resources/app-server/OAuthLog
           })
           if (Option.isSome(outcome) && outcome.value.success) {
             yield* Effect.logInfo("OAuth login completed elsewhere").pipe(Effect.annotateLogs({ server }))
-            yield* client
-              .reload(ServerEntry.fromConfig(config))
-              .pipe(
-                Effect.catchAllCause((cause) =>
-                  Effect.logWarning("the connection set after an OAuth login did not start", cause)
-                )
-              )
+            yield* reloadSet
           }
         })
 
@@ -403,7 +397,7 @@ export class OAuthLogins extends Context.Tag("@mcp-resources/app-server/OAuthLog
         login,
         ended,
         redirected,
-        missed: Effect.suspend(() => Effect.forEach(remoteLogins(), endIfStored, { discard: true }))
+        missed: Effect.suspend(() => Effect.forEach(followedLogins(), endIfStored, { discard: true }))
       })
     })
   )

@@ -151,6 +151,16 @@ const fixtureLog = (client: AppServerClient.Service, until?: string) =>
     return JSON.parse(result.content[0]!.text) as ChangesLog
   })
 
+/** From now on, the client's `mcpServer/oauth/loginCompleted` params, one per run of the answered effect (30 s at most). */
+const loginCompletions = (client: AppServerClient.Service) =>
+  Effect.map(client.subscribeRaw, (queue) =>
+    Effect.flatMap(Queue.take(queue), function next(n): Effect.Effect<unknown> {
+      return n.method === "mcpServer/oauth/loginCompleted"
+        ? Effect.succeed(n.params)
+        : Effect.flatMap(Queue.take(queue), next)
+    }).pipe(Effect.timeoutFail({ duration: "30 seconds", onTimeout: () => new Error("no loginCompleted") }))
+  )
+
 const isChanged = (uri: string) => (n: AppServerClient.RawNotification) =>
   n.method === "mcp/resource/changed" && (n.params as { uri?: unknown }).uri === uri
 
@@ -647,15 +657,7 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
           const docs = yield* AppServerClient.awaitServer(client, "docs", { timeout: "30 seconds" })
           assert.deepStrictEqual([docs.status, docs.auth], ["failed", "loginRequired"])
         }
-        const completions = (client: AppServerClient.Service) =>
-          Effect.map(client.subscribeRaw, (queue) =>
-            Effect.flatMap(Queue.take(queue), function next(n): Effect.Effect<unknown> {
-              return n.method === "mcpServer/oauth/loginCompleted"
-                ? Effect.succeed(n.params)
-                : Effect.flatMap(Queue.take(queue), next)
-            }).pipe(Effect.timeoutFail({ duration: "30 seconds", onTimeout: () => new Error("no loginCompleted") }))
-          )
-        const [onA, onB, onC] = yield* Effect.all([completions(a), completions(b), completions(c)])
+        const [onA, onB, onC] = yield* Effect.all([loginCompletions(a), loginCompletions(b), loginCompletions(c)])
         const login = (client: AppServerClient.Service) =>
           Effect.map(client.request("mcpServer/oauth/login", { server: "docs" }), (r) => r.authorizationUrl)
         // A starts the login; B, asked while it is in progress, answers the same URL: one flow
@@ -729,15 +731,7 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
           ports.map((port) => instance(config, ["--listen", `ws://127.0.0.1:${port}`])),
           { concurrency: "unbounded" }
         )
-        const completion = (client: AppServerClient.Service) =>
-          Effect.map(client.subscribeRaw, (queue) =>
-            Effect.flatMap(Queue.take(queue), function next(n): Effect.Effect<unknown> {
-              return n.method === "mcpServer/oauth/loginCompleted"
-                ? Effect.succeed(n.params)
-                : Effect.flatMap(Queue.take(queue), next)
-            }).pipe(Effect.timeoutFail({ duration: "30 seconds", onTimeout: () => new Error("no loginCompleted") }))
-          )
-        const [onA, onB] = yield* Effect.all([completion(a), completion(b)])
+        const [onA, onB] = yield* Effect.all([loginCompletions(a), loginCompletions(b)])
         const started = (yield* a.request("mcpServer/oauth/login", { server: "docs" })).authorizationUrl
         assert.strictEqual(new URL(started).searchParams.get("redirect_uri"), redirectUrl)
         assert.strictEqual((yield* b.request("mcpServer/oauth/login", { server: "docs" })).authorizationUrl, started)

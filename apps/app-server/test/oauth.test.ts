@@ -128,6 +128,27 @@ const databaseText = (url: string) =>
     return rows.join("\n")
   })
 
+/**
+ * Follows a login's authorization URL with PKCE downgraded to `plain`, which the fixture's
+ * authorization server refuses (redirecting back with the error); answers the final status.
+ */
+const followRefused = (authorizationUrl: string) => {
+  const refused = new URL(authorizationUrl)
+  refused.searchParams.set("code_challenge_method", "plain")
+  return Effect.promise(() => followAuthorization(refused.href))
+}
+
+/** A failed login's `loginCompleted`. */
+const isLoginFailed = (m: { readonly method?: unknown; readonly params?: unknown }) =>
+  m.method === "mcpServer/oauth/loginCompleted" && (m.params as { success?: boolean }).success === false
+
+/** `loginCompleted` of the refusal {@link followRefused} brings. */
+const pkceRefusal = {
+  server: "docs",
+  success: false,
+  error: Messages.oauth.refused("docs", "invalid_request (PKCE with S256 is required)")
+}
+
 /** A loopback port free now. */
 const freePort = Effect.async<number>((resume) => {
   const listener = createServer()
@@ -319,18 +340,9 @@ describe("mcpServer/oauth/login", () => {
         // a refusal the redirect brings ends the login as failed, with the loopback listener's page
         const next = resultOf(yield* second.request("mcpServer/oauth/login", { server: "docs" }))
           .authorizationUrl as string
-        const refused = new URL(next)
-        refused.searchParams.set("code_challenge_method", "plain")
-        assert.strictEqual(yield* Effect.promise(() => followAuthorization(refused.href)), 400)
-        const failed = yield* second.waitFor(
-          (m) => m.method === "mcpServer/oauth/loginCompleted" && (m.params as { success?: boolean }).success === false,
-          "20 seconds"
-        )
-        assert.deepStrictEqual(failed.params, {
-          server: "docs",
-          success: false,
-          error: Messages.oauth.refused("docs", "invalid_request (PKCE with S256 is required)")
-        })
+        assert.strictEqual(yield* followRefused(next), 400)
+        const failed = yield* second.waitFor(isLoginFailed, "20 seconds")
+        assert.deepStrictEqual(failed.params, pkceRefusal)
         assertNoSecret(server, [first.stderr(), second.stderr(), JSON.stringify(second.messages)].join("\n"))
       }),
     60000
@@ -388,25 +400,11 @@ describe("mcpServer/oauth/login", () => {
       // a login of the same server while one is pending answers the pending one's URL: one flow
       const pendingAgain = resultOf(yield* app.request("mcpServer/oauth/login", { server: "docs" }))
       assert.strictEqual(pendingAgain.authorizationUrl, again.authorizationUrl)
-      const refused = new URL(again.authorizationUrl as string)
-      refused.searchParams.set("code_challenge_method", "plain")
-      yield* Effect.promise(() => followAuthorization(refused.href))
-      const failed = yield* app.waitFor(
-        (m) => m.method === "mcpServer/oauth/loginCompleted" && (m.params as { success?: boolean }).success === false,
-        "20 seconds"
-      )
-      assert.deepStrictEqual(failed.params, {
-        server: "docs",
-        success: false,
-        error: Messages.oauth.refused("docs", "invalid_request (PKCE with S256 is required)")
-      })
+      yield* followRefused(again.authorizationUrl as string)
+      const failed = yield* app.waitFor(isLoginFailed, "20 seconds")
+      assert.deepStrictEqual(failed.params, pkceRefusal)
       // its end is notified once to the connection, which asked twice
-      assert.strictEqual(
-        app.messages.filter(
-          (m) => m.method === "mcpServer/oauth/loginCompleted" && (m.params as { success?: boolean }).success === false
-        ).length,
-        1
-      )
+      assert.strictEqual(app.messages.filter(isLoginFailed).length, 1)
 
       const listed = JSON.stringify(resultOf(yield* app.request("mcpServer/list", {})))
       assertNoSecret(server, [app.stderr(), JSON.stringify(app.messages), listed, storeFiles(dataDir)].join("\n"))

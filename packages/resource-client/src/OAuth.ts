@@ -254,16 +254,7 @@ export const completeStoredLogin = (
       return yield* Effect.fail(stray)
     }
     const sdk = (yield* Sdk.load).client
-    const runtime = yield* Effect.runtime<never>()
-    const client = yield* oauthClient(transport).pipe(Effect.mapError((error) => loginError(error.message)))
-    const outgoing = yield* Effect.acquireRelease(outgoingFetch, (fetch) => Effect.promise(() => fetch.close()))
-    const ctx: OAuthContext = {
-      key,
-      store,
-      runtime,
-      ...(client !== undefined ? { client } : {}),
-      ...(transport.oauthClientMetadataUrl !== undefined ? { clientMetadataUrl: transport.oauthClientMetadataUrl } : {})
-    }
+    const { ctx, fetchFn } = yield* loginContext(transport, key, store)
     const session: Session = {
       entry: {
         ...(pending.client !== undefined ? { client: pending.client } : {}),
@@ -281,7 +272,7 @@ export const completeStoredLogin = (
     }
     yield* exchange(entry.name, sdk, makeProvider(ctx, session, "login"), session, params, {
       serverUrl: new URL(transport.url),
-      fetchFn: outgoing.fetch,
+      fetchFn,
       discovery
     })
     yield* store
@@ -294,6 +285,26 @@ export const completeStoredLogin = (
         : error
     )
   )
+
+/** What a login's SDK provider works with (its pre-registered client, the store), and the fetch it sends with (closed with the scope). */
+const loginContext = (
+  transport: Extract<ServerEntry["transport"], { readonly _tag: "http" }>,
+  key: { readonly server: string; readonly url: string },
+  store: TokenStore["Type"]
+): Effect.Effect<{ readonly ctx: OAuthContext; readonly fetchFn: FetchLike }, LoginError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const runtime = yield* Effect.runtime<never>()
+    const client = yield* oauthClient(transport).pipe(Effect.mapError((error) => loginError(error.message)))
+    const outgoing = yield* Effect.acquireRelease(outgoingFetch, (fetch) => Effect.promise(() => fetch.close()))
+    const ctx: OAuthContext = {
+      key,
+      store,
+      runtime,
+      ...(client !== undefined ? { client } : {}),
+      ...(transport.oauthClientMetadataUrl !== undefined ? { clientMetadataUrl: transport.oauthClientMetadataUrl } : {})
+    }
+    return { ctx, fetchFn: outgoing.fetch }
+  })
 
 /**
  * The redirect's outcome: the state, the authorization server's refusal, the code, then the code
@@ -353,20 +364,10 @@ const startLoginOf = (
     const store = yield* TokenStore
     const sdk = (yield* Sdk.load).client
     const { auth, extractWWWAuthenticateParams } = sdk
-    const runtime = yield* Effect.runtime<never>()
-    const client = yield* oauthClient(transport).pipe(Effect.mapError((error) => loginError(error.message)))
     const grant = yield* loadCredentials(transport).pipe(Effect.mapError((error) => loginError(error.message)))
-    const outgoing = yield* Effect.acquireRelease(outgoingFetch, (fetch) => Effect.promise(() => fetch.close()))
-    const fetchFn = outgoing.fetch
     const serverUrl = new URL(transport.url)
     const key = { server: entry.name, url: transport.url }
-    const ctx: OAuthContext = {
-      key,
-      store,
-      runtime,
-      ...(client !== undefined ? { client } : {}),
-      ...(transport.oauthClientMetadataUrl !== undefined ? { clientMetadataUrl: transport.oauthClientMetadataUrl } : {})
-    }
+    const { ctx, fetchFn } = yield* loginContext(transport, key, store)
 
     // the challenge: the server's 401 names its protected resource metadata (and maybe a scope); an
     // HTTP+SSE server (`type = "sse"`) is asked with the GET that opens its stream
@@ -454,7 +455,7 @@ const startLoginOf = (
     // a registered client is bound to its redirect URI: kept only when it is the same
     const storedClient = stored?.client
     const keepClient =
-      client === undefined &&
+      ctx.client === undefined &&
       storedClient !== undefined &&
       Array.isArray(storedClient.redirect_uris) &&
       storedClient.redirect_uris.includes(redirectUrl)
