@@ -164,12 +164,16 @@ export const make = (placement: Placement) =>
       }
     }
 
-    /** Tells `holding` when the thread came to hold subscriptions or holds none any more. */
+    /**
+     * Tells `holding` when the thread came to hold subscriptions or holds none any more: by its tracker
+     * or by its records (a subscription the wire lost for a moment, while a server starts or the set
+     * moves, is still held: the entity stays alive for the next owner).
+     */
     const settled = (watched: Watched): Effect.Effect<void> =>
       watched.followed === undefined
         ? Effect.void
         : Effect.flatMap(watched.followed.tracker.subscriptions, (subscriptions) => {
-            const holds = subscriptions.length > 0
+            const holds = subscriptions.length > 0 || (watched.held?.result().length ?? 0) > 0
             if (holds === watched.holds) return Effect.void
             watched.holds = holds
             return watched.holding(holds)
