@@ -143,8 +143,10 @@ export interface Service {
   readonly missed: Effect.Effect<void>
   /**
    * A clustered app-server's owner takes the thread over (Cluster.ts, when the thread's entity starts on
-   * this instance): loads it as `connection` and closes every item still open in the store as failed
-   * `interrupted` (calls run on the owner only, so no instance runs them any more). Answers their call ids.
+   * this instance): loads it as `connection`, which holds it while the entity lives (the owner keeps the
+   * thread loaded, and so detects its resource changes, after every client left), and closes every item
+   * still open in the store as failed `interrupted` (calls run on the owner only, so no instance runs them
+   * any more). Answers their call ids.
    */
   readonly adopt: (connection: Connection, threadId: string) => Effect.Effect<ReadonlyArray<string>, unknown>
   /**
@@ -591,7 +593,18 @@ export const makeWith = (mode: { readonly relay: boolean }) =>
       readThrough,
       noticed,
       missed,
-      adopt: (connection, threadId) => Effect.flatMap(get(connection, threadId), (t) => state.closeOpen(internal(t))),
+      adopt: (connection, threadId) =>
+        Effect.flatMap(
+          Effect.suspend(() => {
+            const found = loaded.get(threadId)
+            if (found === undefined) return load(connection, threadId)
+            // loaded by a client first: the owner holds it too, so that it stays loaded (and its changes
+            // detected) after every client left
+            found.subscribers.add(connection.id)
+            return current(found)
+          }),
+          (t) => state.closeOpen(internal(t))
+        ),
       onOwnerNeeded: (listener) =>
         Effect.sync(() => {
           ownerListener = listener

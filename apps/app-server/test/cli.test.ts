@@ -1,6 +1,5 @@
 import { execFile, spawn } from "node:child_process"
 import { appendFileSync, existsSync, readFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { createRequire } from "node:module"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -17,6 +16,7 @@ import {
 import { Effect } from "effect"
 import { usage } from "../src/Cli.js"
 import {
+  freePort,
   resultOf,
   start,
   startInitialized,
@@ -391,19 +391,6 @@ const streaming = (command: string, args: ReadonlyArray<string>, env: Record<str
   )
 
 /** A TCP port nobody listens on now. */
-const freePort = Effect.promise(
-  () =>
-    new Promise<number>((resolve, reject) => {
-      const server = createServer()
-      server.on("error", reject)
-      server.listen(0, "127.0.0.1", () => {
-        const address = server.address()
-        const port = typeof address === "object" && address !== null ? address.port : 0
-        server.close(() => resolve(port))
-      })
-    })
-)
-
 /** The example server, server-everything and a changing-documents server, as the demo configures them. */
 const exampleSetup = () => {
   const dir = tempDir()
@@ -821,7 +808,7 @@ describe("mcp-resources CLI: arguments, servers started, failures", () => {
     "login against a server that does not offer OAuth says so in one line, without the page it answered",
     () =>
       Effect.gen(function* () {
-        const port = yield* freePort
+        const port = yield* freePort()
         const everything = createRequire(import.meta.url).resolve(
           "@modelcontextprotocol/server-everything/package.json"
         )

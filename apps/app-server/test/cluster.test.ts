@@ -3,7 +3,6 @@
  * three instances on one throw-away PostgreSQL cluster, a typed client on each, and the refusals at start.
  */
 import { appendFileSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { networkInterfaces } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -23,7 +22,7 @@ import {
 import { assert, describe, it } from "@effect/vitest"
 import { type Duration, Effect, Either, Exit, Fiber, Queue, Schedule, Scope } from "effect"
 import { inject } from "vitest"
-import { mainJs, start, tempDir, writeConfig } from "./utils/AppServerProcess.js"
+import { freePort, mainJs, start, tempDir, writeConfig } from "./utils/AppServerProcess.js"
 import { freshDatabase, psql } from "./utils/pg.js"
 
 const cluster = inject("pgCluster")
@@ -102,16 +101,6 @@ const outsideAddress = Object.values(networkInterfaces())
   .find((a) => a !== undefined && a.family === "IPv4" && !a.internal)?.address
 
 /** A port free on `host` now. */
-const freePort = (host: string) =>
-  Effect.async<number>((resume) => {
-    const server = createServer()
-    server.listen(0, host, () => {
-      const address = server.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      server.close(() => resume(Effect.succeed(port)))
-    })
-  })
-
 /** The widget apps server with one more tool, `wait`, that never answers (a call in flight until its instance dies). */
 const appsWithWait = () => {
   const spec = widgetAppsSpec()
@@ -159,6 +148,24 @@ const loginCompletions = (client: AppServerClient.Service) =>
         ? Effect.succeed(n.params)
         : Effect.flatMap(Queue.take(queue), next)
     }).pipe(Effect.timeoutFail({ duration: "30 seconds", onTimeout: () => new Error("no loginCompleted") }))
+  )
+
+/** The example docs behind a real OAuth authorization server, closed with the scope. */
+const oauthServer = Effect.acquireRelease(
+  Effect.promise(() => startOAuthHttp(exampleSpec())),
+  (f) => Effect.promise(() => f.close())
+)
+
+/** Waits until `docs` is ready and logged in on each of `clients` (30 s each at most). */
+const loggedInOnEach = (clients: ReadonlyArray<AppServerClient.Service>) =>
+  Effect.forEach(clients, (client) =>
+    Effect.map(
+      AppServerClient.awaitServer(client, "docs", {
+        timeout: "30 seconds",
+        until: (entry) => entry.status === "ready"
+      }),
+      (docs) => assert.strictEqual(docs.auth, "loggedIn", "docs is logged in on every instance")
+    )
   )
 
 const isChanged = (uri: string) => (n: AppServerClient.RawNotification) =>
@@ -464,6 +471,55 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
   )
 
   it.scopedLive(
+    "the owner keeps a thread a client loaded first after every client left: its subscription stays on the wire, and a client that comes back is told of the next change",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* freshDatabase(clusterUrl!)
+        const doc = "changes://doc/a"
+        const touched = join(tempDir(), "touched")
+        writeFileSync(touched, "")
+        const config = writeConfig(tempDir(), clusteredOn(url, { docs: changesStdioCommand({ touchFile: touched }) }))
+        const port = yield* freePort()
+        // one instance (no shard moves while the test runs: it owns every thread); a thread no connection
+        // holds is unloaded after 1 s
+        const owner = yield* instance(config, ["--listen", `ws://127.0.0.1:${port}`, "--thread-idle-timeout", "1"])
+        // clients that come and go, over the listener
+        const visit = Effect.gen(function* () {
+          const scope = yield* Scope.make()
+          yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
+          const client = yield* AppServerClient.webSocket({ url: `ws://127.0.0.1:${port}` }).pipe(
+            Scope.extend(scope),
+            Effect.orDie
+          )
+          yield* client.initialize({ name: "cluster-test" })
+          return { client, leave: Scope.close(scope, Exit.void) }
+        })
+        // the client loads the thread before the owner takes it over (at the subscribe, the entity's start)
+        const first = yield* visit
+        const { thread } = yield* first.client.request("thread/start", { config: { toolProfile: "extended" } })
+        assert.deepStrictEqual(
+          yield* first.client.request("mcp/resource/subscribe", { threadId: thread.id, server: "docs", uri: doc }),
+          { subscribed: true }
+        )
+        assert.include((yield* fixtureLog(owner, doc)).subscribed, doc)
+        // the client leaves; nothing tells that a thread stayed loaded: its idle time passes three times over
+        yield* first.leave
+        yield* Effect.sleep("3 seconds")
+        const after = yield* fixtureLog(owner)
+        assert.include(after.subscribed, doc, "the owner still holds the subscription")
+        assert.deepStrictEqual(after.requests, [{ method: "subscribe", uri: doc }])
+        // a client comes back and is told of the next change, detected by the owner
+        const back = yield* visit
+        const queue = yield* back.client.subscribeRaw
+        yield* back.client.request("thread/resume", { threadId: thread.id })
+        appendFileSync(touched, `${doc}\n`)
+        const seen = yield* collectUntil(queue, "the change after the client left", isChanged(doc), "20 seconds")
+        assert.include(seen.at(-1)!.params as object, { threadId: thread.id, server: "docs", uri: doc })
+      }),
+    90_000
+  )
+
+  it.scopedLive(
     "the bundled bins serve as clustered instances: an unbundled and a bundled one share a thread, its owner runs the requests of both",
     () =>
       Effect.gen(function* () {
@@ -645,10 +701,7 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
     () =>
       Effect.gen(function* () {
         const url = yield* freshDatabase(clusterUrl!)
-        const server = yield* Effect.acquireRelease(
-          Effect.promise(() => startOAuthHttp(exampleSpec())),
-          (f) => Effect.promise(() => f.close())
-        )
+        const server = yield* oauthServer
         const config = writeConfig(tempDir(), clusteredOn(url, { docs: { url: server.url } }))
         const [a, b, c] = yield* Effect.all([instance(config), instance(config), instance(config)], {
           concurrency: "unbounded"
@@ -672,13 +725,7 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
         assert.deepStrictEqual(endB, { server: "docs", success: true })
         assert.strictEqual(server.counts.codeExchanges, 1)
         // the server comes up on every instance, C's too (it asked for nothing), with the stored tokens
-        for (const client of [a, b, c]) {
-          const docs = yield* AppServerClient.awaitServer(client, "docs", {
-            timeout: "30 seconds",
-            until: (entry) => entry.status === "ready"
-          })
-          assert.strictEqual(docs.auth, "loggedIn")
-        }
+        yield* loggedInOnEach([a, b, c])
         const { thread } = yield* c.request("thread/start", {})
         yield* c.request("turn/start", { threadId: thread.id, turnId: "t1" })
         const read = yield* c.request("tool/call", {
@@ -716,10 +763,7 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
     () =>
       Effect.gen(function* () {
         const url = yield* freshDatabase(clusterUrl!)
-        const server = yield* Effect.acquireRelease(
-          Effect.promise(() => startOAuthHttp(exampleSpec())),
-          (f) => Effect.promise(() => f.close())
-        )
+        const server = yield* oauthServer
         const ports = yield* Effect.all([freePort("127.0.0.1"), freePort("127.0.0.1"), freePort("127.0.0.1")])
         // the load balancer's address in production; here C's listener, where every redirect goes
         const redirectUrl = `http://127.0.0.1:${ports[2]}/oauth/callback`
@@ -754,13 +798,7 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
         assert.deepStrictEqual(endA, { server: "docs", success: true })
         assert.deepStrictEqual(endB, { server: "docs", success: true })
         assert.strictEqual(server.counts.codeExchanges, 1)
-        for (const client of [a, b, c]) {
-          const docs = yield* AppServerClient.awaitServer(client, "docs", {
-            timeout: "30 seconds",
-            until: (entry) => entry.status === "ready"
-          })
-          assert.strictEqual(docs.auth, "loggedIn")
-        }
+        yield* loggedInOnEach([a, b, c])
         // the same redirect again: the login it belonged to is over
         const replayed = yield* Effect.promise(() => followAuthorization(started))
         assert.strictEqual(replayed, 400)

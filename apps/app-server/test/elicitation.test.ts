@@ -4,7 +4,6 @@
  * `mcpServer/elicitation/request`, and the fixture MCP servers of `@mcp-resources/fixtures` (a v1 SDK
  * server whose tools elicit, a 2026-07-28 v2 SDK server whose read is answered `input_required`).
  */
-import { createServer } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { AppServerClient, Errors } from "@mcp-resources/app-server-client"
 import {
@@ -16,16 +15,7 @@ import {
   elicitationUrlV2
 } from "@mcp-resources/fixtures"
 import { Deferred, Effect, Exit, Schedule, Scope } from "effect"
-import { start, tempDir, writeConfig } from "./utils/AppServerProcess.js"
-
-const freePort = Effect.async<number>((resume) => {
-  const server = createServer()
-  server.listen(0, "127.0.0.1", () => {
-    const address = server.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    server.close(() => resume(Effect.succeed(port)))
-  })
-})
+import { freePort, start, tempDir, writeConfig } from "./utils/AppServerProcess.js"
 
 type Params = AppServerClient.ServerRequestParams<"mcpServer/elicitation/request">
 type Answer = Effect.Effect<AppServerClient.ServerRequestResult<"mcpServer/elicitation/request">, Errors.ResponseError>
@@ -33,7 +23,7 @@ type Answer = Effect.Effect<AppServerClient.ServerRequestResult<"mcpServer/elici
 /** Starts the app-server over WebSocket with the two fixture servers and `[mcp]` settings. */
 const startServer = (mcp: Record<string, unknown> = {}, toolTimeoutSec = 60) =>
   Effect.gen(function* () {
-    const port = yield* freePort
+    const port = yield* freePort()
     const dir = tempDir()
     const config = writeConfig(dir, {
       mcp_servers: {

@@ -9,7 +9,6 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
@@ -24,13 +23,14 @@ import { AppServer, Messages } from "@mcp-resources/protocol"
 import { Effect } from "effect"
 import { inject } from "vitest"
 import {
+  freePort,
   resultOf,
   start,
   startInitialized,
   tempDir,
   threadWithTurn,
-  WaitTimeout,
   waitSettled,
+  WaitTimeout,
   writeConfig
 } from "./utils/AppServerProcess.js"
 import { freshDatabase, psql } from "./utils/pg.js"
@@ -150,15 +150,6 @@ const pkceRefusal = {
 }
 
 /** A loopback port free now. */
-const freePort = Effect.async<number>((resume) => {
-  const listener = createServer()
-  listener.listen(0, "127.0.0.1", () => {
-    const address = listener.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    listener.close(() => resume(Effect.succeed(port)))
-  })
-})
-
 const configFor = (server: OAuthFixture) => writeConfig(tempDir(), { mcp_servers: { docs: { url: server.url } } })
 
 /** Everything a secret must not appear in: the SQLite store and its journal, as bytes. */
@@ -303,7 +294,7 @@ describe("mcpServer/oauth/login", () => {
     () =>
       Effect.gen(function* () {
         const server = yield* fixture
-        const port = yield* freePort
+        const port = yield* freePort()
         const redirectUrl = `http://127.0.0.1:${port}/oauth/callback`
         const config = writeConfig(tempDir(), {
           mcp_servers: { docs: { url: server.url } },

@@ -1,17 +1,8 @@
-import { connect as connectTcp, createServer, type Socket } from "node:net"
+import { connect as connectTcp, type Socket } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, type Scope } from "effect"
 import WebSocket from "ws"
-import { start, tempDir } from "./utils/AppServerProcess.js"
-
-const freePort = Effect.async<number>((resume) => {
-  const server = createServer()
-  server.listen(0, "127.0.0.1", () => {
-    const address = server.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    server.close(() => resume(Effect.succeed(port)))
-  })
-})
+import { freePort, start, tempDir } from "./utils/AppServerProcess.js"
 
 type Outcome =
   | { readonly _tag: "open"; readonly ws: WebSocket }
@@ -122,7 +113,7 @@ const countLines = (text: string, pattern: RegExp) => text.split("\n").filter((l
 
 const startWs = (args: Array<string>, env: Record<string, string> = {}) =>
   Effect.gen(function* () {
-    const port = yield* freePort
+    const port = yield* freePort()
     const server = yield* start({
       args: ["--data-dir", tempDir(), "--no-stdio", "--listen", `ws://127.0.0.1:${port}`, ...args],
       env

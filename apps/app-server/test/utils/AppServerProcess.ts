@@ -6,6 +6,7 @@
  */
 import type { ChildProcess } from "node:child_process"
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -28,6 +29,18 @@ export type Message = Record<string, unknown> & {
 export class WaitTimeout extends Data.TaggedError("WaitTimeout")<{ readonly message: string }> {}
 
 /** A fresh temporary directory. */
+/** A TCP port nothing listens on at the moment, on `host` (a loopback address unless told). */
+export const freePort = (host = "127.0.0.1"): Effect.Effect<number> =>
+  Effect.async<number>((resume) => {
+    const listener = createServer()
+    listener.on("error", (error) => resume(Effect.die(error)))
+    listener.listen(0, host, () => {
+      const address = listener.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      listener.close(() => resume(Effect.succeed(port)))
+    })
+  })
+
 export const tempDir = (prefix = "app-server-test-"): string => mkdtempSync(join(tempRoot(), prefix))
 
 /** The run's temporary directory (test/utils/tempRoot.ts, removed after the run), else the system's. */
