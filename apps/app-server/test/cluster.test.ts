@@ -168,6 +168,18 @@ const loggedInOnEach = (clients: ReadonlyArray<AppServerClient.Service>) =>
     )
   )
 
+/**
+ * A fresh database and a clustered config whose `docs` server (each instance's own fixture process)
+ * announces the uris appended to `touched`, when it subscribed them.
+ */
+const changesCluster = Effect.gen(function* () {
+  const url = yield* freshDatabase(clusterUrl!)
+  const touched = join(tempDir(), "touched")
+  writeFileSync(touched, "")
+  const config = writeConfig(tempDir(), clusteredOn(url, { docs: changesStdioCommand({ touchFile: touched }) }))
+  return { url, touched, config }
+})
+
 const isChanged = (uri: string) => (n: AppServerClient.RawNotification) =>
   n.method === "mcp/resource/changed" && (n.params as { uri?: unknown }).uri === uri
 
@@ -351,12 +363,8 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
     "a thread's resource changes are detected by its owner only and reach its connections on every instance, once per update; when the owner stops, the next one detects them",
     () =>
       Effect.gen(function* () {
-        const url = yield* freshDatabase(clusterUrl!)
+        const { url, touched, config } = yield* changesCluster
         const doc = "changes://doc/a"
-        // every instance's own fixture process announces the uris appended to this file (if it subscribed them)
-        const touched = join(tempDir(), "touched")
-        writeFileSync(touched, "")
-        const config = writeConfig(tempDir(), clusteredOn(url, { docs: changesStdioCommand({ touchFile: touched }) }))
         const scopes = yield* Effect.forEach([0, 1, 2], () => Scope.make())
         const clients = yield* Effect.forEach(scopes, (scope) => Scope.extend(instance(config), scope), {
           concurrency: "unbounded"
@@ -474,11 +482,8 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
     "the owner keeps a thread a client loaded first after every client left: its subscription stays on the wire, and a client that comes back is told of the next change",
     () =>
       Effect.gen(function* () {
-        const url = yield* freshDatabase(clusterUrl!)
+        const { touched, config } = yield* changesCluster
         const doc = "changes://doc/a"
-        const touched = join(tempDir(), "touched")
-        writeFileSync(touched, "")
-        const config = writeConfig(tempDir(), clusteredOn(url, { docs: changesStdioCommand({ touchFile: touched }) }))
         const port = yield* freePort()
         // one instance (no shard moves while the test runs: it owns every thread); a thread no connection
         // holds is unloaded after 1 s
