@@ -41,14 +41,28 @@ import { type Config as AppConfig, Config as ConfigFile } from "@mcp-resources/p
 import type { ResourceClient } from "@mcp-resources/resource-client"
 import { InstanceFeed, ThreadFeed, type ThreadStore } from "@mcp-resources/thread-store"
 import * as ClusterStorage from "@mcp-resources/thread-store/ClusterStorage"
-import { Clock, Config, Context, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
+import {
+  Clock,
+  Config,
+  Context,
+  Duration,
+  Effect,
+  ExecutionStrategy,
+  Exit,
+  Layer,
+  Option,
+  Redacted,
+  Schedule,
+  Schema,
+  Scope
+} from "effect"
 import { type AppOptions, isLoopback } from "./AppOptions.js"
 import * as ConfigReload from "./ConfigReload.js"
 import { Connections } from "./Connections.js"
 import * as HostSecrets from "./HostSecrets.js"
 import { interruptedMessage } from "./internal/items.js"
 import { JsonRpcServer } from "./JsonRpcServer.js"
-import { MethodError } from "./Method.js"
+import { isThreadNotFound, MethodError } from "./Method.js"
 import * as OAuthLogins from "./OAuthLogins.js"
 import { ResourceSubscriptions } from "./ResourceSubscriptions.js"
 import { ThreadOwners } from "./ThreadOwners.js"
@@ -332,6 +346,11 @@ export const owners = (cluster: AppConfig.ClusterConfig, url: string | undefined
     })
   ).pipe(Layer.provideMerge(Layer.sync(OwnedHere, () => new Set<string>())), Layer.provideMerge(runner(cluster, url)))
 
+/** A takeover that failed for another reason than the thread's deletion (a passing storage failure) is tried again this often before the entity's start fails. */
+const takeoverRetry = Schedule.exponential("100 millis").pipe(Schedule.intersect(Schedule.recurs(4)))
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
 /**
  * The thread entity on this instance: a thread whose shard this instance owns is taken over when its
  * entity starts here (its open items closed as `interrupted`), and its requests run in its queue here
@@ -345,21 +364,37 @@ export const entities = ThreadEntity.toLayer(
     const server = yield* JsonRpcServer
     const threads = yield* Threads
     const connections = yield* Connections
-    const connection = yield* connections.open(`owner of ${address.entityId}`, () => {})
     const ownedHere = yield* OwnedHere
+    // the connection of this start: a start that fails closes it (the cluster starts the entity again)
+    const attempt = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
+    const connection = yield* Scope.extend(
+      connections.open(`owner of ${address.entityId}`, () => {}),
+      attempt
+    )
     const closed = new Set(
       yield* threads.adopt(connection, address.entityId).pipe(
-        Effect.catchAll((error) =>
-          Effect.as(
-            Effect.logDebug(
-              `thread ${address.entityId} not taken over: ${error instanceof Error ? error.message : String(error)}`
-            ).pipe(
-              // a thread deleted meanwhile (its entity started by the message that kept it alive): alive no more
-              Effect.zipRight(Entity.keepAlive(false))
-            ),
-            []
-          )
-        )
+        Effect.tapError((error) =>
+          isThreadNotFound(error, address.entityId)
+            ? Effect.void
+            : Effect.logWarning(`thread ${address.entityId} not taken over yet: ${messageOf(error)}`)
+        ),
+        Effect.retry({ schedule: takeoverRetry, while: (error) => !isThreadNotFound(error, address.entityId) }),
+        Effect.catchIf(
+          (error) => isThreadNotFound(error, address.entityId),
+          () =>
+            // a thread deleted meanwhile (its entity started by the message that kept it alive): alive no more
+            Effect.as(
+              Effect.zipRight(
+                Effect.logDebug(`thread ${address.entityId} not taken over: it was deleted`),
+                Entity.keepAlive(false)
+              ),
+              []
+            )
+        ),
+        // another failure (the store out of reach) keeps the entity alive: its start fails, and the
+        // cluster starts it again (with its own backoff) until the thread is taken over
+        Effect.tapError(() => Scope.close(attempt, Exit.void)),
+        Effect.orDie
       )
     )
     const takenOver = yield* Clock.currentTimeMillis

@@ -30,6 +30,10 @@ export const requestIdInFlight = (id: string | number): string =>
 /** `-32600` `thread not found: {threadId}` */
 export const threadNotFound = (threadId: string): MethodError => invalidRequest(messages.threadNotFound(threadId))
 
+/** Whether `error` is the `thread not found` refusal of `threadId` (a deleted thread), not another failure. */
+export const isThreadNotFound = (error: unknown, threadId: string): boolean =>
+  error instanceof MethodError && error.message === messages.threadNotFound(threadId)
+
 /** A request's place in its thread's queue (app-server-protocol.md section 2). */
 export interface Ticket {
   /** Completes when the request may run. */

@@ -53,13 +53,18 @@ const clusteredOn = (url: string, servers: Record<string, unknown>) => ({
 const bundleMain = fileURLToPath(new URL("../dist/bundle/main.js", import.meta.url))
 
 /** One instance (its own data dir) with a typed client on its standard input and output, initialized. */
-const instance = (config: string, args: ReadonlyArray<string> = [], program: string = mainJs) =>
+const instance = (
+  config: string,
+  args: ReadonlyArray<string> = [],
+  program: string = mainJs,
+  stderr?: (text: string) => void
+) =>
   Effect.gen(function* () {
     const client = yield* AppServerClient.stdio({
       command: process.execPath,
       args: [program, "--config", config, "--data-dir", tempDir(), ...args],
-      env: { ...process.env, MCP_RESOURCES_TOKEN_KEY: tokenKey },
-      stderr: process.env.DEBUG_CLUSTER ? "inherit" : "ignore"
+      env: { ...process.env, MCP_RESOURCES_TOKEN_KEY: tokenKey, MCP_RESOURCES_LOG: "info" },
+      stderr: stderr ?? (process.env.DEBUG_CLUSTER ? "inherit" : "ignore")
     })
     yield* client.initialize({ name: "cluster-test" })
     return client
@@ -476,6 +481,90 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
         )
       }),
     180_000
+  )
+
+  it.scopedLive(
+    "a takeover the store refuses for a while is tried again: the next owner detects the thread's changes once the store is back",
+    () =>
+      Effect.gen(function* () {
+        const { url, touched, config } = yield* changesCluster
+        const doc = "changes://doc/a"
+        const scopes = yield* Effect.forEach([0, 1, 2], () => Scope.make())
+        yield* Effect.addFinalizer(() => Effect.forEach(scopes, (scope) => Scope.close(scope, Exit.void)))
+        // each instance's log, to see the next owner's refused takeover
+        const logs = ["", "", ""]
+        const clients = yield* Effect.forEach(
+          scopes,
+          (scope, i) =>
+            Scope.extend(
+              instance(config, [], mainJs, (text) => {
+                logs[i] += text
+              }),
+              scope
+            ),
+          { concurrency: "unbounded" }
+        )
+        const queues = yield* Effect.forEach(clients, (client) => client.subscribeRaw)
+        const { thread } = yield* clients[0]!.request("thread/start", { config: { toolProfile: "extended" } })
+        assert.deepStrictEqual(
+          yield* clients[0]!.request("mcp/resource/subscribe", { threadId: thread.id, server: "docs", uri: doc }),
+          { subscribed: true }
+        )
+        appendFileSync(touched, `${doc}\n`)
+        yield* collectUntil(queues[0]!, "the first change", isChanged(doc), "20 seconds")
+        const fixtures = yield* Effect.forEach(clients, (client) => fixtureLog(client))
+        const owner = fixtures.findIndex((log) => log.subscribed.includes(doc))
+        assert.notStrictEqual(owner, -1, JSON.stringify(fixtures))
+
+        // the threads' table is out of reach while the owner and the instance that loaded the thread stop:
+        // the next owner, which never loaded it, fails to take it over from the store
+        yield* psql(url, "ALTER TABLE threads RENAME TO threads_away")
+        const stopped = new Set([0, owner])
+        yield* Effect.forEach(stopped, (i) => Scope.close(scopes[i]!, Exit.void))
+        const survivors = [0, 1, 2].filter((i) => !stopped.has(i))
+        const refused = `thread ${thread.id} not taken over yet`
+        yield* Effect.suspend(() =>
+          survivors.some((i) => logs[i]!.includes(refused)) ? Effect.void : Effect.fail("not yet" as const)
+        ).pipe(
+          Effect.retry(Schedule.spaced("50 millis")),
+          Effect.timeoutFail({
+            duration: "30 seconds",
+            onTimeout: () =>
+              new Error(`no "${refused}" in the survivors' logs:\n${survivors.map((i) => logs[i]).join("\n")}`)
+          })
+        )
+        // the store is back: the takeover is tried again, and the next owner subscribes and detects
+        yield* psql(url, "ALTER TABLE threads_away RENAME TO threads")
+        // (the cluster starts the failed entity again with its own backoff: up to 10 s apart)
+        let next: number | undefined
+        for (let round = 0; round < 4 && next === undefined; round++) {
+          const waited = yield* Effect.forEach(survivors, (i) => fixtureLog(clients[i]!, doc), {
+            concurrency: "unbounded"
+          })
+          const found = waited.findIndex((log) => log.subscribed.includes(doc))
+          if (found !== -1) next = survivors[found]
+        }
+        assert.isDefined(next, "no surviving instance subscribed the thread's resource")
+        yield* clients[next]!.request("thread/resume", { threadId: thread.id })
+        appendFileSync(touched, `${doc}\n`)
+        const seen = yield* collectUntil(queues[next]!, "the change after the takeover", isChanged(doc), "20 seconds")
+        assert.deepStrictEqual(
+          seen.filter((n) => (n.params as { threadId?: unknown }).threadId === thread.id).map((n) => n.method),
+          ["mcp/resource/changed"]
+        )
+        // its entity is still kept alive by one stored message (the next owner's own: awaited)
+        yield* psql(
+          url,
+          `select count(*) from mcp_resources_cluster_messages where entity_id = '${thread.id}' and tag = 'Cluster/Entity/keepAlive' and not processed`
+        ).pipe(
+          Effect.filterOrFail(
+            (count) => Number(count) === 1,
+            (count) => new Error(`${count} unprocessed keep-alive messages, not 1`)
+          ),
+          Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("20 seconds")))
+        )
+      }),
+    120_000
   )
 
   it.scopedLive(
