@@ -8,7 +8,7 @@ import { catalogSpec, labelledQueries, searchCatalog } from "@mcp-resources/fixt
 import { Config, Errors } from "@mcp-resources/protocol"
 import { Effect, Fiber, TestClock } from "effect"
 import { ResourceSearch } from "../src/index.js"
-import { type HarnessOptions, harness, type ServerSetup, settle } from "./utils/harness.js"
+import { type HarnessOptions, harness, type ServerSetup, settle, untilSleeping } from "./utils/harness.js"
 
 const catalog = searchCatalog()
 
@@ -199,8 +199,11 @@ describe("ResourceSearch", () => {
         ...catalogServers(),
         slow: { spec: { resourcePages: [{ hang: true }] } }
       })
+      // (its budget then ends at a time no connection timer shares: they started at 0)
+      yield* TestClock.adjust("1 millis")
       const fiber = yield* Effect.fork(search.search(ctx, { query: "disk space alerts", limit: 1 }))
-      yield* settle(200)
+      // the search waits for the slow server at most its budget: once it does, the budget passes
+      yield* untilSleeping((yield* TestClock.currentTimeMillis) + ResourceSearch.searchWaitMillis)
       yield* TestClock.adjust(ResourceSearch.searchWaitMillis)
       const result = yield* Fiber.join(fiber)
       assert.strictEqual(result.matches[0]?.uri, "runbook://ops/disk-space-alerts")

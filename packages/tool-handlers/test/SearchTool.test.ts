@@ -9,7 +9,7 @@ import { catalogSpec, labelledQueries, searchCatalog } from "@mcp-resources/fixt
 import { Messages, type ToolHook } from "@mcp-resources/protocol"
 import { Effect, Fiber, Layer, Ref, TestClock } from "effect"
 import { Extended, LifecycleSink, Profile, ResourceSearch, ToolHandlers, ToolHooks } from "../src/index.js"
-import { type HarnessOptions, harness, resources, type ServerSetup, settle } from "./utils/harness.js"
+import { type HarnessOptions, harness, resources, type ServerSetup, untilSleeping } from "./utils/harness.js"
 
 const catalog = searchCatalog()
 
@@ -160,8 +160,11 @@ describe("search_mcp_resources", () => {
   it.scoped("a server still indexing at the search's budget is named in the output", () =>
     Effect.gen(function* () {
       const { ctx } = yield* searching({ ...catalogServers(), slow: { spec: { resourcePages: [{ hang: true }] } } })
+      // (its budget then ends at a time no connection timer shares: they started at 0)
+      yield* TestClock.adjust("1 millis")
       const fiber = yield* Effect.fork(search(ctx, { query: "disk space alerts", limit: 1 }))
-      yield* settle(200)
+      // the search waits for the slow server at most its budget: once it does, the budget passes
+      yield* untilSleeping((yield* TestClock.currentTimeMillis) + ResourceSearch.searchWaitMillis)
       yield* TestClock.adjust(ResourceSearch.searchWaitMillis)
       const output = yield* Fiber.join(fiber)
       assert.strictEqual(output.matches[0]?.uri, "runbook://ops/disk-space-alerts")

@@ -2,7 +2,7 @@
 import { connectInMemory, type FixtureSpec, type InMemoryFixture } from "@mcp-resources/fixtures"
 import { Config } from "@mcp-resources/protocol"
 import { McpTransport, ResourceClient, ServerEntry } from "@mcp-resources/resource-client"
-import { Effect, type Scope } from "effect"
+import { Chunk, Effect, type Scope, TestClock } from "effect"
 import type { ToolHandlers } from "../../src/index.js"
 
 /** One fixture server of a harness. */
@@ -77,6 +77,23 @@ export const settle = (rounds = 20): Effect.Effect<void> =>
     () => Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve))),
     { discard: true }
   )
+
+/**
+ * Waits (without time) until a fiber sleeps on the TestClock until `at` (ms), at most `rounds` event-loop
+ * turns: an adjust made before the sleep began would never wake it. (The connections' own timers sleep
+ * from 0: a test that adjusts the clock by a millisecond first tells its sleep apart from theirs.)
+ */
+export const untilSleeping = (at: number, rounds = 20_000): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    for (let i = 0; i < rounds; i++) {
+      if (Chunk.some(yield* TestClock.sleeps(), (time) => time === at)) return
+      yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+    }
+    const sleeps = Chunk.toReadonlyArray(yield* TestClock.sleeps())
+    return yield* Effect.dieMessage(
+      `no fiber sleeps until ${at} ms after ${rounds} event-loop turns (sleeps until: ${sleeps.join(", ") || "none"})`
+    )
+  })
 
 /** Waits (without time) until `predicate` holds, at most `rounds` event-loop turns. */
 export const waitUntil = (predicate: () => boolean, rounds = 2000): Effect.Effect<void> =>
