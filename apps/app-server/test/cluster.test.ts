@@ -185,6 +185,19 @@ const changesCluster = Effect.gen(function* () {
   return { url, touched, config }
 })
 
+/** Waits until the thread's entity is kept alive by `count` unprocessed stored messages (20 s at most). */
+const keptAliveBy = (url: string, threadId: string, count: number) =>
+  psql(
+    url,
+    `select count(*) from mcp_resources_cluster_messages where entity_id = '${threadId}' and tag = 'Cluster/Entity/keepAlive' and not processed`
+  ).pipe(
+    Effect.filterOrFail(
+      (out) => Number(out.trim()) === count,
+      (out) => new Error(`${out.trim()} unprocessed keep-alive messages of thread ${threadId}, not ${count}`)
+    ),
+    Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("20 seconds")))
+  )
+
 const isChanged = (uri: string) => (n: AppServerClient.RawNotification) =>
   n.method === "mcp/resource/changed" && (n.params as { uri?: unknown }).uri === uri
 
@@ -456,29 +469,10 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
         }
 
         // the thread's entity is kept alive by one stored message while it holds subscriptions; deleted, it is not
-        const keptAlive = Effect.map(
-          psql(
-            url,
-            `select count(*) from mcp_resources_cluster_messages where entity_id = '${thread.id}' and tag = 'Cluster/Entity/keepAlive' and not processed`
-          ),
-          (out) => Number(out.trim())
-        )
         // (the next owner replaces the dead one's message with its own as it takes the thread up: awaited)
-        yield* keptAlive.pipe(
-          Effect.filterOrFail(
-            (count) => count === 1,
-            (count) => new Error(`${count} unprocessed keep-alive messages, not 1`)
-          ),
-          Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("20 seconds")))
-        )
+        yield* keptAliveBy(url, thread.id, 1)
         yield* clients[survivors[0]!]!.request("thread/delete", { threadId: thread.id })
-        yield* keptAlive.pipe(
-          Effect.filterOrFail(
-            (count) => count === 0,
-            () => new Error("the deleted thread's entity is still kept alive")
-          ),
-          Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("20 seconds")))
-        )
+        yield* keptAliveBy(url, thread.id, 0)
       }),
     180_000
   )
@@ -551,17 +545,6 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
         assert.deepStrictEqual(
           seen.filter((n) => (n.params as { threadId?: unknown }).threadId === thread.id).map((n) => n.method),
           ["mcp/resource/changed"]
-        )
-        // its entity is still kept alive by one stored message (the next owner's own: awaited)
-        yield* psql(
-          url,
-          `select count(*) from mcp_resources_cluster_messages where entity_id = '${thread.id}' and tag = 'Cluster/Entity/keepAlive' and not processed`
-        ).pipe(
-          Effect.filterOrFail(
-            (count) => Number(count) === 1,
-            (count) => new Error(`${count} unprocessed keep-alive messages, not 1`)
-          ),
-          Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("20 seconds")))
         )
       }),
     120_000
