@@ -198,6 +198,22 @@ const keptAliveBy = (url: string, threadId: string, count: number) =>
     Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("20 seconds")))
   )
 
+/** Which of `candidates` (indexes of `clients`) has its own fixture process subscribed to `uri`: asked `rounds` times at most (10 s each). */
+const subscriberAmong = (
+  clients: ReadonlyArray<AppServerClient.Service>,
+  candidates: ReadonlyArray<number>,
+  uri: string,
+  rounds: number
+) =>
+  Effect.gen(function* () {
+    for (let round = 0; round < rounds; round++) {
+      const logs = yield* Effect.forEach(candidates, (i) => fixtureLog(clients[i]!, uri), { concurrency: "unbounded" })
+      const found = logs.findIndex((log) => log.subscribed.includes(uri))
+      if (found !== -1) return candidates[found]
+    }
+    return undefined
+  })
+
 const isChanged = (uri: string) => (n: AppServerClient.RawNotification) =>
   n.method === "mcp/resource/changed" && (n.params as { uri?: unknown }).uri === uri
 
@@ -443,14 +459,7 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
         // subscribes on its own connection, without any request for the thread
         yield* Scope.close(scopes[owner]!, Exit.void)
         const survivors = [0, 1, 2].filter((i) => i !== owner)
-        let next: number | undefined
-        for (let round = 0; round < 6 && next === undefined; round++) {
-          const waited = yield* Effect.forEach(survivors, (i) => fixtureLog(clients[i]!, doc), {
-            concurrency: "unbounded"
-          })
-          const found = waited.findIndex((log) => log.subscribed.includes(doc))
-          if (found !== -1) next = survivors[found]
-        }
+        const next = yield* subscriberAmong(clients, survivors, doc, 6)
         assert.isDefined(next, "no surviving instance subscribed the thread's resource")
         appendFileSync(touched, `${doc}\n`)
         for (const i of survivors) {
@@ -530,14 +539,7 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
         // the store is back: the takeover is tried again, and the next owner subscribes and detects
         yield* psql(url, "ALTER TABLE threads_away RENAME TO threads")
         // (the cluster starts the failed entity again with its own backoff: up to 10 s apart)
-        let next: number | undefined
-        for (let round = 0; round < 4 && next === undefined; round++) {
-          const waited = yield* Effect.forEach(survivors, (i) => fixtureLog(clients[i]!, doc), {
-            concurrency: "unbounded"
-          })
-          const found = waited.findIndex((log) => log.subscribed.includes(doc))
-          if (found !== -1) next = survivors[found]
-        }
+        const next = yield* subscriberAmong(clients, survivors, doc, 4)
         assert.isDefined(next, "no surviving instance subscribed the thread's resource")
         yield* clients[next]!.request("thread/resume", { threadId: thread.id })
         appendFileSync(touched, `${doc}\n`)
