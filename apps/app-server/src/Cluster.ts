@@ -22,8 +22,10 @@ import { timingSafeEqual } from "node:crypto"
 import * as Entity from "@effect/cluster/Entity"
 import * as EntityId from "@effect/cluster/EntityId"
 import * as HttpRunner from "@effect/cluster/HttpRunner"
+import * as MessageStorage from "@effect/cluster/MessageStorage"
 import * as RunnerAddress from "@effect/cluster/RunnerAddress"
 import * as RunnerHealth from "@effect/cluster/RunnerHealth"
+import * as RunnerStorage from "@effect/cluster/RunnerStorage"
 import * as Sharding from "@effect/cluster/Sharding"
 import * as ShardingConfig from "@effect/cluster/ShardingConfig"
 import * as Snowflake from "@effect/cluster/Snowflake"
@@ -60,6 +62,7 @@ import { type AppOptions, isLoopback } from "./AppOptions.js"
 import * as ConfigReload from "./ConfigReload.js"
 import { Connections } from "./Connections.js"
 import * as HostSecrets from "./HostSecrets.js"
+import * as KeepAliveDelivery from "./KeepAliveDelivery.js"
 import { interruptedMessage } from "./internal/items.js"
 import { JsonRpcServer } from "./JsonRpcServer.js"
 import { isThreadNotFound, MethodError } from "./Method.js"
@@ -203,6 +206,18 @@ export const ThreadEntity = Entity.make("Thread", [
  */
 class OwnedHere extends Context.Tag("@mcp-resources/app-server/Cluster/OwnedHere")<OwnedHere, Set<string>>() {}
 
+/** The cluster's storages on the store's database, a keep-alive message delivered once to an entity running here (KeepAliveDelivery.ts). */
+const storages = (url: string | undefined) =>
+  Layer.effectContext(
+    Effect.gen(function* () {
+      const ownedHere = yield* OwnedHere
+      const messages = KeepAliveDelivery.once(yield* MessageStorage.MessageStorage, (id) => ownedHere.has(id))
+      return Context.make(MessageStorage.MessageStorage, messages).pipe(
+        Context.add(RunnerStorage.RunnerStorage, yield* RunnerStorage.RunnerStorage)
+      )
+    })
+  ).pipe(Layer.provide(ClusterStorage.layer({ url })))
+
 /** The header a runner's requests carry the cluster's shared secret in. */
 const secretHeader = "x-mcp-resources-cluster-secret"
 
@@ -288,7 +303,7 @@ const runner = (cluster: AppConfig.ClusterConfig, url: string | undefined) =>
       }).pipe(
         Layer.provide(HttpRunner.layerClientProtocolHttpDefault),
         Layer.provide(RunnerHealth.layerNoop),
-        Layer.provide(ClusterStorage.layer({ url })),
+        Layer.provide(storages(url)),
         Layer.provideMerge(config),
         Layer.provide(RpcSerialization.layerNdjson),
         Layer.provide(client),
@@ -344,7 +359,7 @@ export const owners = (cluster: AppConfig.ClusterConfig, url: string | undefined
           })
       })
     })
-  ).pipe(Layer.provideMerge(Layer.sync(OwnedHere, () => new Set<string>())), Layer.provideMerge(runner(cluster, url)))
+  ).pipe(Layer.provideMerge(runner(cluster, url)), Layer.provideMerge(Layer.sync(OwnedHere, () => new Set<string>())))
 
 /** A takeover that failed for another reason than the thread's deletion (a passing storage failure) is tried again this often before the entity's start fails. */
 const takeoverRetry = Schedule.exponential("100 millis").pipe(Schedule.intersect(Schedule.recurs(4)))

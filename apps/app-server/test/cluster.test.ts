@@ -394,7 +394,7 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
   )
 
   it.scopedLive(
-    "a thread's resource changes are detected by its owner only and reach its connections on every instance, once per update; when the owner stops, the next one detects them",
+    "a thread's resource changes are detected by its owner only and reach its connections on every instance, once per update; when the owner stops, the next one detects them, and when that one stops, the last one",
     () =>
       Effect.gen(function* () {
         const { url, touched, config } = yield* changesCluster
@@ -477,10 +477,32 @@ describe.skipIf(clusterUrl === undefined)("three clustered app-servers on one Po
           )
         }
 
-        // the thread's entity is kept alive by one stored message while it holds subscriptions; deleted, it is not
-        // (the next owner replaces the dead one's message with its own as it takes the thread up: awaited)
+        // the thread's entity is kept alive by one stored message while it holds subscriptions (the next owner
+        // answers one of the dead one's and its own as it takes the thread up: awaited)
         yield* keptAliveBy(url, thread.id, 1)
-        yield* clients[survivors[0]!]!.request("thread/delete", { threadId: thread.id })
+
+        // that owner stops too: the last instance is started by the same stored message and detects
+        yield* Scope.close(scopes[next]!, Exit.void)
+        const last = survivors.find((i) => i !== next)!
+        assert.strictEqual(
+          yield* subscriberAmong(clients, [last], doc, 6),
+          last,
+          "the last instance did not subscribe the thread's resource"
+        )
+        appendFileSync(touched, `${doc}\n`)
+        const seen = yield* collectUntil(
+          queues[last]!,
+          "the change after the second move",
+          isChanged(doc),
+          "20 seconds"
+        )
+        assert.deepStrictEqual(
+          seen.filter((n) => (n.params as { threadId?: unknown }).threadId === thread.id).map((n) => n.method),
+          ["mcp/resource/changed"]
+        )
+        yield* keptAliveBy(url, thread.id, 1)
+        // deleted, the thread holds nothing: no message keeps its entity alive
+        yield* clients[last]!.request("thread/delete", { threadId: thread.id })
         yield* keptAliveBy(url, thread.id, 0)
       }),
     180_000
